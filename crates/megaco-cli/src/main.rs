@@ -1,0 +1,6 @@
+//! The `megaco` command-line tool.
+#![forbid(unsafe_code)]
+
+fn main() {
+    println!("megaco {}", env!("CARGO_PKG_VERSION"));
+}

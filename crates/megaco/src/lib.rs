@@ -1,0 +1,16 @@
+//! Megaco/H.248 (ITU-T H.248.1 v1, v2, v3; RFC 3525): one message model and
+//! its codecs.
+//!
+//! - [`model`]: the message types, one set for every protocol version.
+//! - [`version`]: which constructs each protocol version can carry.
+//!
+//! Codecs are pure functions of their input: no I/O, no global state, safe
+//! to call from many threads at once.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod model;
+
+pub use error::EncodeError;
+pub use model::MegacoMessage;
