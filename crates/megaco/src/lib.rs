@@ -11,6 +11,8 @@
 
 pub mod error;
 pub mod model;
+pub mod text;
+pub mod version;
 
 pub use error::EncodeError;
 pub use model::MegacoMessage;

@@ -1,0 +1,11 @@
+//! The text encoding of Megaco (RFC 3525 Annex B, H.248.1 Annex B).
+//!
+//! One decoder reads pretty, compact and any mix of the two; two encoders
+//! write the compact form (short keywords, no optional whitespace) and the
+//! pretty form (long keywords, indented like the RFC examples).
+
+mod decode;
+mod encode;
+
+pub use decode::{decode, decode_with, Limits, TextError, TextErrorKind};
+pub use encode::{encode, encode_compact, encode_pretty, Style};
