@@ -12,6 +12,8 @@
 pub mod corpus;
 pub mod error;
 pub mod model;
+#[cfg(feature = "native")]
+pub mod native;
 pub mod text;
 pub mod version;
 

@@ -1,0 +1,262 @@
+//! `mstone`: throughput under load (OTP: `megaco_codec_mstone1` and
+//! `megaco_codec_mstone2`).
+//!
+//! - **mstone1**: `factor` long-lived runners per codec configuration, all
+//!   started together; each loops over the corpus, one pass decoding every
+//!   message, the next encoding every result, until the run time is up.
+//!   The runners are multiplexed over `threads` OS threads, one pass at a
+//!   time (as Erlang processes are over schedulers), so the same workload
+//!   can be measured on 1, 2, … cores.
+//! - **mstone2**: short-lived workers: each thread repeatedly spawns a
+//!   fresh worker thread that decodes and encodes the whole corpus once
+//!   for the next codec configuration, and waits for it.
+//!
+//! The count is the number of operations done (one decode or one encode
+//! of one message); the MStone is the sum over all configurations.
+use std::collections::VecDeque;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use megaco::MegacoMessage;
+use serde::{Deserialize, Serialize};
+
+use crate::codecs::Codec;
+use crate::samples::Sample;
+
+/// Result of one mstone run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MstoneResult {
+    /// `mstone1` or `mstone2`.
+    pub kind: String,
+    /// OS threads used.
+    pub threads: usize,
+    /// Runners per configuration (mstone1).
+    pub factor: usize,
+    /// Seconds the run lasted.
+    pub seconds: f64,
+    /// `(codec, operations)` per configuration.
+    pub per_codec: Vec<(String, u64)>,
+    /// The MStone: all operations.
+    pub total: u64,
+}
+
+/// The corpus encoded with one codec (messages it cannot encode left out).
+pub struct Prepared {
+    codec: Codec,
+    encoded: Vec<Vec<u8>>,
+}
+
+/// Encodes the corpus with each codec; a codec that can encode none of
+/// the messages is left out.
+pub fn prepare(samples: &[Sample], codecs: &[Codec]) -> Vec<Prepared> {
+    codecs
+        .iter()
+        .filter_map(|c| {
+            let encoded: Vec<Vec<u8>> = samples
+                .iter()
+                .filter_map(|s| (c.encode)(&s.msg).ok())
+                .filter(|b| (c.decode)(b).is_ok())
+                .collect();
+            (!encoded.is_empty()).then_some(Prepared { codec: *c, encoded })
+        })
+        .collect()
+}
+
+enum State {
+    Encoded(Vec<Vec<u8>>),
+    Decoded(Vec<MegacoMessage>),
+}
+
+struct Runner {
+    which: usize,
+    state: State,
+    count: u64,
+}
+
+impl Runner {
+    /// One pass over the corpus; returns the operations done.
+    fn pass(&mut self, codec: &Codec) -> u64 {
+        let (next, n) = match &self.state {
+            State::Encoded(bins) => {
+                let msgs: Vec<MegacoMessage> =
+                    bins.iter().filter_map(|b| (codec.decode)(b).ok()).collect();
+                let n = msgs.len() as u64;
+                (State::Decoded(msgs), n)
+            }
+            State::Decoded(msgs) => {
+                let bins: Vec<Vec<u8>> =
+                    msgs.iter().filter_map(|m| (codec.encode)(m).ok()).collect();
+                let n = bins.len() as u64;
+                (State::Encoded(bins), n)
+            }
+        };
+        self.state = next;
+        self.count += n;
+        n
+    }
+}
+
+/// Runs mstone1 for `duration` with `factor` runners per configuration on
+/// `threads` OS threads.
+pub fn mstone1(
+    prepared: &[Prepared],
+    factor: usize,
+    threads: usize,
+    duration: Duration,
+) -> MstoneResult {
+    let mut runners = VecDeque::new();
+    for (which, p) in prepared.iter().enumerate() {
+        for _ in 0..factor.max(1) {
+            let mut r = Runner {
+                which,
+                state: State::Encoded(p.encoded.clone()),
+                count: 0,
+            };
+            // Warm-up: one decode pass and one encode pass, not counted.
+            r.pass(&p.codec);
+            r.pass(&p.codec);
+            r.count = 0;
+            runners.push_back(r);
+        }
+    }
+    let queue = Mutex::new(runners);
+    let threads = threads.max(1);
+    let start = Instant::now();
+    let deadline = start + duration;
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                if Instant::now() >= deadline {
+                    break;
+                }
+                let next = queue.lock().map(|mut q| q.pop_front()).ok().flatten();
+                let Some(mut r) = next else {
+                    std::thread::yield_now();
+                    continue;
+                };
+                r.pass(&prepared[r.which].codec);
+                if let Ok(mut q) = queue.lock() {
+                    q.push_back(r);
+                }
+            });
+        }
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let runners = queue.into_inner().unwrap_or_else(|p| p.into_inner());
+    let per_codec: Vec<(String, u64)> = prepared
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let n = runners
+                .iter()
+                .filter(|r| r.which == i)
+                .map(|r| r.count)
+                .sum();
+            (p.codec.name.to_string(), n)
+        })
+        .collect();
+    MstoneResult {
+        kind: "mstone1".into(),
+        threads,
+        factor,
+        seconds,
+        total: per_codec.iter().map(|(_, n)| n).sum(),
+        per_codec,
+    }
+}
+
+/// Runs mstone2 for `duration` on `threads` OS threads, each spawning a
+/// short-lived worker per corpus pass.
+pub fn mstone2(prepared: &[Prepared], threads: usize, duration: Duration) -> MstoneResult {
+    let counts: Vec<AtomicU64> = prepared.iter().map(|_| AtomicU64::new(0)).collect();
+    let next = AtomicUsize::new(0);
+    let threads = threads.max(1);
+    let start = Instant::now();
+    let deadline = start + duration;
+    if !prepared.is_empty() {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    while Instant::now() < deadline {
+                        let i = next.fetch_add(1, Ordering::Relaxed) % prepared.len();
+                        let p = &prepared[i];
+                        let done = std::thread::scope(|w| {
+                            w.spawn(|| {
+                                let mut n = 0u64;
+                                for b in &p.encoded {
+                                    if let Ok(m) = (p.codec.decode)(b) {
+                                        n += 1;
+                                        if black_box((p.codec.encode)(&m)).is_ok() {
+                                            n += 1;
+                                        }
+                                    }
+                                }
+                                n
+                            })
+                            .join()
+                            .unwrap_or(0)
+                        });
+                        counts[i].fetch_add(done, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let per_codec: Vec<(String, u64)> = prepared
+        .iter()
+        .zip(&counts)
+        .map(|(p, c)| (p.codec.name.to_string(), c.load(Ordering::Relaxed)))
+        .collect();
+    MstoneResult {
+        kind: "mstone2".into(),
+        threads,
+        factor: 1,
+        seconds,
+        total: per_codec.iter().map(|(_, n)| n).sum(),
+        per_codec,
+    }
+}
+
+/// A console report of one run: operations and operations per second per
+/// configuration, and the MStone.
+pub fn report(r: &MstoneResult) -> String {
+    use std::fmt::Write as _;
+    let w = r
+        .per_codec
+        .iter()
+        .map(|(c, _)| c.len())
+        .max()
+        .unwrap_or(0)
+        .max("Codec and config".len());
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} ({} threads, {} runner(s) per config, {:.1} s)",
+        r.kind, r.threads, r.factor, r.seconds
+    );
+    let _ = writeln!(
+        out,
+        "{:<w$} | {:>12} | {:>12}",
+        "Codec and config", "Operations", "Ops/s"
+    );
+    for (c, n) in &r.per_codec {
+        let _ = writeln!(
+            out,
+            "{:<w$} | {:>12} | {:>12.0}",
+            c,
+            n,
+            *n as f64 / r.seconds
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{:<w$} | {:>12} | {:>12.0}",
+        "MStone (total)",
+        r.total,
+        r.total as f64 / r.seconds
+    );
+    out
+}
