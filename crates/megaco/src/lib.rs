@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod corpus;
 pub mod error;
 pub mod model;
 pub mod text;
@@ -16,3 +17,8 @@ pub mod version;
 
 pub use error::EncodeError;
 pub use model::MegacoMessage;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
