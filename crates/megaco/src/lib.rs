@@ -19,3 +19,8 @@ pub mod version;
 
 pub use error::EncodeError;
 pub use model::MegacoMessage;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
