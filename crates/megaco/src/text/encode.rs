@@ -355,12 +355,7 @@ impl<'a> Enc<'a> {
     /// One element of a comma-separated list at depth `s`: the separator
     /// is written only if an element came before and this one writes
     /// something (OTP's `enc_list` skips empty elements).
-    fn item(
-        &mut self,
-        sep: &mut bool,
-        s: usize,
-        f: impl FnOnce(&mut Self) -> R,
-    ) -> R {
+    fn item(&mut self, sep: &mut bool, s: usize, f: impl FnOnce(&mut Self) -> R) -> R {
         let mark = self.mark();
         if *sep {
             self.comma_i(s);
