@@ -50,7 +50,7 @@ fn main() -> anyhow::Result<()> {
         "format", "bytes", "encode µs", "decode µs"
     );
     for (name, enc, dec) in &formats {
-        let bins: Vec<Vec<u8>> = msgs.iter().map(|m| enc(m)).collect();
+        let bins: Vec<Vec<u8>> = msgs.iter().map(enc).collect();
         for (m, b) in msgs.iter().zip(&bins) {
             assert_eq!(&dec(b), m, "{name} round trip");
         }
