@@ -59,7 +59,9 @@ mod de;
 mod names;
 mod ser;
 
-use std::io::{Read, Write};
+use std::cell::RefCell;
+
+use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
 use crate::{EncodeError, MegacoMessage};
 
@@ -185,20 +187,87 @@ pub fn encode(msg: &MegacoMessage, config: &NativeConfig) -> Result<Vec<u8>, Enc
     if config.compressed {
         let mut body = Vec::with_capacity(256);
         ser::write(msg, config.compact, &mut body)?;
-        let mut enc = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
-        enc.write_all(&body).map_err(compress_error)?;
-        out = enc.finish().map_err(compress_error)?;
+        deflate(&body, &mut out)?;
     } else {
         ser::write(msg, config.compact, &mut out)?;
     }
     Ok(out)
 }
 
-fn compress_error(e: std::io::Error) -> EncodeError {
-    EncodeError::Invalid {
-        what: "native compressed body",
-        detail: e.to_string(),
-    }
+/// A 1 KiB window: messages are small, and a small window makes the
+/// per-message reset cheap. Any DEFLATE decoder reads the result.
+const WINDOW_BITS: u8 = 10;
+
+thread_local! {
+    // DEFLATE state is large (hundreds of KiB for the compressor); creating
+    // it per message would cost more than the compression itself, so each
+    // thread keeps one and resets it between messages.
+    static COMPRESS: RefCell<Compress> = RefCell::new(Compress::new_with_window_bits(
+        Compression::fast(),
+        false,
+        WINDOW_BITS,
+    ));
+    static DECOMPRESS: RefCell<Decompress> = RefCell::new(Decompress::new(false));
+}
+
+/// Appends the raw DEFLATE compression of `body` to `out`.
+fn deflate(body: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    COMPRESS.with(|c| {
+        let mut c = c.borrow_mut();
+        c.reset();
+        out.reserve(body.len() / 2 + 64);
+        loop {
+            let consumed = c.total_in() as usize;
+            let status = c
+                .compress_vec(&body[consumed..], out, FlushCompress::Finish)
+                .map_err(|e| EncodeError::Invalid {
+                    what: "native compressed body",
+                    detail: e.to_string(),
+                })?;
+            if status == Status::StreamEnd {
+                return Ok(());
+            }
+            out.reserve(out.capacity().max(64));
+        }
+    })
+}
+
+/// Inflates `body` (raw DEFLATE) into a new vector of at most `limit` bytes.
+fn inflate(body: &[u8], limit: usize) -> Result<Vec<u8>, NativeError> {
+    DECOMPRESS.with(|d| {
+        let mut d = d.borrow_mut();
+        d.reset(false);
+        let mut plain = Vec::with_capacity(body.len().saturating_mul(3).clamp(64, limit));
+        loop {
+            let consumed = d.total_in() as usize;
+            let produced = d.total_out();
+            if plain.len() == plain.capacity() {
+                if plain.len() >= limit {
+                    return Err(NativeError {
+                        offset: 1 + consumed,
+                        kind: NativeErrorKind::Expansion(limit),
+                    });
+                }
+                plain.reserve_exact(plain.capacity().min(limit - plain.len()));
+            }
+            let status = d
+                .decompress_vec(&body[consumed..], &mut plain, FlushDecompress::Finish)
+                .map_err(|e| NativeError {
+                    offset: 1 + consumed,
+                    kind: NativeErrorKind::Compression(e.to_string()),
+                })?;
+            if status == Status::StreamEnd {
+                return Ok(plain);
+            }
+            if d.total_in() as usize == consumed && d.total_out() == produced {
+                // No progress with room to write: the stream is cut short.
+                return Err(NativeError {
+                    offset: 1 + body.len(),
+                    kind: NativeErrorKind::Compression("truncated stream".into()),
+                });
+            }
+        }
+    })
 }
 
 /// Largest expansion DEFLATE can achieve (about 1032:1), with slack.
@@ -226,18 +295,7 @@ pub fn decode(input: &[u8], config: &NativeConfig) -> Result<MegacoMessage, Nati
             .len()
             .saturating_mul(MAX_DEFLATE_RATIO)
             .saturating_add(64);
-        let mut plain = Vec::with_capacity(body.len().saturating_mul(4).min(limit));
-        let mut dec = flate2::read::DeflateDecoder::new(body).take(limit as u64 + 1);
-        dec.read_to_end(&mut plain).map_err(|e| NativeError {
-            offset: 1,
-            kind: NativeErrorKind::Compression(e.to_string()),
-        })?;
-        if plain.len() > limit {
-            return Err(NativeError {
-                offset: 1,
-                kind: NativeErrorKind::Expansion(limit),
-            });
-        }
+        let plain = inflate(body, limit)?;
         de::read(&plain, config.compact, 0)
     } else {
         de::read(body, config.compact, 1)
