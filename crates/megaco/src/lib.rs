@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod asn1;
 pub mod error;
 pub mod model;
 pub mod text;
