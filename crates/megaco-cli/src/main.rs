@@ -1,6 +1,172 @@
-//! The `megaco` command-line tool.
+//! The `megaco` command-line tool: convert between encodings, check
+//! messages, transform a corpus and run the benchmark comparison.
 #![forbid(unsafe_code)]
 
-fn main() {
-    println!("megaco {}", env!("CARGO_PKG_VERSION"));
+mod codec;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+use codec::{Detected, InputFormat, OutputFormat};
+
+/// Megaco/H.248 messages: convert, check, transform and benchmark.
+#[derive(Parser)]
+#[command(name = "megaco", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Convert one message from one encoding to another.
+    ///
+    /// Reads FILE (or standard input) and writes the message in the
+    /// encoding given by --to to OUT (or standard output).
+    Convert {
+        /// The input encoding; `auto` sniffs it from the bytes.
+        #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
+        from: InputFormat,
+        /// The output encoding.
+        #[arg(long, value_enum)]
+        to: OutputFormat,
+        /// Where to write (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// The input message (default or `-`: standard input).
+        file: Option<PathBuf>,
+    },
+    /// Decode every FILE and report those that fail.
+    ///
+    /// Each file holds one message in any encoding, or is an OTP corpus
+    /// term file (`{Codec, [{Name, <<"...">>}]}.`) whose messages are each
+    /// checked. Prints one `file:line:col: message` line per failure (for
+    /// binary input `file:offset: message`) and exits 1 if any failed.
+    Check {
+        /// The files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print one line per message that decodes, too.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Convert {
+            from,
+            to,
+            output,
+            file,
+        } => convert(from, to, output.as_deref(), file.as_deref()).map(|()| ExitCode::SUCCESS),
+        Command::Check { files, verbose } => check(&files, verbose),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("megaco: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn read_input(file: Option<&Path>) -> Result<(String, Vec<u8>)> {
+    match file {
+        None => read_stdin(),
+        Some(p) if p == Path::new("-") => read_stdin(),
+        Some(p) => {
+            let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+            Ok((p.display().to_string(), bytes))
+        }
+    }
+}
+
+fn read_stdin() -> Result<(String, Vec<u8>)> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .context("reading standard input")?;
+    Ok(("<stdin>".to_string(), bytes))
+}
+
+fn convert(
+    from: InputFormat,
+    to: OutputFormat,
+    output: Option<&Path>,
+    file: Option<&Path>,
+) -> Result<()> {
+    let (name, bytes) = read_input(file)?;
+    let msg = codec::decode(&bytes, from).map_err(|e| anyhow::anyhow!("{name}:{e}"))?;
+    let out = codec::encode(&msg, to).with_context(|| format!("encoding {name} as {to:?}"))?;
+    match output {
+        Some(p) => std::fs::write(p, &out).with_context(|| format!("writing {}", p.display()))?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(&out)?;
+            if to.is_text() && !out.ends_with(b"\n") && std::io::IsTerminal::is_terminal(&stdout) {
+                stdout.write_all(b"\n")?;
+            }
+            stdout.flush()?;
+        }
+    }
+    Ok(())
+}
+
+fn check(files: &[PathBuf], verbose: bool) -> Result<ExitCode> {
+    let mut failed = 0usize;
+    let mut total = 0usize;
+    for path in files {
+        let (name, bytes) = read_input(Some(path))?;
+        let messages: Vec<(String, Vec<u8>)> = if codec::looks_like_term_file(&bytes) {
+            match megaco::corpus::parse_term_file(&bytes) {
+                Ok(c) => c
+                    .messages
+                    .into_iter()
+                    .map(|m| (format!("{name}[{}]", m.name), m.bytes))
+                    .collect(),
+                Err(e) => {
+                    println!("{name}: not a corpus term file: {e}");
+                    failed += 1;
+                    total += 1;
+                    continue;
+                }
+            }
+        } else {
+            vec![(name, bytes)]
+        };
+        for (label, bytes) in messages {
+            total += 1;
+            match codec::decode(&bytes, InputFormat::Auto) {
+                Ok(_) if verbose => println!("{label}: ok ({})", Detected::sniff(&bytes)),
+                Ok(_) => {}
+                Err(e) => {
+                    failed += 1;
+                    println!("{label}:{e}");
+                }
+            }
+        }
+    }
+    if verbose || failed > 0 {
+        eprintln!("{} of {total} messages decoded", total - failed);
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+impl OutputFormat {
+    fn is_text(self) -> bool {
+        matches!(
+            self,
+            OutputFormat::Pretty | OutputFormat::Compact | OutputFormat::Json
+        )
+    }
 }

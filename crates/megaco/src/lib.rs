@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod asn1;
+pub mod corpus;
 pub mod error;
 pub mod model;
 pub mod text;
@@ -17,3 +18,8 @@ pub mod version;
 
 pub use error::EncodeError;
 pub use model::MegacoMessage;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -28,6 +28,10 @@
 //! assert_eq!(msg.mess.version, 1);
 //! ```
 
+// Variants hold their payloads by value: a message is one tree built once,
+// and boxing would only add indirections to every codec.
+#![allow(clippy::large_enum_variant)]
+
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,145 @@
+//! The `megaco` binary, run as a user runs it.
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus")
+}
+
+fn megaco(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run megaco");
+    {
+        let mut pipe = child.stdin.take().unwrap();
+        if let Some(input) = stdin {
+            pipe.write_all(input).unwrap();
+        }
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn vector(codec: &str, name: &str) -> Vec<u8> {
+    std::fs::read(corpus().join(format!("vectors/{codec}/{name}.txt"))).unwrap()
+}
+
+#[test]
+fn convert_pretty_to_compact_matches_otp_from_stdin_to_stdout() {
+    for name in ["msg01a", "msg10", "msg72b", "msg80a01"] {
+        let out = megaco(
+            &["convert", "--to", "compact"],
+            Some(&vector("pretty", name)),
+        );
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.stdout, vector("compact", name), "{name}");
+    }
+}
+
+#[test]
+fn convert_compact_file_to_pretty_file_matches_otp() {
+    let dir = std::env::temp_dir().join(format!("megaco-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_file = dir.join("msg12.txt");
+    let input = corpus().join("vectors/compact/msg12.txt");
+    let out = megaco(
+        &[
+            "convert",
+            "--from",
+            "compact",
+            "--to",
+            "pretty",
+            "-o",
+            out_file.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read(&out_file).unwrap(), vector("pretty", "msg12"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn convert_to_json_prints_the_model() {
+    let out = megaco(
+        &["convert", "--to", "json", "-"],
+        Some(&vector("pretty", "msg03")),
+    );
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["mess"]["version"], 1);
+    assert_eq!(
+        v["mess"]["mid"]["Ip4"]["address"],
+        serde_json::json!([124, 124, 124, 222])
+    );
+}
+
+#[test]
+fn check_passes_the_whole_bundled_corpus() {
+    let term = corpus().join("time_test.msgs");
+    let compact = corpus().join("vectors/compact/msg01a.txt");
+    let out = megaco(
+        &["check", term.to_str().unwrap(), compact.to_str().unwrap()],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn check_reports_file_line_column_and_fails() {
+    let dir = std::env::temp_dir().join(format!("megaco-check-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.txt");
+    let bad = dir.join("bad.txt");
+    std::fs::write(&good, vector("pretty", "msg03")).unwrap();
+    // msg03 with its last closing brace removed: the error is at the end.
+    let mut broken = vector("pretty", "msg03");
+    let last = broken.iter().rposition(|&b| b == b'}').unwrap();
+    broken.truncate(last);
+    std::fs::write(&bad, &broken).unwrap();
+    let out = megaco(
+        &["check", good.to_str().unwrap(), bad.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    let prefix = format!("{}:", bad.display());
+    assert!(lines[0].starts_with(&prefix), "{stdout}");
+    // file:line:col: message, the line being the last of the input.
+    let rest = &lines[0][prefix.len()..];
+    let mut parts = rest.splitn(3, ':');
+    let line: usize = parts.next().unwrap().parse().unwrap();
+    let _col: usize = parts.next().unwrap().parse().unwrap();
+    assert!(!parts.next().unwrap().trim().is_empty());
+    assert_eq!(line, broken.split(|&b| b == b'\n').count());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unreadable_input_is_an_error_not_a_panic() {
+    let out = megaco(&["convert", "--to", "pretty", "/nonexistent/file"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/file"));
+}

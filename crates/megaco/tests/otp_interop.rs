@@ -1,0 +1,109 @@
+//! Live interop with Erlang/OTP's megaco: every corpus message, encoded by
+//! our codecs, is decoded by OTP's codecs and compared with OTP's decode of
+//! the original text (tests/otp/interop.escript does the Erlang side).
+//!
+//! Needs `escript` with the megaco application (Debian: erlang-base,
+//! erlang-megaco, erlang-asn1; scripts/setup.sh installs them). Without it
+//! the test fails when `CI=true` and is skipped, saying so, otherwise.
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+use megaco::MegacoMessage;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn otp_available() -> bool {
+    let ok = Command::new("escript")
+        .arg(root().join("tests/otp/interop.escript"))
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stderr).contains("usage"))
+        .unwrap_or(false);
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "escript with Erlang/OTP megaco is required under CI (run scripts/setup.sh)"
+        );
+        eprintln!("SKIPPED: escript/Erlang not installed (run scripts/setup.sh)");
+    }
+    ok
+}
+
+type Encoder = fn(&MegacoMessage) -> Vec<u8>;
+
+/// Encodes every corpus message with each encoder, has OTP decode them all
+/// and returns OTP's verdict per (message, codec).
+fn run_otp(encoders: &[(&str, &str, Encoder)]) -> BTreeMap<(String, String), String> {
+    let corpus = megaco::corpus::load(&root().join("../../corpus/time_test.msgs")).unwrap();
+    let dir = std::env::temp_dir().join(format!(
+        "megaco-interop-{}-{}",
+        std::process::id(),
+        encoders[0].0
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    for m in &corpus.messages {
+        let msg = megaco::text::decode(&m.bytes).unwrap();
+        std::fs::write(dir.join(format!("{}.ref.txt", m.name)), &m.bytes).unwrap();
+        for (_, ext, enc) in encoders {
+            std::fs::write(dir.join(format!("{}{ext}", m.name)), enc(&msg)).unwrap();
+        }
+    }
+    let out = Command::new("escript")
+        .arg(root().join("tests/otp/interop.escript"))
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.ends_with("done\n"),
+        "escript failed: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    let mut verdicts = BTreeMap::new();
+    for line in stdout.lines().filter(|l| *l != "done") {
+        let mut parts = line.splitn(3, ' ');
+        let name = parts.next().unwrap().to_string();
+        let codec = parts.next().unwrap_or("").to_string();
+        verdicts.insert((name, codec), parts.next().unwrap_or("").to_string());
+    }
+    assert_eq!(
+        verdicts.len(),
+        corpus.messages.len() * encoders.len(),
+        "{stdout}"
+    );
+    verdicts
+}
+
+fn assert_all_ok(verdicts: &BTreeMap<(String, String), String>) {
+    let failures: Vec<_> = verdicts
+        .iter()
+        .filter(|(_, v)| v.as_str() != "ok")
+        .map(|((n, c), v)| format!("{n} {c}: {v}"))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} rejected by OTP:\n{}",
+        failures.len(),
+        verdicts.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn otp_decodes_our_text_encodings_to_its_own_model() {
+    if !otp_available() {
+        return;
+    }
+    let verdicts = run_otp(&[
+        ("pretty", ".pretty.txt", |m| {
+            megaco::text::encode_pretty(m).unwrap()
+        }),
+        ("compact", ".compact.txt", |m| {
+            megaco::text::encode_compact(m).unwrap()
+        }),
+    ]);
+    assert_all_ok(&verdicts);
+}
