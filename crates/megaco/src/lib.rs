@@ -13,6 +13,7 @@ pub mod asn1;
 pub mod corpus;
 pub mod error;
 pub mod model;
+pub mod per;
 pub mod text;
 pub mod version;
 
