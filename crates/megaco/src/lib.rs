@@ -9,11 +9,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod asn1;
 pub mod corpus;
 pub mod error;
 pub mod model;
 #[cfg(feature = "native")]
 pub mod native;
+pub mod per;
 pub mod text;
 pub mod version;
 

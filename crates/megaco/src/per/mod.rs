@@ -1,0 +1,290 @@
+//! The ASN.1 aligned PER encoding of Megaco (H.248.1 Annex A), byte for
+//! byte as Erlang/OTP's `megaco_per_encoder` writes it.
+//!
+//! OTP compiles three ASN.1 modules (`MEDIA-GATEWAY-CONTROL-v1`, `-v2`,
+//! `-v3`); they differ in extension markers and optionality (v1's
+//! `TopologyRequest` has no extension marker, its `EventsDescriptor.requestID`
+//! is mandatory, and so on), so the same message gives different bits in
+//! each version. The encoder follows the module of the message's
+//! [`Message::version`](crate::model::Message::version); the decoder reads
+//! the version (the first field of `Message`) and continues with that
+//! module's layout.
+//!
+//! Values of properties, parameters, statistics and ServiceChange reasons
+//! travel as their text octets, as OTP does (OTP's dialect, not the
+//! "double wrapping" of RFC 3525 A.2).
+//!
+//! ```
+//! use megaco::model::*;
+//! use megaco::per::{self, PerConfig};
+//!
+//! let msg = MegacoMessage {
+//!     auth_header: None,
+//!     mess: Message {
+//!         version: 1,
+//!         mid: Mid::Ip4(Ip4Address { address: [10, 0, 0, 1], port: Some(2944) }),
+//!         body: MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
+//!             transaction_id: 17,
+//!         })]),
+//!     },
+//! };
+//! let cfg = PerConfig::default();
+//! let bytes = per::encode(&msg, &cfg).unwrap();
+//! assert_eq!(per::decode(&bytes, &cfg).unwrap(), msg);
+//! ```
+
+mod bits;
+mod decode;
+mod encode;
+mod form;
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::asn1::names::{ItemKind, NameRegistry};
+use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
+use crate::model::{MegacoMessage, TerminationId};
+use crate::EncodeError;
+use form::{Form, Scope};
+
+/// How the PER codec maps the model's text-form values to ASN.1.
+///
+/// The default is Erlang/OTP's default binary configuration: the standard
+/// package registry and termination ids of three 8-bit levels.
+#[derive(Debug, Clone)]
+pub struct PerConfig {
+    /// Package, item, parameter and digit map names ↔ codes.
+    pub registry: Arc<NameRegistry>,
+    /// Level widths of termination ids.
+    pub levels: TermIdLevels,
+    /// OTP's `[native]`: no name or termination-id mapping at all. Names
+    /// are then written as hex codes (`0x0009/0x0005`) and termination ids
+    /// in the native form of [`termid::format_native`] (`0xff0000`).
+    pub native: bool,
+}
+
+impl Default for PerConfig {
+    fn default() -> Self {
+        PerConfig {
+            registry: NameRegistry::standard_arc().clone(),
+            levels: TermIdLevels::default(),
+            native: false,
+        }
+    }
+}
+
+impl PerConfig {
+    /// OTP's `[native]` configuration (see [`PerConfig::native`]).
+    pub fn native() -> Self {
+        PerConfig {
+            registry: Arc::new(NameRegistry::empty()),
+            native: true,
+            ..PerConfig::default()
+        }
+    }
+}
+
+/// Why a PER message could not be decoded, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PerError {
+    /// Bit offset from the start of the message.
+    pub bit_offset: usize,
+    /// What went wrong.
+    pub kind: PerErrorKind,
+}
+
+impl PerError {
+    /// Byte offset from the start of the message.
+    pub fn byte_offset(&self) -> usize {
+        self.bit_offset / 8
+    }
+}
+
+/// The kinds of [`PerError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PerErrorKind {
+    /// The input ended while reading `expected`.
+    Truncated {
+        /// What was being read.
+        expected: &'static str,
+    },
+    /// A number outside its constraint.
+    OutOfRange {
+        /// Which field.
+        what: &'static str,
+    },
+    /// A structurally invalid value.
+    Invalid {
+        /// Which field.
+        what: &'static str,
+        /// Why.
+        detail: &'static str,
+    },
+    /// The message's version is not 1 to 3.
+    UnsupportedVersion(u8),
+    /// A value that the text-form mapping refused.
+    Form {
+        /// Which field.
+        what: &'static str,
+        /// Why.
+        detail: String,
+    },
+}
+
+impl fmt::Display for PerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "PER error at byte {} (bit {}): ",
+            self.byte_offset(),
+            self.bit_offset
+        )?;
+        match &self.kind {
+            PerErrorKind::Truncated { expected } => write!(f, "input ends inside {expected}"),
+            PerErrorKind::OutOfRange { what } => write!(f, "{what} is out of its range"),
+            PerErrorKind::Invalid { what, detail } => write!(f, "invalid {what}: {detail}"),
+            PerErrorKind::UnsupportedVersion(v) => {
+                write!(f, "unsupported protocol version {v} (expected 1 to 3)")
+            }
+            PerErrorKind::Form { what, detail } => write!(f, "cannot map {what}: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for PerError {}
+
+/// Encodes `msg` in aligned PER, in the ASN.1 module of its version.
+///
+/// Fails with [`EncodeError::Version`] when the message holds something its
+/// version cannot carry, and [`EncodeError::Invalid`] for values outside
+/// their ASN.1 constraints or names without a binary code.
+pub fn encode(msg: &MegacoMessage, cfg: &PerConfig) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::with_capacity(256);
+    encode_into(msg, cfg, &mut out)?;
+    Ok(out)
+}
+
+/// Like [`encode`], appending to `out` (which is left as it was on error).
+pub fn encode_into(
+    msg: &MegacoMessage,
+    cfg: &PerConfig,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    let v = msg.mess.version;
+    if !(1..=3).contains(&v) {
+        return Err(EncodeError::UnsupportedVersion(v));
+    }
+    let start = out.len();
+    let cx = encode::Cx { v, form: cfg };
+    let mut w = bits::BitWriter::new(out);
+    let res = encode::megaco_message(&mut w, &cx, msg);
+    if res.is_err() {
+        out.truncate(start);
+    }
+    res
+}
+
+/// Decodes an aligned PER message; the version is read from the message
+/// and selects the ASN.1 module for the rest.
+pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> {
+    let mut r = bits::BitReader::new(bytes, 0);
+    decode::megaco_message(&mut r, cfg)
+}
+
+fn kind(s: Scope) -> ItemKind {
+    match s {
+        Scope::Property => ItemKind::Property,
+        Scope::Event => ItemKind::Event,
+        Scope::Signal => ItemKind::Signal,
+        Scope::Statistics => ItemKind::Statistic,
+    }
+}
+
+fn name_err(what: &'static str, e: impl fmt::Display) -> EncodeError {
+    EncodeError::Invalid {
+        what,
+        detail: e.to_string(),
+    }
+}
+
+impl Form for PerConfig {
+    fn term_id_to_asn1(&self, t: &TerminationId) -> Result<(Vec<u8>, Vec<u8>), EncodeError> {
+        let a = termid::encode(&t.id, &self.levels).map_err(|e| name_err("TerminationID", e))?;
+        Ok((a.wildcards().to_vec(), a.id().to_vec()))
+    }
+
+    fn term_id_from_asn1(&self, wild: &[u8], id: &[u8]) -> Result<TerminationId, String> {
+        let a = AsnTermId::new(id, wild).map_err(|e| e.to_string())?;
+        let mut s = String::new();
+        if self.native || termid::decode(&a, &self.levels, &mut s).is_err() {
+            s.clear();
+            termid::format_native(&a, &mut s);
+        }
+        Ok(TerminationId { id: s })
+    }
+
+    fn pkgd_to_asn1(&self, scope: Scope, name: &str) -> Result<[u8; 4], EncodeError> {
+        self.registry
+            .encode_pkgd_name(kind(scope), name)
+            .map_err(|e| name_err("PkgdName", e))
+    }
+
+    fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<String, String> {
+        let mut s = String::new();
+        self.registry.decode_pkgd_name(kind(scope), code, &mut s);
+        Ok(s)
+    }
+
+    fn param_to_asn1(
+        &self,
+        scope: Scope,
+        parent: &str,
+        name: &str,
+    ) -> Result<[u8; 2], EncodeError> {
+        let k = kind(scope);
+        let item = self
+            .registry
+            .encode_pkgd_name(k, parent)
+            .map_err(|e| name_err("parameter's event or signal", e))?;
+        self.registry
+            .encode_parameter(k, item, name)
+            .map_err(|e| name_err("parameter name", e))
+    }
+
+    fn param_from_asn1(
+        &self,
+        scope: Scope,
+        parent: [u8; 4],
+        code: [u8; 2],
+    ) -> Result<String, String> {
+        let mut s = String::new();
+        self.registry
+            .decode_parameter(kind(scope), parent, code, &mut s);
+        Ok(s)
+    }
+
+    fn package_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
+        self.registry
+            .encode_package(name)
+            .map_err(|e| name_err("package name", e))
+    }
+
+    fn package_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
+        let mut s = String::new();
+        self.registry.decode_package(code, &mut s);
+        Ok(s)
+    }
+
+    fn dialplan_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
+        self.registry
+            .encode_digit_map(name)
+            .map_err(|e| name_err("digit map name", e))
+    }
+
+    fn dialplan_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
+        let mut s = String::new();
+        self.registry.decode_digit_map(code, &mut s);
+        Ok(s)
+    }
+}
