@@ -10,6 +10,8 @@ use megaco::MegacoMessage;
 pub type EncodeFn = fn(&MegacoMessage) -> Result<Vec<u8>, String>;
 /// Decodes a message; the error is rendered as text.
 pub type DecodeFn = fn(&[u8]) -> Result<MegacoMessage, String>;
+/// Turns a message of the corpus into the form a codec takes.
+pub type PrepareFn = fn(&MegacoMessage) -> Result<MegacoMessage, String>;
 
 /// One codec with one configuration.
 #[derive(Clone, Copy)]
@@ -27,6 +29,24 @@ pub struct Codec {
     pub encode: EncodeFn,
     /// Decoder.
     pub decode: DecodeFn,
+    /// For configurations that take the message in another form than the
+    /// text decoder gives (OTP's `[native]` ones): the conversion.
+    pub prepare: Option<PrepareFn>,
+}
+
+impl Codec {
+    /// The message in the form this codec encodes.
+    pub fn model_for<'a>(
+        &self,
+        msg: &'a MegacoMessage,
+    ) -> Result<std::borrow::Cow<'a, MegacoMessage>, String> {
+        match self.prepare {
+            Some(p) => p(msg)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|e| format!("prepare: {e}")),
+            None => Ok(std::borrow::Cow::Borrowed(msg)),
+        }
+    }
 }
 
 impl std::fmt::Debug for Codec {
@@ -48,6 +68,7 @@ macro_rules! native_codec {
             otp: Some($otp),
             encode: |m| megaco::native::encode(m, &$config).map_err(|e| e.to_string()),
             decode: |b| megaco::native::decode(b, &$config).map_err(|e| e.to_string()),
+            prepare: None,
         }
     };
 }
@@ -63,6 +84,7 @@ pub fn all() -> Vec<Codec> {
             otp: Some("pretty"),
             encode: |m| megaco::text::encode_pretty(m).map_err(|e| e.to_string()),
             decode: text_decode,
+            prepare: None,
         },
         Codec {
             name: "compact",
@@ -71,6 +93,7 @@ pub fn all() -> Vec<Codec> {
             otp: Some("compact"),
             encode: |m| megaco::text::encode_compact(m).map_err(|e| e.to_string()),
             decode: text_decode,
+            prepare: None,
         },
     ];
     v.extend(crate::binary_codecs::all());

@@ -56,7 +56,7 @@ pub fn prepare(samples: &[Sample], codecs: &[Codec]) -> Vec<Prepared> {
         .filter_map(|c| {
             let encoded: Vec<Vec<u8>> = samples
                 .iter()
-                .filter_map(|s| (c.encode)(&s.msg).ok())
+                .filter_map(|s| c.model_for(&s.msg).ok().and_then(|m| (c.encode)(&m).ok()))
                 .filter(|b| (c.decode)(b).is_ok())
                 .collect();
             (!encoded.is_empty()).then_some(Prepared { codec: *c, encoded })

@@ -31,7 +31,7 @@ pub fn write(samples: &[Sample], codecs: &[Codec], out: &Path) -> anyhow::Result
             failures: Vec::new(),
         };
         for s in samples {
-            match (c.encode)(&s.msg) {
+            match c.model_for(&s.msg).and_then(|m| (c.encode)(&m)) {
                 Ok(bytes) => {
                     std::fs::write(dir.join(format!("{}.{}", s.name, c.ext)), bytes)?;
                     w.files += 1;

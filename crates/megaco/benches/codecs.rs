@@ -39,6 +39,13 @@ fn codecs() -> Vec<(&'static str, Enc, Dec)> {
             Box::new(|b| megaco::text::decode(b).ok()),
         ),
     ];
+    let per_plain = megaco::per::PerConfig::default();
+    let per_plain2 = per_plain.clone();
+    v.push((
+        "per",
+        Box::new(move |m| megaco::per::encode(m, &per_plain)),
+        Box::new(move |b| megaco::per::decode(b, &per_plain2).ok()),
+    ));
     for (name, cfg) in [
         ("native", NativeConfig::PLAIN),
         ("native-compact", NativeConfig::COMPACT),
