@@ -138,7 +138,9 @@ impl Chart<'_> {
                 .x_label_area_size(90)
                 .y_label_area_size(80);
         }
-        let mut chart = builder.build_cartesian_2d(0..n, 0f64..ymax).map_err(e)?;
+        let mut chart = builder
+            .build_cartesian_2d(0..(n - 1).max(1), 0f64..ymax)
+            .map_err(e)?;
         let messages = self.messages;
         let label = |i: &usize| messages.get(*i).map(|s| s.to_string()).unwrap_or_default();
         if self.text {

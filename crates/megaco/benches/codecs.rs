@@ -39,6 +39,13 @@ fn codecs() -> Vec<(&'static str, Enc, Dec)> {
             Box::new(|b| megaco::text::decode(b).ok()),
         ),
     ];
+    let ber_otp = megaco::ber::BerConfig::otp();
+    let ber_otp2 = ber_otp.clone();
+    v.push((
+        "ber-otp",
+        Box::new(move |m| megaco::ber::encode(m, &ber_otp)),
+        Box::new(move |b| megaco::ber::decode(b, &ber_otp2).ok()),
+    ));
     let per_plain = megaco::per::PerConfig::default();
     let per_plain2 = per_plain.clone();
     v.push((
