@@ -103,7 +103,7 @@ pub struct MstoneArgs {
     /// Seconds each run lasts.
     #[arg(long, default_value_t = 10.0)]
     pub time: f64,
-    /// Runners per codec config (mstone1).
+    /// Runners (mstone1) or worker drivers (mstone2) per codec config.
     #[arg(long, default_value_t = 1)]
     pub factor: usize,
     /// OS threads [default: all cores].
@@ -112,6 +112,11 @@ pub struct MstoneArgs {
     /// Skip the scaling runs (1 ..= all cores).
     #[arg(long)]
     pub no_scaling: bool,
+    /// Also run mstone1 for each codec config alone (each for --time), on
+    /// both sides with --vs-otp: per-config throughput that does not depend
+    /// on how a runtime shares the cores between configs.
+    #[arg(long)]
+    pub isolated: bool,
     /// Which benchmark.
     #[arg(long, value_enum, default_value_t = MstoneMode::Both)]
     pub mode: MstoneMode,
@@ -398,8 +403,11 @@ fn run_mstone(
         }
     }
     if m.mode != MstoneMode::Mstone1 {
-        let r = mstone::mstone2(&prepared, threads, duration);
+        let r = mstone::mstone2(&prepared, m.factor, threads, duration);
         print!("\n{}", mstone::report(&r));
+    }
+    if m.isolated {
+        run_isolated(c, loaded, codecs, &prepared, m, secs, threads)?;
     }
     if c.vs_otp {
         let otp = run_otp(
@@ -439,10 +447,84 @@ fn run_mstone(
                 }
             }
             println!(
-                "Note: all configs share the cores in both runs; ours ran {} configs, OTP {}.",
+                "Note: all configs share the cores in both runs (ours {} configs, OTP {}); \
+                 how a runtime shares them (Erlang: by reductions; ours: equal time slices) \
+                 weighs on these per-config ratios, see --isolated.",
                 ours.per_codec.len(),
                 otp.mstone.len()
             );
+        }
+    }
+    Ok(())
+}
+
+/// mstone1 of each configuration alone, ours and (with --vs-otp) OTP's.
+fn run_isolated(
+    c: &CommonArgs,
+    loaded: &Samples,
+    codecs: &[Codec],
+    prepared: &[mstone::Prepared],
+    m: &MstoneArgs,
+    secs: f64,
+    threads: usize,
+) -> anyhow::Result<()> {
+    let duration = Duration::from_secs_f64(secs.clamp(0.01, 86_400.0));
+    println!(
+        "\nmstone1, each config alone ({threads} threads, {} runner(s), {secs} s each):",
+        m.factor
+    );
+    let mut ours = Vec::new();
+    for p in prepared {
+        let r = mstone::mstone1(std::slice::from_ref(p), m.factor, threads, duration);
+        if let Some((name, n)) = r.per_codec.first() {
+            let rate = *n as f64 / r.seconds;
+            println!("{name:<28} | {rate:>12.0} ops/s");
+            ours.push((name.clone(), rate));
+        }
+    }
+    if !c.vs_otp {
+        return Ok(());
+    }
+    anyhow::ensure!(
+        otp::available(),
+        "--vs-otp needs `escript` and Erlang/OTP's megaco application"
+    );
+    let mut otp_names: Vec<&str> = Vec::new();
+    for cfg in codecs {
+        if let Some(o) = cfg.otp {
+            if !otp_names.contains(&o) {
+                otp_names.push(o);
+            }
+        }
+    }
+    println!("\nErlang/OTP mstone1, each config alone:");
+    let mut theirs = Vec::new();
+    for name in otp_names {
+        let run = otp::run(
+            &loaded.samples,
+            &loaded.codec,
+            &[
+                "mstone".into(),
+                secs.to_string(),
+                m.factor.to_string(),
+                name.to_string(),
+            ],
+        )?;
+        if let (Some((_, n)), Some((_, s))) = (run.mstone.first(), run.total) {
+            let rate = *n as f64 / s;
+            println!("{name:<40} | {rate:>12.0} ops/s");
+            theirs.push((name, rate));
+        }
+    }
+    println!("\nours / OTP, each config alone (throughput ratio):");
+    for cfg in codecs {
+        let Some(otp_name) = cfg.otp else { continue };
+        let a = ours.iter().find(|(n, _)| n == cfg.name);
+        let b = theirs.iter().find(|(n, _)| *n == otp_name);
+        if let (Some((_, a)), Some((_, b))) = (a, b) {
+            if *b > 0.0 {
+                println!("{:<28} vs {:<40} {:>8.1}x", cfg.name, otp_name, a / b);
+            }
         }
     }
     Ok(())

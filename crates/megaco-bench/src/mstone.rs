@@ -7,15 +7,14 @@
 //!   The runners are multiplexed over `threads` OS threads, one pass at a
 //!   time (as Erlang processes are over schedulers), so the same workload
 //!   can be measured on 1, 2, … cores.
-//! - **mstone2**: short-lived workers: each thread repeatedly spawns a
-//!   fresh worker thread that decodes and encodes the whole corpus once
-//!   for the next codec configuration, and waits for it.
+//! - **mstone2**: short-lived workers: `factor` drivers per configuration,
+//!   multiplexed the same way, each spawning a fresh worker thread per
+//!   pass that decodes and encodes the whole corpus once.
 //!
 //! The count is the number of operations done (one decode or one encode
 //! of one message); the MStone is the sum over all configurations.
 use std::collections::VecDeque;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -69,15 +68,55 @@ enum State {
     Decoded(Vec<MegacoMessage>),
 }
 
+/// Time a thread gives one runner before it takes the next. Erlang
+/// preempts a process after a budget of reductions (about a millisecond);
+/// here a runner always finishes the pass it started, then yields once
+/// its slice is used up, so every runner gets about the same CPU time and
+/// its count reflects its codec's speed.
+const SLICE: Duration = Duration::from_millis(2);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// mstone1: one runner for the whole run, alternating passes.
+    Long,
+    /// mstone2: a fresh worker thread for each decode+encode pass.
+    Short,
+}
+
 struct Runner {
     which: usize,
+    kind: Kind,
     state: State,
     count: u64,
 }
 
 impl Runner {
-    /// One pass over the corpus; returns the operations done.
-    fn pass(&mut self, codec: &Codec) -> u64 {
+    fn new(which: usize, kind: Kind, p: &Prepared) -> Self {
+        let mut r = Runner {
+            which,
+            kind,
+            state: State::Encoded(p.encoded.clone()),
+            count: 0,
+        };
+        // Warm-up, not counted.
+        r.step(&p.codec);
+        if kind == Kind::Long {
+            r.step(&p.codec);
+        }
+        r.count = 0;
+        r
+    }
+
+    /// One pass (Long: decode or encode the whole corpus; Short: a new
+    /// thread decoding and encoding the whole corpus).
+    fn step(&mut self, codec: &Codec) {
+        match self.kind {
+            Kind::Long => self.pass(codec),
+            Kind::Short => self.short_pass(codec),
+        }
+    }
+
+    fn pass(&mut self, codec: &Codec) {
         let (next, n) = match &self.state {
             State::Encoded(bins) => {
                 let msgs: Vec<MegacoMessage> =
@@ -94,33 +133,42 @@ impl Runner {
         };
         self.state = next;
         self.count += n;
-        n
+    }
+
+    fn short_pass(&mut self, codec: &Codec) {
+        let State::Encoded(bins) = &self.state else {
+            return;
+        };
+        let done = std::thread::scope(|w| {
+            w.spawn(|| {
+                let mut n = 0u64;
+                for b in bins {
+                    if let Ok(m) = (codec.decode)(b) {
+                        n += 1;
+                        if black_box((codec.encode)(&m)).is_ok() {
+                            n += 1;
+                        }
+                    }
+                }
+                n
+            })
+            .join()
+            .unwrap_or(0)
+        });
+        self.count += done;
     }
 }
 
-/// Runs mstone1 for `duration` with `factor` runners per configuration on
-/// `threads` OS threads.
-pub fn mstone1(
+/// Multiplexes `runners` over `threads` OS threads for `duration`; returns
+/// the result.
+fn schedule(
+    kind: &str,
     prepared: &[Prepared],
+    runners: VecDeque<Runner>,
     factor: usize,
     threads: usize,
     duration: Duration,
 ) -> MstoneResult {
-    let mut runners = VecDeque::new();
-    for (which, p) in prepared.iter().enumerate() {
-        for _ in 0..factor.max(1) {
-            let mut r = Runner {
-                which,
-                state: State::Encoded(p.encoded.clone()),
-                count: 0,
-            };
-            // Warm-up: one decode pass and one encode pass, not counted.
-            r.pass(&p.codec);
-            r.pass(&p.codec);
-            r.count = 0;
-            runners.push_back(r);
-        }
-    }
     let queue = Mutex::new(runners);
     let threads = threads.max(1);
     let start = Instant::now();
@@ -128,7 +176,8 @@ pub fn mstone1(
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
-                if Instant::now() >= deadline {
+                let now = Instant::now();
+                if now >= deadline {
                     break;
                 }
                 let next = queue.lock().map(|mut q| q.pop_front()).ok().flatten();
@@ -136,7 +185,14 @@ pub fn mstone1(
                     std::thread::yield_now();
                     continue;
                 };
-                r.pass(&prepared[r.which].codec);
+                let until = (now + SLICE).min(deadline);
+                let codec = &prepared[r.which].codec;
+                loop {
+                    r.step(codec);
+                    if Instant::now() >= until {
+                        break;
+                    }
+                }
                 if let Ok(mut q) = queue.lock() {
                     q.push_back(r);
                 }
@@ -158,7 +214,7 @@ pub fn mstone1(
         })
         .collect();
     MstoneResult {
-        kind: "mstone1".into(),
+        kind: kind.into(),
         threads,
         factor,
         seconds,
@@ -167,57 +223,39 @@ pub fn mstone1(
     }
 }
 
-/// Runs mstone2 for `duration` on `threads` OS threads, each spawning a
-/// short-lived worker per corpus pass.
-pub fn mstone2(prepared: &[Prepared], threads: usize, duration: Duration) -> MstoneResult {
-    let counts: Vec<AtomicU64> = prepared.iter().map(|_| AtomicU64::new(0)).collect();
-    let next = AtomicUsize::new(0);
-    let threads = threads.max(1);
-    let start = Instant::now();
-    let deadline = start + duration;
-    if !prepared.is_empty() {
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    while Instant::now() < deadline {
-                        let i = next.fetch_add(1, Ordering::Relaxed) % prepared.len();
-                        let p = &prepared[i];
-                        let done = std::thread::scope(|w| {
-                            w.spawn(|| {
-                                let mut n = 0u64;
-                                for b in &p.encoded {
-                                    if let Ok(m) = (p.codec.decode)(b) {
-                                        n += 1;
-                                        if black_box((p.codec.encode)(&m)).is_ok() {
-                                            n += 1;
-                                        }
-                                    }
-                                }
-                                n
-                            })
-                            .join()
-                            .unwrap_or(0)
-                        });
-                        counts[i].fetch_add(done, Ordering::Relaxed);
-                    }
-                });
-            }
-        });
+fn runners(prepared: &[Prepared], factor: usize, kind: Kind) -> VecDeque<Runner> {
+    let mut v = VecDeque::new();
+    for (which, p) in prepared.iter().enumerate() {
+        for _ in 0..factor.max(1) {
+            v.push_back(Runner::new(which, kind, p));
+        }
     }
-    let seconds = start.elapsed().as_secs_f64();
-    let per_codec: Vec<(String, u64)> = prepared
-        .iter()
-        .zip(&counts)
-        .map(|(p, c)| (p.codec.name.to_string(), c.load(Ordering::Relaxed)))
-        .collect();
-    MstoneResult {
-        kind: "mstone2".into(),
-        threads,
-        factor: 1,
-        seconds,
-        total: per_codec.iter().map(|(_, n)| n).sum(),
-        per_codec,
-    }
+    v
+}
+
+/// Runs mstone1 for `duration` with `factor` runners per configuration on
+/// `threads` OS threads.
+pub fn mstone1(
+    prepared: &[Prepared],
+    factor: usize,
+    threads: usize,
+    duration: Duration,
+) -> MstoneResult {
+    let rs = runners(prepared, factor, Kind::Long);
+    schedule("mstone1", prepared, rs, factor, threads, duration)
+}
+
+/// Runs mstone2 for `duration` on `threads` OS threads: `factor` drivers
+/// per configuration, each spawning a short-lived worker thread per
+/// corpus pass (decode and encode every message once).
+pub fn mstone2(
+    prepared: &[Prepared],
+    factor: usize,
+    threads: usize,
+    duration: Duration,
+) -> MstoneResult {
+    let rs = runners(prepared, factor, Kind::Short);
+    schedule("mstone2", prepared, rs, factor, threads, duration)
 }
 
 /// A console report of one run: operations and operations per second per
