@@ -469,13 +469,12 @@ fn run_isolated(
     threads: usize,
 ) -> anyhow::Result<()> {
     let duration = Duration::from_secs_f64(secs.clamp(0.01, 86_400.0));
-    println!(
-        "\nmstone1, each config alone ({threads} threads, {} runner(s), {secs} s each):",
-        m.factor
-    );
+    // Enough runners to keep every thread busy, on both sides.
+    let runners = m.factor.max(1) * threads;
+    println!("\nmstone1, each config alone ({threads} threads, {runners} runners, {secs} s each):");
     let mut ours = Vec::new();
     for p in prepared {
-        let r = mstone::mstone1(std::slice::from_ref(p), m.factor, threads, duration);
+        let r = mstone::mstone1(std::slice::from_ref(p), runners, threads, duration);
         if let Some((name, n)) = r.per_codec.first() {
             let rate = *n as f64 / r.seconds;
             println!("{name:<28} | {rate:>12.0} ops/s");
@@ -497,7 +496,7 @@ fn run_isolated(
             }
         }
     }
-    println!("\nErlang/OTP mstone1, each config alone:");
+    println!("\nErlang/OTP mstone1, each config alone ({runners} runners):");
     let mut theirs = Vec::new();
     for name in otp_names {
         let run = otp::run(
@@ -506,7 +505,7 @@ fn run_isolated(
             &[
                 "mstone".into(),
                 secs.to_string(),
-                m.factor.to_string(),
+                runners.to_string(),
                 name.to_string(),
             ],
         )?;

@@ -15,7 +15,7 @@
 //! of one message); the MStone is the sum over all configurations.
 use std::collections::VecDeque;
 use std::hint::black_box;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use megaco::MegacoMessage;
@@ -170,21 +170,32 @@ fn schedule(
     duration: Duration,
 ) -> MstoneResult {
     let queue = Mutex::new(runners);
+    let ready = Condvar::new();
     let threads = threads.max(1);
     let start = Instant::now();
     let deadline = start + duration;
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
-                let now = Instant::now();
-                if now >= deadline {
-                    break;
-                }
-                let next = queue.lock().map(|mut q| q.pop_front()).ok().flatten();
-                let Some(mut r) = next else {
-                    std::thread::yield_now();
-                    continue;
+                // Take the next runner, or sleep until one is put back
+                // (more threads than runners) or the run ends.
+                let next = {
+                    let Ok(mut q) = queue.lock() else { break };
+                    loop {
+                        let now = Instant::now();
+                        if now >= deadline {
+                            break None;
+                        }
+                        if let Some(r) = q.pop_front() {
+                            break Some((r, now));
+                        }
+                        match ready.wait_timeout(q, deadline - now) {
+                            Ok((guard, _)) => q = guard,
+                            Err(_) => return,
+                        }
+                    }
                 };
+                let Some((mut r, now)) = next else { break };
                 let until = (now + SLICE).min(deadline);
                 let codec = &prepared[r.which].codec;
                 loop {
@@ -196,9 +207,11 @@ fn schedule(
                 if let Ok(mut q) = queue.lock() {
                     q.push_back(r);
                 }
+                ready.notify_one();
             });
         }
     });
+    ready.notify_all();
     let seconds = start.elapsed().as_secs_f64();
     let runners = queue.into_inner().unwrap_or_else(|p| p.into_inner());
     let per_codec: Vec<(String, u64)> = prepared
