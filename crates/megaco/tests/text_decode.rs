@@ -708,3 +708,31 @@ fn limits_on_size_and_list_length() {
     .unwrap_err();
     assert_eq!(e.kind, TextErrorKind::TooManyItems { max: 3 });
 }
+
+#[test]
+fn audited_local_control_selection_merges_like_otp() {
+    // `tdmc/gain, tdmc/gain=2` is one audited property with a selection
+    // value (OTP's reading of msg76a02).
+    let m = vector("msg76a02");
+    let Command::AuditValue(av) = &request(&m).actions[0].command_requests[0].command else {
+        panic!()
+    };
+    let Some(props) = &av.audit_descriptor.audit_property_token else {
+        panic!()
+    };
+    let IndAuditParameter::Media(media) = &props[0] else {
+        panic!()
+    };
+    let Some(IndAudStreams::MultiStream(s)) = &media.streams else {
+        panic!()
+    };
+    assert_eq!(s[0].stream_id, 123);
+    let lc = s[0].stream_parms.local_control_descriptor.as_ref().unwrap();
+    assert!(lc.reserve_value && lc.reserve_group && !lc.stream_mode);
+    assert_eq!(lc.stream_mode_sel, Some(StreamMode::RecvOnly));
+    let sel = |v: &str| IndAudPropertyParm {
+        name: "tdmc/gain".into(),
+        property_parms: Some(pp("tdmc/gain", v)),
+    };
+    assert_eq!(lc.property_parms, Some(vec![sel("2"), sel("3")]));
+}

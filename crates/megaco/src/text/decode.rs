@@ -8,6 +8,30 @@
 //! timers are split off the body, and so on. Nesting is bounded by
 //! [`Limits::max_depth`]; every error carries its line, column and byte
 //! offset.
+//!
+//! # Where the model differs from OTP's records
+//!
+//! Checked against OTP 4.4.2 (megaco_text_parser_v1/v2/v3); every corpus
+//! vector decodes to the model OTP's BER and text encoders reproduce.
+//! Deliberate differences, all outside the corpus:
+//!
+//! - Termination ids are kept as written (OTP lower-cases them); `ROOT` in
+//!   any case becomes [`TerminationId::root`].
+//! - Audit tokens keep the order written (OTP reverses the bare descriptor
+//!   names of an audit reply, e.g. corpus msg79a01).
+//! - Event parameters keep their relation, range or list in `extra_info`
+//!   (OTP drops it for event parameters, not for signal parameters).
+//! - An audited Media with both `TerminationState` and stream items keeps
+//!   both (OTP keeps only the kind given last); an audited
+//!   `name, name=value` pair merges into one item only when the names match
+//!   (OTP merges regardless of name).
+//! - Valid syntax OTP rejects is read: `Signals { }`, a v1 `ContextAudit`,
+//!   `Notify` with both `ObservedEvents` and `Error`.
+//! - Keywords are not gated by version (`EmergencyOff` reads in a v1
+//!   message); the encoders' version check refuses what a version cannot
+//!   carry. A `Transaction` without an id decodes with id 0; an
+//!   `AuditValue`/`AuditCapability` without `{ Audit {...} }` gets an empty
+//!   audit descriptor.
 
 use super::lexer::{
     all_digits, is_safe, is_ws, keyword, parse_hex_bytes, parse_ip4, parse_ip6, parse_u64, Kw,
@@ -2800,8 +2824,21 @@ impl<'a> P<'a> {
                     }
                 }
                 _ => {
+                    // OTP reads `name, name=value` as one audited property
+                    // with a selection value: a valued property completes
+                    // the bare one of the same name before it.
                     let p = self.ind_aud_prop(at, w)?;
-                    d.property_parms.get_or_insert_with(Vec::new).push(p);
+                    let list = d.property_parms.get_or_insert_with(Vec::new);
+                    match list.last_mut() {
+                        Some(last)
+                            if p.property_parms.is_some()
+                                && last.property_parms.is_none()
+                                && last.name == p.name =>
+                        {
+                            last.property_parms = p.property_parms;
+                        }
+                        _ => list.push(p),
+                    }
                 }
             }
             if !self.next_item(&mut n)? {
