@@ -22,9 +22,12 @@
 //! - Event parameters keep their relation, range or list in `extra_info`
 //!   (OTP drops it for event parameters, not for signal parameters).
 //! - An audited Media with both `TerminationState` and stream items keeps
-//!   both (OTP keeps only the kind given last); an audited
-//!   `name, name=value` pair merges into one item only when the names match
-//!   (OTP merges regardless of name).
+//!   both (OTP keeps only the kind given last).
+//! - An audited LocalControl `name, name=value` (corpus msg76a02) stays two
+//!   items, a bare name and a valued one; OTP folds them into one item with
+//!   a selection value. The text and BER encoders write both shapes as OTP
+//!   does, and their tests fold our shape into OTP's where they compare
+//!   models.
 //! - Valid syntax OTP rejects is read: `Signals { }`, a v1 `ContextAudit`,
 //!   `Notify` with both `ObservedEvents` and `Error`.
 //! - Keywords are not gated by version (`EmergencyOff` reads in a v1
@@ -2824,21 +2827,10 @@ impl<'a> P<'a> {
                     }
                 }
                 _ => {
-                    // OTP reads `name, name=value` as one audited property
-                    // with a selection value: a valued property completes
-                    // the bare one of the same name before it.
+                    // `name, name=value` stays two items; OTP folds them
+                    // into one with a selection value (see the module doc).
                     let p = self.ind_aud_prop(at, w)?;
-                    let list = d.property_parms.get_or_insert_with(Vec::new);
-                    match list.last_mut() {
-                        Some(last)
-                            if p.property_parms.is_some()
-                                && last.property_parms.is_none()
-                                && last.name == p.name =>
-                        {
-                            last.property_parms = p.property_parms;
-                        }
-                        _ => list.push(p),
-                    }
+                    d.property_parms.get_or_insert_with(Vec::new).push(p);
                 }
             }
             if !self.next_item(&mut n)? {
