@@ -850,7 +850,12 @@ impl Enc<'_> {
         if t.id.is_empty() {
             return Err(invalid("termination id", "empty"));
         }
-        self.str(&t.id);
+        // OTP keeps the root termination as `root` and writes it so.
+        if t.is_root() {
+            self.raw(b"root");
+        } else {
+            self.str(&t.id);
+        }
         Ok(())
     }
 
