@@ -283,16 +283,16 @@ impl<'a> Enc<'a> {
         self.raw(if self.pretty { b" } " } else { b"}" });
     }
 
-    /// `LSBRKT`.
+    /// `LSBRKT` (OTP's v1/v2 pretty encoders write it without spaces).
     #[inline]
     fn lsb(&mut self) {
-        self.raw(if self.pretty { b" [ " } else { b"[" });
+        self.raw(if self.pretty && self.v >= 3 { b" [ " } else { b"[" });
     }
 
     /// `RSBRKT`.
     #[inline]
     fn rsb(&mut self) {
-        self.raw(if self.pretty { b" ] " } else { b"]" });
+        self.raw(if self.pretty && self.v >= 3 { b" ] " } else { b"]" });
     }
 
     /// `COMMA` (not followed by a new line).
