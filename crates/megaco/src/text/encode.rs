@@ -48,10 +48,12 @@ pub enum Style {
 ///   bare number;
 /// - a v3 audited signal's stream is written `Stream = 5`; OTP writes the
 ///   bare number;
-/// - the authentication header's hex fields are written two digits per
-///   octet; OTP writes three (`0X0`) for octets below 0x10;
-/// - a ServiceChange's v2/v3 audit item (`serviceChangeInfo`) is written
-///   as the bare audit items the ABNF asks for; OTP fails on it.
+/// - a ServiceChange's v2/v3 audit items (`serviceChangeInfo`) are written
+///   as the bare audit items the ABNF asks for (`Media, Events`); OTP
+///   fails on them;
+/// - audit-reply items that OTP cannot write (`Events`, `Signals`,
+///   `EventBuffer` in [`EmptyDescriptors`](crate::model::AuditReturnParameter::EmptyDescriptors))
+///   are written as their keywords.
 ///
 /// ```
 /// use megaco::model::*;
@@ -219,7 +221,7 @@ impl<'a> Enc<'a> {
 
     #[inline]
     fn str(&mut self, s: &str) {
-        self.out.extend_from_slice(s.as_bytes());
+        self.raw(s.as_bytes());
     }
 
     #[inline]
@@ -234,6 +236,10 @@ impl<'a> Enc<'a> {
 
     /// Writes a decimal number.
     fn num(&mut self, n: u64) {
+        if n < 10 {
+            self.out.push(b'0' + n as u8);
+            return;
+        }
         let mut buf = [0u8; 20];
         let mut i = buf.len();
         let mut n = n;
@@ -245,7 +251,7 @@ impl<'a> Enc<'a> {
                 break;
             }
         }
-        self.out.extend_from_slice(&buf[i..]);
+        self.raw(&buf[i..]);
     }
 
     /// Uppercase hex without leading zeros.
@@ -286,13 +292,21 @@ impl<'a> Enc<'a> {
     /// `LSBRKT` (OTP's v1/v2 pretty encoders write it without spaces).
     #[inline]
     fn lsb(&mut self) {
-        self.raw(if self.pretty && self.v >= 3 { b" [ " } else { b"[" });
+        self.raw(if self.pretty && self.v >= 3 {
+            b" [ "
+        } else {
+            b"["
+        });
     }
 
     /// `RSBRKT`.
     #[inline]
     fn rsb(&mut self) {
-        self.raw(if self.pretty && self.v >= 3 { b" ] " } else { b"]" });
+        self.raw(if self.pretty && self.v >= 3 {
+            b" ] "
+        } else {
+            b"]"
+        });
     }
 
     /// `COMMA` (not followed by a new line).
@@ -355,12 +369,7 @@ impl<'a> Enc<'a> {
     /// One element of a comma-separated list at depth `s`: the separator
     /// is written only if an element came before and this one writes
     /// something (OTP's `enc_list` skips empty elements).
-    fn item(
-        &mut self,
-        sep: &mut bool,
-        s: usize,
-        f: impl FnOnce(&mut Self) -> R,
-    ) -> R {
+    fn item(&mut self, sep: &mut bool, s: usize, f: impl FnOnce(&mut Self) -> R) -> R {
         let mark = self.mark();
         if *sep {
             self.comma_i(s);

@@ -287,7 +287,10 @@ impl Enc<'_> {
 
     pub(super) fn mux_descriptor(&mut self, m: &MuxDescriptor, s: usize) -> R {
         if m.non_standard_data.is_some() {
-            return Err(invalid("Mux descriptor", "non-standard data has no text form"));
+            return Err(invalid(
+                "Mux descriptor",
+                "non-standard data has no text form",
+            ));
         }
         self.raw(self.t.mux);
         self.eq();
@@ -314,7 +317,10 @@ impl Enc<'_> {
             ));
         }
         if m.non_standard_data.is_some() {
-            return Err(invalid("Modem descriptor", "non-standard data has no text form"));
+            return Err(invalid(
+                "Modem descriptor",
+                "non-standard data has no text form",
+            ));
         }
         if m.mtl.is_empty() {
             return Err(invalid("Modem descriptor", "no modem type"));
@@ -428,7 +434,10 @@ impl Enc<'_> {
     }
 
     fn requested_actions(&mut self, a: &RequestedActions, sep: &mut bool, s: usize) -> R {
-        let sd_present = a.signals_descriptor.as_ref().is_some_and(|sd| !sd.is_empty());
+        let sd_present = a
+            .signals_descriptor
+            .as_ref()
+            .is_some_and(|sd| !sd.is_empty());
         let with_sig = a.keep_active != Some(true) && sd_present;
         if !with_sig {
             if let Some(ka) = a.keep_active {
@@ -576,7 +585,10 @@ impl Enc<'_> {
             }
             return Ok(());
         }
-        let sd_present = a.signals_descriptor.as_ref().is_some_and(|sd| !sd.is_empty());
+        let sd_present = a
+            .signals_descriptor
+            .as_ref()
+            .is_some_and(|sd| !sd.is_empty());
         if sd_present && a.keep_active == Some(true) {
             return Err(invalid(
                 "embedded event actions",
@@ -723,7 +735,10 @@ impl Enc<'_> {
 
     fn time_notation(&mut self, tn: &TimeNotation) -> R {
         if tn.date.len() != 8 || tn.time.len() != 8 {
-            return Err(invalid("time stamp", "date and time need 8 characters each"));
+            return Err(invalid(
+                "time stamp",
+                "date and time need 8 characters each",
+            ));
         }
         self.str(&tn.date);
         self.byte(b'T');
@@ -1096,10 +1111,7 @@ impl Enc<'_> {
                                 self.rb_i(s + 1);
                             }
                             None if self.v < 3 => {
-                                return Err(invalid(
-                                    "audited signal list",
-                                    "v2 needs a signal",
-                                ));
+                                return Err(invalid("audited signal list", "v2 needs a signal"));
                             }
                             None => {}
                         }
@@ -1294,7 +1306,11 @@ impl Enc<'_> {
     }
 
     fn ind_aud_term_state(&mut self, t: &IndAudTerminationStateDescriptor, s: usize) -> R {
-        let sel = if self.v >= 3 { t.service_state_sel } else { None };
+        let sel = if self.v >= 3 {
+            t.service_state_sel
+        } else {
+            None
+        };
         self.raw(self.t.termination_state);
         self.lb_i(s);
         match (

@@ -89,7 +89,11 @@ impl Enc<'_> {
     /// run of zero groups is compressed (`::`), a single leading zero group
     /// is written `0:`, later zero groups are written `0`.
     pub(super) fn ip6_groups(&mut self, g: &[u16; 8]) {
-        let (mut i, mut pad, mut first) = if g[0] == 0 { (1, 1usize, true) } else { (0, 0, false) };
+        let (mut i, mut pad, mut first) = if g[0] == 0 {
+            (1, 1usize, true)
+        } else {
+            (0, 0, false)
+        };
         let mut padded = false;
         while i < 8 {
             let last = i == 7;
