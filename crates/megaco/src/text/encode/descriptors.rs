@@ -1278,9 +1278,7 @@ impl Enc<'_> {
             self.item_tok(&mut sep, s1, self.t.reserved_group);
         }
         if let Some(pp) = &l.property_parms {
-            for p in pp {
-                self.item(&mut sep, s1, |e| e.ind_aud_property_parm(p, s1))?;
-            }
+            self.ind_aud_property_parms(pp, &mut sep, s1)?;
         }
         if self.v >= 3 {
             if let Some(m) = l.stream_mode_sel {
@@ -1294,12 +1292,42 @@ impl Enc<'_> {
         Ok(())
     }
 
-    pub(super) fn ind_aud_property_parm(&mut self, p: &IndAudPropertyParm, s: usize) -> R {
-        self.pkgd_name(&p.name)?;
-        if self.v >= 3 {
-            if let Some(pp) = &p.property_parms {
-                self.comma_i(s);
-                self.property_parm(pp, s)?;
+    /// Audited properties, as elements of the enclosing list.
+    ///
+    /// OTP writes a property audited with a value (`IndAudPropertyParm`
+    /// with `property_parms`) as two items, the name and then the valued
+    /// property (`tdmc/gain, tdmc/gain=2`), and its parser merges such a
+    /// pair back into one; a valued property alone is not accepted. A
+    /// decoder that keeps the two items as two entries (a bare name, then
+    /// the same name with its value) gives the same text here: the valued
+    /// entry then writes only its value, so the text read is the text
+    /// written whichever of the two models it was read into.
+    pub(super) fn ind_aud_property_parms(
+        &mut self,
+        list: &[IndAudPropertyParm],
+        sep: &mut bool,
+        s: usize,
+    ) -> R {
+        let mut prev_bare: Option<&str> = None;
+        for p in list {
+            let pp = if self.v >= 3 {
+                p.property_parms.as_ref()
+            } else {
+                None
+            };
+            match pp {
+                None => {
+                    self.item(sep, s, |e| e.pkgd_name(&p.name))?;
+                    prev_bare = Some(&p.name);
+                }
+                Some(pp) => {
+                    let paired = prev_bare == Some(p.name.as_str()) && pp.name == p.name;
+                    if !paired {
+                        self.item(sep, s, |e| e.pkgd_name(&p.name))?;
+                    }
+                    self.item(sep, s, |e| e.property_parm(pp, s))?;
+                    prev_bare = None;
+                }
             }
         }
         Ok(())
