@@ -641,3 +641,77 @@ fn audited_signal_stream_is_written_as_event_stream() {
         "!/3 [124.124.124.222]:55555\nT=1{C=1{AV=a{AT{SG{cg/rt{ST=1,SPARQ=2}}}}}}"
     );
 }
+
+#[test]
+fn deeply_nested_regulated_notifications_are_refused() {
+    fn nested(depth: usize) -> NotifyBehaviour {
+        let mut nb = NotifyBehaviour::NotifyImmediate;
+        for _ in 0..depth {
+            nb = NotifyBehaviour::NotifyRegulated(RegulatedEmbeddedDescriptor {
+                second_event: Some(SecondEventsDescriptor {
+                    request_id: Some(2),
+                    event_list: vec![SecondRequestedEvent {
+                        pkgd_name: "al/on".into(),
+                        stream_id: None,
+                        event_action: Some(SecondRequestedActions {
+                            keep_active: None,
+                            event_dm: None,
+                            signals_descriptor: None,
+                            notify_behaviour: Some(nb),
+                            reset_events_descriptor: false,
+                        }),
+                        ev_par_list: vec![],
+                    }],
+                }),
+                signals_descriptor: None,
+            });
+        }
+        nb
+    }
+    let msg = |depth| {
+        let c = CommandRequest {
+            command: Command::Modify(AmmRequest {
+                termination_ids: vec![tid("a")],
+                descriptors: vec![AmmDescriptor::Events(EventsDescriptor {
+                    request_id: Some(1),
+                    event_list: vec![RequestedEvent {
+                        pkgd_name: "al/of".into(),
+                        stream_id: None,
+                        event_action: Some(RequestedActions {
+                            keep_active: None,
+                            event_dm: None,
+                            second_event: None,
+                            signals_descriptor: None,
+                            notify_behaviour: Some(nested(depth)),
+                            reset_events_descriptor: false,
+                        }),
+                        ev_par_list: vec![],
+                    }],
+                })],
+            }),
+            optional: false,
+            wildcard_return: false,
+        };
+        request(
+            3,
+            vec![ActionRequest {
+                context_id: ContextId(1),
+                context_request: None,
+                context_attr_audit_req: None,
+                command_requests: vec![c],
+            }],
+        )
+    };
+    let ok = encode_compact(&msg(2)).unwrap();
+    // As OTP 4.4.2 writes it.
+    assert_eq!(
+        show(&ok),
+        "!/3 [124.124.124.222]:55555\nT=9898{C=1{MF=a{E=1{al/of{NBRN{EM{E=2{al/on{NBRN{EM{E=2{al/on{NBIN}}}}}}}}}}}}}"
+    );
+    assert_eq!(decode(&ok).unwrap(), msg(2));
+    assert!(encode_pretty(&msg(32)).is_ok());
+    assert!(matches!(
+        encode_pretty(&msg(33)),
+        Err(EncodeError::Invalid { .. })
+    ));
+}

@@ -190,7 +190,13 @@ pub(super) struct Enc<'a> {
     pretty: bool,
     v: u8,
     t: &'static Tokens,
+    /// Nesting of regulated notifications (the one recursive part of the
+    /// model), bounded by [`MAX_NESTING`].
+    nesting: usize,
 }
+
+/// Deepest nesting of regulated-notification embedded events written.
+const MAX_NESTING: usize = 32;
 
 impl<'a> Enc<'a> {
     fn new(out: &'a mut Vec<u8>, style: Style, v: u8) -> Self {
@@ -204,6 +210,7 @@ impl<'a> Enc<'a> {
             } else {
                 &tokens::COMPACT
             },
+            nesting: 0,
         }
     }
 

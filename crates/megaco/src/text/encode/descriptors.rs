@@ -633,6 +633,13 @@ impl Enc<'_> {
             NotifyBehaviour::NotifyImmediate => self.raw(self.t.notify_immediate),
             NotifyBehaviour::NeverNotify => self.raw(self.t.never_notify),
             NotifyBehaviour::NotifyRegulated(r) => {
+                if self.nesting >= super::MAX_NESTING {
+                    return Err(invalid(
+                        "regulated notification",
+                        "embedded events nested too deeply",
+                    ));
+                }
+                self.nesting += 1;
                 self.raw(self.t.notify_regulated);
                 match (&r.second_event, &r.signals_descriptor) {
                     (None, None) => {}
@@ -647,6 +654,7 @@ impl Enc<'_> {
                         self.rb_i(s);
                     }
                 }
+                self.nesting -= 1;
             }
         }
         Ok(())
