@@ -678,6 +678,23 @@ fn error_depth_bomb() {
     }
     let e = decode(&text).unwrap_err();
     assert_eq!(e.kind, TextErrorKind::TooDeep { max: 64 });
+
+    // Regulated notifications embed events that may notify regulated
+    // again: the model's one unbounded recursion, cut at the limit.
+    let mut text = b"!/3 [10.0.0.1]\nT=1{C=1{MF=a/1{E=1{".to_vec();
+    for _ in 0..10_000 {
+        text.extend_from_slice(b"a/b{NBRN{EM{E=1{");
+    }
+    let e = decode(&text).unwrap_err();
+    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 64 });
+    // ... and within the limit it decodes.
+    let mut text = b"!/3 [10.0.0.1]\nT=1{C=1{MF=a/1{E=1{".to_vec();
+    for _ in 0..10 {
+        text.extend_from_slice(b"a/b{NBRN{EM{E=1{");
+    }
+    text.extend_from_slice(b"a/b");
+    text.extend(std::iter::repeat(b'}').take(10 * 4 + 4));
+    assert!(decode(&text).is_ok(), "{:?}", decode(&text));
 }
 
 #[test]
