@@ -224,20 +224,15 @@ struct P<'a> {
 
 /// Lower-cases an ASCII slice into a new string.
 fn lower(w: &[u8]) -> String {
-    let mut s = String::with_capacity(w.len());
-    for &b in w {
-        s.push(char::from(b.to_ascii_lowercase()));
-    }
+    let mut s = ascii(w);
+    s.make_ascii_lowercase();
     s
 }
 
-/// An ASCII slice as a string, case kept.
+/// An ASCII slice as a string, case kept (the parser only passes safe
+/// characters, which are ASCII).
 fn ascii(w: &[u8]) -> String {
-    let mut s = String::with_capacity(w.len());
-    for &b in w {
-        s.push(char::from(b));
-    }
-    s
+    String::from_utf8(w.to_vec()).unwrap_or_default()
 }
 
 /// A short printable excerpt for error messages.
@@ -840,12 +835,14 @@ impl<'a> P<'a> {
                 self.equal()?;
                 let (at, w) = self.word("a transaction id and segment number")?;
                 let (transaction_id, seg, complete) = self.tid_and_segment(at, w)?;
-                let segment_number = seg.ok_or(self.err_at(
-                    at,
-                    TextErrorKind::Missing {
-                        what: "segment number",
-                    },
-                ))?;
+                let segment_number = seg.ok_or_else(|| {
+                    self.err_at(
+                        at,
+                        TextErrorKind::Missing {
+                            what: "segment number",
+                        },
+                    )
+                })?;
                 Ok(Transaction::SegmentReply(SegmentReply {
                     transaction_id,
                     segment_number,
@@ -1503,12 +1500,14 @@ impl<'a> P<'a> {
                         break;
                     }
                 }
-                let observed_events_descriptor = oe.ok_or(self.err_at(
-                    at,
-                    TextErrorKind::Missing {
-                        what: "ObservedEvents in Notify",
-                    },
-                ))?;
+                let observed_events_descriptor = oe.ok_or_else(|| {
+                    self.err_at(
+                        at,
+                        TextErrorKind::Missing {
+                            what: "ObservedEvents in Notify",
+                        },
+                    )
+                })?;
                 Ok(Command::Notify(NotifyRequest {
                     termination_ids,
                     observed_events_descriptor,
@@ -3040,18 +3039,22 @@ impl<'a> P<'a> {
                 break;
             }
         }
-        p.service_change_method = method.ok_or(self.err_at(
-            start,
-            TextErrorKind::Missing {
-                what: "ServiceChange Method",
-            },
-        ))?;
-        p.service_change_reason = reason.ok_or(self.err_at(
-            start,
-            TextErrorKind::Missing {
-                what: "ServiceChange Reason",
-            },
-        ))?;
+        p.service_change_method = method.ok_or_else(|| {
+            self.err_at(
+                start,
+                TextErrorKind::Missing {
+                    what: "ServiceChange Method",
+                },
+            )
+        })?;
+        p.service_change_reason = reason.ok_or_else(|| {
+            self.err_at(
+                start,
+                TextErrorKind::Missing {
+                    what: "ServiceChange Reason",
+                },
+            )
+        })?;
         if !audit_tokens.is_empty() || !audit_props.is_empty() {
             p.service_change_info = Some(AuditDescriptor {
                 audit_token: (!audit_tokens.is_empty()).then_some(audit_tokens),
