@@ -760,3 +760,23 @@ fn audited_local_control_selection_items() {
         Some(vec![bare.clone(), sel("2"), bare, sel("3")])
     );
 }
+
+#[test]
+fn error_invalid_utf8_and_trailing_input() {
+    let e = decode(b"!/1 [10.0.0.1]\nER=400{\"caf\xc3\"}").unwrap_err();
+    assert_eq!(e.kind, TextErrorKind::InvalidUtf8);
+    assert_eq!((e.line, e.column), (2, 12));
+    // UTF-8 in a quoted string is kept.
+    let m = decode("!/1 [10.0.0.1]\nER=400{\"café\"}".as_bytes()).unwrap();
+    let MessageBody::Error(ed) = &m.mess.body else {
+        panic!()
+    };
+    assert_eq!(ed.error_text.as_deref(), Some("café"));
+    let e = decode(b"!/1 [10.0.0.1]\nER=400{} junk").unwrap_err();
+    assert!(
+        matches!(&e.kind, TextErrorKind::Expected { found, .. } if found == "`junk`"),
+        "{e}"
+    );
+    let e = decode(b"MEGACO/4 [10.0.0.1]\nP=1{}").unwrap_err();
+    assert_eq!(e.kind, TextErrorKind::UnsupportedVersion(4));
+}
