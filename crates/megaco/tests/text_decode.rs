@@ -780,3 +780,50 @@ fn error_invalid_utf8_and_trailing_input() {
     let e = decode(b"MEGACO/4 [10.0.0.1]\nP=1{}").unwrap_err();
     assert_eq!(e.kind, TextErrorKind::UnsupportedVersion(4));
 }
+
+#[test]
+fn modem_descriptor_kept_in_v1_dropped_later() {
+    // As OTP: its v1 parser keeps the (deprecated) Modem descriptor, its v2
+    // and v3 parsers drop it.
+    let text = |v: u8| {
+        format!("!/{v} [10.0.0.1] T=1{{C=1{{MF=a/1{{MD[V22,V32b]{{x/y=1}},MX=H223{{a/3}}}}}}}}")
+    };
+    let descriptors = |v: u8| {
+        let m = decode(text(v).as_bytes()).unwrap();
+        let Command::Modify(amm) = &request(&m).actions[0].command_requests[0].command else {
+            panic!()
+        };
+        amm.descriptors.clone()
+    };
+    let mux = AmmDescriptor::Mux(MuxDescriptor {
+        mux_type: MuxType::H223,
+        term_list: vec![TerminationId::new("a/3")],
+        non_standard_data: None,
+    });
+    assert_eq!(
+        descriptors(1),
+        vec![
+            AmmDescriptor::Modem(ModemDescriptor {
+                mtl: vec![ModemType::V22, ModemType::V32bis],
+                mpl: vec![pp("x/y", "1")],
+                non_standard_data: None,
+            }),
+            mux.clone()
+        ]
+    );
+    assert_eq!(descriptors(3), vec![mux]);
+}
+
+#[test]
+fn authentication_header() {
+    let m = decode(b"AU=0x01020304:0x0000000A:0x0102030405060708090A0B0C\n!/1 [10.0.0.1] P=1{C=-}")
+        .unwrap();
+    assert_eq!(
+        m.auth_header,
+        Some(AuthenticationHeader {
+            sec_parm_index: 0x0102_0304,
+            seq_num: 10,
+            ad: (1..=12).collect(),
+        })
+    );
+}

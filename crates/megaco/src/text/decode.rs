@@ -1542,16 +1542,21 @@ impl<'a> P<'a> {
         Ok(Some(d))
     }
 
-    /// A descriptor of Add, Move or Modify; `None` for the deprecated
-    /// Modem descriptor, which OTP drops.
+    /// A descriptor of Add, Move or Modify; `None` for a v2/v3 Modem
+    /// descriptor, which OTP drops.
     fn amm_descriptor(&mut self) -> R<Option<AmmDescriptor>> {
         const WHAT: &str = "a descriptor (Media, Events, Signals, DigitMap, ...)";
         let (at, w, k) = self.kw(WHAT)?;
         Ok(Some(match k {
             Some(Kw::Media) => AmmDescriptor::Media(self.media_descriptor()?),
             Some(Kw::Modem) => {
-                self.modem_descriptor()?;
-                return Ok(None);
+                // Deprecated since H.248.1 Corrigendum 1: OTP's v2 and v3
+                // parsers drop it, its v1 parser keeps it.
+                let d = self.modem_descriptor()?;
+                if self.version > 1 {
+                    return Ok(None);
+                }
+                AmmDescriptor::Modem(d)
             }
             Some(Kw::Mux) => AmmDescriptor::Mux(self.mux_descriptor()?),
             Some(Kw::Events) => AmmDescriptor::Events(self.events_descriptor()?),
