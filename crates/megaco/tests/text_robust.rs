@@ -119,3 +119,82 @@ fn garbage_and_edge_inputs() {
         assert!(decode(i).is_err(), "{i:?}");
     }
 }
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn random_edits_decode_without_panic() {
+    // Structural bytes and keyword fragments make edits reach deep states.
+    const PIECES: [&[u8]; 16] = [
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b"=",
+        b",",
+        b":",
+        b"\"",
+        b";",
+        b"\n",
+        b"-",
+        b"*",
+        b"$",
+        b"/",
+        b"EM{E=1{a/b{NBRN{",
+        b"v=0\n",
+    ];
+    let vectors: Vec<Vec<u8>> = text_vectors()
+        .into_iter()
+        .filter(|v| v.2)
+        .map(|v| v.1)
+        .collect();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..200_000 {
+        let mut buf = vectors[rng.below(vectors.len())].clone();
+        for _ in 0..1 + rng.below(4) {
+            let at = rng.below(buf.len() + 1);
+            match rng.below(5) {
+                0 => {
+                    let p = PIECES[rng.below(PIECES.len())];
+                    buf.splice(at..at, p.iter().copied());
+                }
+                1 => {
+                    let end = (at + rng.below(16)).min(buf.len());
+                    buf.drain(at..end);
+                }
+                2 => {
+                    // Duplicate a slice in place.
+                    let end = (at + rng.below(64)).min(buf.len());
+                    let dup: Vec<u8> = buf[at..end].to_vec();
+                    buf.splice(at..at, dup);
+                }
+                3 => {
+                    // Splice in the tail of another message.
+                    let other = &vectors[rng.below(vectors.len())];
+                    let from = rng.below(other.len());
+                    buf.truncate(at);
+                    buf.extend_from_slice(&other[from..]);
+                }
+                _ => {
+                    if at < buf.len() {
+                        buf[at] = rng.next() as u8;
+                    }
+                }
+            }
+        }
+        let _ = decode(&buf);
+    }
+}
