@@ -50,12 +50,13 @@ use crate::model::*;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
-    /// Deepest nesting of `{ }` and `[ ]`.
+    /// Deepest nesting of `{ }` and `[ ]` (default 64). The parser
+    /// recurses once per level, so keep this in the hundreds at most.
     pub max_depth: usize,
-    /// Largest message, in bytes.
+    /// Largest message, in bytes (default 4 MiB).
     pub max_message_size: usize,
-    /// Most items in any one list (transactions, actions, commands,
-    /// descriptors, parameters, ...).
+    /// Most items in any one list: transactions, actions, commands,
+    /// descriptors, parameters, SDP lines, ... (default 65 536).
     pub max_list_len: usize,
 }
 
