@@ -6,6 +6,7 @@
 
 mod decode;
 mod encode;
+mod lexer;
 
 pub use decode::{decode, decode_with, Limits, TextError, TextErrorKind};
 pub use encode::{encode, encode_compact, encode_pretty, Style};
