@@ -591,3 +591,25 @@ fn v1_mtp_addresses_and_object_identifier() {
     );
     assert_eq!(p.non_standard_data.as_ref().unwrap().data, b"abc");
 }
+
+/// OTP sends the octets of its strings as they are: an error text with
+/// octet 200 (made by OTP from `"a" ++ [200] ++ "b"`) decodes to the
+/// Latin-1 character; UTF-8 text goes out as its UTF-8 octets.
+#[test]
+fn string_octets_outside_ascii() {
+    let otp = [1, 0, 10, 0, 0, 1, 64, 1, 144, 3, 97, 200, 98];
+    let cfg = PerConfig::default();
+    let m = per::decode(&otp, &cfg).unwrap();
+    let MessageBody::Error(e) = &m.mess.body else {
+        panic!()
+    };
+    assert_eq!(e.error_text.as_deref(), Some("a\u{c8}b"));
+    let mut utf8 = m.clone();
+    utf8.mess.body = MessageBody::Error(ErrorDescriptor {
+        error_code: 400,
+        error_text: Some("aéb".into()),
+    });
+    let b = per::encode(&utf8, &cfg).unwrap();
+    assert_eq!(&b[9..], &[4, b'a', 0xC3, 0xA9, b'b']);
+    assert_eq!(per::decode(&b, &cfg).unwrap(), utf8);
+}

@@ -119,20 +119,19 @@ fn u99(r: &mut BitReader<'_>, what: &'static str) -> R<u8> {
     Ok(r.constrained(0, 99, what)? as u8)
 }
 
-fn to_string(r: &BitReader<'_>, bytes: Vec<u8>, what: &'static str) -> R<String> {
-    String::from_utf8(bytes).map_err(|_| invalid(r, what, "not UTF-8"))
-}
-
-fn ia5_check(r: &BitReader<'_>, bytes: Vec<u8>, what: &'static str) -> R<String> {
-    if !bytes.is_ascii() {
-        return Err(invalid(r, what, "IA5String octet above 127"));
+/// Octets of a string value → text. OTP keeps such values as octet lists
+/// and sends them unchanged, so text that came in as UTF-8 goes out as
+/// UTF-8; octets that are not UTF-8 are taken as Latin-1 (one character
+/// an octet, as OTP's lists hold them).
+fn to_string(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
     }
-    to_string(r, bytes, what)
 }
 
 fn ia5(r: &mut BitReader<'_>, what: &'static str) -> R<String> {
-    let b = r.octet_string(what)?;
-    ia5_check(r, b, what)
+    Ok(to_string(r.octet_string(what)?))
 }
 
 /// An octet string with SIZE(lb..ub), ub < 64K.
@@ -150,8 +149,7 @@ fn sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<V
 }
 
 fn ia5_sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<String> {
-    let b = sized(r, lb, ub, what)?;
-    ia5_check(r, b, what)
+    Ok(to_string(sized(r, lb, ub, what)?))
 }
 
 fn code4(r: &mut BitReader<'_>, what: &'static str) -> R<[u8; 4]> {
@@ -294,8 +292,7 @@ fn domain(r: &mut BitReader<'_>) -> R<DomainName> {
 }
 
 fn mtp(r: &mut BitReader<'_>) -> R<String> {
-    let b = sized(r, 2, 4, "mtpAddress")?;
-    to_string(r, b, "mtpAddress")
+    Ok(to_string(sized(r, 2, 4, "mtpAddress")?))
 }
 
 fn mid(r: &mut BitReader<'_>, _cx: &Dcx<'_>) -> R<Mid> {
@@ -1245,10 +1242,7 @@ fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms> {
 }
 
 fn value(r: &mut BitReader<'_>, what: &'static str) -> R<Vec<String>> {
-    seq_of(r, 8, what, |r| {
-        let b = r.octet_string(what)?;
-        to_string(r, b, what)
-    })
+    seq_of(r, 8, what, |r| Ok(to_string(r.octet_string(what)?)))
 }
 
 fn extra_info(r: &mut BitReader<'_>) -> R<ExtraInfo> {

@@ -209,9 +209,8 @@ fn name_err(what: &'static str, e: impl fmt::Display) -> EncodeError {
 }
 
 impl Form for PerConfig {
-    fn term_id_to_asn1(&self, t: &TerminationId) -> Result<(Vec<u8>, Vec<u8>), EncodeError> {
-        let a = termid::encode(&t.id, &self.levels).map_err(|e| name_err("TerminationID", e))?;
-        Ok((a.wildcards().to_vec(), a.id().to_vec()))
+    fn term_id_to_asn1(&self, t: &TerminationId) -> Result<AsnTermId, EncodeError> {
+        termid::encode(&t.id, &self.levels).map_err(|e| name_err("TerminationID", e))
     }
 
     fn term_id_from_asn1(&self, wild: &[u8], id: &[u8]) -> Result<TerminationId, String> {
