@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod asn1;
+pub mod ber;
 pub mod corpus;
 pub mod error;
 pub mod model;

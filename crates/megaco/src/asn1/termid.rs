@@ -23,7 +23,8 @@
 //! `wildcard = [D7], id = 00 00 00`.
 //!
 //! The root termination (`ROOT`, any case) is the id `FF FF FF FF FF FF FF
-//! FF` without wildcards whatever the levels; it decodes to `root`.
+//! FF` without wildcards whatever the levels; it decodes to `ROOT`, the
+//! model's spelling ([`TerminationId::root`](crate::model::TerminationId::root)).
 //!
 //! ```
 //! use megaco::asn1::termid::{self, TermIdLevels};
@@ -344,7 +345,7 @@ pub fn encode(text: &str, levels: &TermIdLevels) -> Result<AsnTermId, TermIdErro
 /// the id with [`format_native`] instead.
 pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<(), TermIdError> {
     if t.is_root() {
-        out.push_str("root");
+        out.push_str("ROOT");
         return Ok(());
     }
     let total = levels.total_bits();
@@ -493,7 +494,7 @@ mod tests {
             assert_eq!(t.id(), &ROOT_ID);
             assert!(t.wildcards().is_empty());
         }
-        assert_eq!(dec(&AsnTermId::root(), &TermIdLevels::default()), "root");
+        assert_eq!(dec(&AsnTermId::root(), &TermIdLevels::default()), "ROOT");
     }
 
     #[test]
