@@ -216,3 +216,38 @@ fn text_to_per_matches_otp() {
     assert_eq!(ok_enc, pairs.len() - 2);
     assert_eq!(ok_dec, pairs.len() - 2);
 }
+
+/// OTP's BER and PER encodings of each message decode to the same model,
+/// in both mappings.
+#[test]
+fn per_and_ber_vectors_decode_alike() {
+    use megaco::ber::{self, BerConfig, Mapping};
+    let mut n = 0;
+    for (txt, perf) in text_pairs() {
+        let berf = if txt.starts_with(corpus().join("vectors")) {
+            corpus()
+                .join("vectors/ber")
+                .join(perf.file_name().unwrap())
+                .with_extension("ber")
+        } else {
+            perf.with_extension("ber")
+        };
+        let (pb, bb) = (std::fs::read(&perf).unwrap(), std::fs::read(&berf).unwrap());
+        for (pc, bc) in [
+            (PerConfig::default(), BerConfig::otp()),
+            (
+                PerConfig::native(),
+                BerConfig {
+                    mapping: Mapping::Native,
+                    ..BerConfig::otp()
+                },
+            ),
+        ] {
+            let p = per::decode(&pb, &pc).unwrap();
+            let b = ber::decode(&bb, &bc).unwrap_or_else(|e| panic!("{}: {e}", berf.display()));
+            assert_eq!(p, b, "{}", perf.display());
+        }
+        n += 1;
+    }
+    assert_eq!(n, 149 + 166);
+}

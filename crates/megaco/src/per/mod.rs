@@ -39,10 +39,11 @@ mod encode;
 mod form;
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::asn1::names::{ItemKind, NameRegistry};
-use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
+use crate::asn1::termid::{self, AsnTermId};
+pub use crate::ber::Mapping;
 use crate::model::{MegacoMessage, TerminationId};
 use crate::EncodeError;
 use form::{Form, Scope};
@@ -50,36 +51,47 @@ use form::{Form, Scope};
 /// How the PER codec maps the model's text-form values to ASN.1.
 ///
 /// The default is Erlang/OTP's default binary configuration: the standard
-/// package registry and termination ids of three 8-bit levels.
+/// package registry and termination ids of three 8-bit levels. The
+/// mapping choices are the BER codec's ([`Mapping`]): with
+/// [`Mapping::Native`] (OTP's `[native]`) nothing is mapped and names are
+/// written as their hex codes (`0x0009/0x0005`), termination ids in the
+/// form of [`termid::format_native`] (`0xff0000`).
+///
+/// PER has no dialects: values always travel as their text octets, as OTP
+/// writes them.
 #[derive(Debug, Clone)]
 pub struct PerConfig {
-    /// Package, item, parameter and digit map names ↔ codes.
+    /// Name and termination id mapping.
+    pub mapping: Mapping,
+    /// Package, item, parameter and digit map names ↔ codes (standard
+    /// packages by default).
     pub registry: Arc<NameRegistry>,
-    /// Level widths of termination ids.
-    pub levels: TermIdLevels,
-    /// OTP's `[native]`: no name or termination-id mapping at all. Names
-    /// are then written as hex codes (`0x0009/0x0005`) and termination ids
-    /// in the native form of [`termid::format_native`] (`0xff0000`).
-    pub native: bool,
 }
 
 impl Default for PerConfig {
     fn default() -> Self {
         PerConfig {
+            mapping: Mapping::default(),
             registry: NameRegistry::standard_arc().clone(),
-            levels: TermIdLevels::default(),
-            native: false,
         }
     }
 }
 
 impl PerConfig {
-    /// OTP's `[native]` configuration (see [`PerConfig::native`]).
+    /// OTP's `[native]` configuration: no name or termination id mapping.
     pub fn native() -> Self {
         PerConfig {
-            registry: Arc::new(NameRegistry::empty()),
-            native: true,
+            mapping: Mapping::Native,
             ..PerConfig::default()
+        }
+    }
+
+    /// The registry in use: none at all under [`Mapping::Native`].
+    fn names(&self) -> &NameRegistry {
+        static EMPTY: OnceLock<NameRegistry> = OnceLock::new();
+        match self.mapping {
+            Mapping::Text(_) => &self.registry,
+            Mapping::Native => EMPTY.get_or_init(NameRegistry::empty),
         }
     }
 }
@@ -210,28 +222,42 @@ fn name_err(what: &'static str, e: impl fmt::Display) -> EncodeError {
 
 impl Form for PerConfig {
     fn term_id_to_asn1(&self, t: &TerminationId) -> Result<AsnTermId, EncodeError> {
-        termid::encode(&t.id, &self.levels).map_err(|e| name_err("TerminationID", e))
+        let r = match &self.mapping {
+            Mapping::Text(levels) => termid::encode(&t.id, levels),
+            Mapping::Native => {
+                return termid::parse_native(&t.id).ok_or_else(|| {
+                    name_err(
+                        "TerminationID",
+                        format!("{:?} is not in native form 0x<hex>[#<hex>]", t.id),
+                    )
+                })
+            }
+        };
+        r.map_err(|e| name_err("TerminationID", e))
     }
 
     fn term_id_from_asn1(&self, wild: &[u8], id: &[u8]) -> Result<TerminationId, String> {
         let a = AsnTermId::new(id, wild).map_err(|e| e.to_string())?;
         let mut s = String::new();
-        if self.native || termid::decode(&a, &self.levels, &mut s).is_err() {
-            s.clear();
-            termid::format_native(&a, &mut s);
+        match &self.mapping {
+            Mapping::Text(levels) if termid::decode(&a, levels, &mut s).is_ok() => {}
+            _ => {
+                s.clear();
+                termid::format_native(&a, &mut s);
+            }
         }
         Ok(TerminationId { id: s })
     }
 
     fn pkgd_to_asn1(&self, scope: Scope, name: &str) -> Result<[u8; 4], EncodeError> {
-        self.registry
+        self.names()
             .encode_pkgd_name(kind(scope), name)
             .map_err(|e| name_err("PkgdName", e))
     }
 
     fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<String, String> {
         let mut s = String::new();
-        self.registry.decode_pkgd_name(kind(scope), code, &mut s);
+        self.names().decode_pkgd_name(kind(scope), code, &mut s);
         Ok(s)
     }
 
@@ -246,7 +272,7 @@ impl Form for PerConfig {
             .registry
             .encode_pkgd_name(k, parent)
             .map_err(|e| name_err("parameter's event or signal", e))?;
-        self.registry
+        self.names()
             .encode_parameter(k, item, name)
             .map_err(|e| name_err("parameter name", e))
     }
@@ -258,32 +284,35 @@ impl Form for PerConfig {
         code: [u8; 2],
     ) -> Result<String, String> {
         let mut s = String::new();
-        self.registry
+        self.names()
             .decode_parameter(kind(scope), parent, code, &mut s);
         Ok(s)
     }
 
     fn package_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
-        self.registry
+        self.names()
             .encode_package(name)
             .map_err(|e| name_err("package name", e))
     }
 
     fn package_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
         let mut s = String::new();
-        self.registry.decode_package(code, &mut s);
+        self.names().decode_package(code, &mut s);
         Ok(s)
     }
 
     fn dialplan_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
-        self.registry
+        self.names()
             .encode_digit_map(name)
             .map_err(|e| name_err("digit map name", e))
     }
 
     fn dialplan_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
         let mut s = String::new();
-        self.registry.decode_digit_map(code, &mut s);
+        match self.mapping {
+            Mapping::Text(_) => self.names().decode_digit_map(code, &mut s),
+            Mapping::Native => crate::asn1::push_hex16(&mut s, u16::from_be_bytes(code)),
+        }
         Ok(s)
     }
 }
