@@ -613,3 +613,64 @@ fn string_octets_outside_ascii() {
     assert_eq!(&b[9..], &[4, b'a', 0xC3, 0xA9, b'b']);
     assert_eq!(per::decode(&b, &cfg).unwrap(), utf8);
 }
+
+/// FNV-1a, to compare with long OTP encodings without storing them.
+fn fnv1a(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325, |h, &x| {
+        (h ^ x as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Fragmented lengths (X.691 11.9.3.8), checked against OTP: a 40000
+/// character error text (OTP: 40012 octets, `C2` then 32768 characters,
+/// then `9C 40` and 7232 characters) and a response ack of 20000 ranges
+/// (OTP: 59757 octets, `C1` then 16384 items, then `8E 20` and 3616).
+#[test]
+fn fragmented_lengths_match_otp() {
+    let cfg = PerConfig::default();
+    let text = "a".repeat(40000);
+    let m = MegacoMessage {
+        auth_header: None,
+        mess: Message {
+            version: 2,
+            mid: Mid::Ip4(Ip4Address {
+                address: [10, 0, 0, 1],
+                port: None,
+            }),
+            body: MessageBody::Error(ErrorDescriptor {
+                error_code: 400,
+                error_text: Some(text),
+            }),
+        },
+    };
+    let b = per::encode(&m, &cfg).unwrap();
+    assert_eq!(b.len(), 40012);
+    assert_eq!(&b[..10], &[1, 0, 10, 0, 0, 1, 64, 1, 144, 0xC2]);
+    assert_eq!(&b[10 + 32768..10 + 32770], &[0x9C, 0x40]);
+    assert_eq!(fnv1a(&b), 0x1c1f_2407_b8cf_acac);
+    assert_eq!(per::decode(&b, &cfg).unwrap(), m);
+
+    let acks = (1..=20000)
+        .map(|i| TransactionAck {
+            first_ack: i,
+            last_ack: None,
+        })
+        .collect();
+    let m = MegacoMessage {
+        auth_header: None,
+        mess: Message {
+            version: 1,
+            mid: Mid::Ip4(Ip4Address {
+                address: [10, 0, 0, 1],
+                port: None,
+            }),
+            body: MessageBody::Transactions(vec![Transaction::ResponseAck(acks)]),
+        },
+    };
+    let b = per::encode(&m, &cfg).unwrap();
+    assert_eq!(b.len(), 59757);
+    assert_eq!(&b[..12], &[0, 128, 10, 0, 0, 1, 128, 1, 0x60, 0xC1, 0, 1]);
+    assert_eq!(&b[48907..48911], &[0x8E, 0x20, 0x20, 0x40]);
+    assert_eq!(fnv1a(&b), 0xb2c0_6356_41e7_bb34);
+    assert_eq!(per::decode(&b, &cfg).unwrap(), m);
+}
