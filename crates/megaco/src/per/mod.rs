@@ -14,6 +14,29 @@
 //! travel as their text octets, as OTP does (OTP's dialect, not the
 //! "double wrapping" of RFC 3525 A.2).
 //!
+//! # Following OTP
+//!
+//! - Strings (IA5String fields and values) carry the octets of the text:
+//!   UTF-8 goes out as UTF-8, like OTP's octet lists; on decoding, octets
+//!   that are not UTF-8 are read as Latin-1 characters (OTP keeps them as
+//!   such). OTP's IA5String encoder does not check for 7-bit characters,
+//!   and neither does this one.
+//! - Named-bit BIT STRINGs (audit tokens, NotifyCompletion) drop their
+//!   trailing zero bits, as OTP's encoder does.
+//! - `ServiceChangeProfile` is OTP's single `profileName` string
+//!   (`resgw/1`), split into name and version in the model.
+//! - An MTP address is carried as the octets of its text, as OTP's text
+//!   parser keeps it (only 2 to 4 fit the ASN.1 size).
+//! - Extension additions and alternatives unknown to the message's version
+//!   are skipped when they are SEQUENCE additions (X.691 open types) and
+//!   refused when they are CHOICE alternatives or ENUMERATED values (the
+//!   model has no place for them).
+//!
+//! The decoder refuses nothing it can represent and never panics; counts
+//! and lengths are checked against the input left before anything is
+//! allocated. Megaco's ASN.1 types are not recursive, so the depth of
+//! nesting is bounded by the schema itself.
+//!
 //! ```
 //! use megaco::model::*;
 //! use megaco::per::{self, PerConfig};
