@@ -674,3 +674,181 @@ fn fragmented_lengths_match_otp() {
     assert_eq!(fnv1a(&b), 0xb2c0_6356_41e7_bb34);
     assert_eq!(per::decode(&b, &cfg).unwrap(), m);
 }
+
+// OTP native ASN.1 record (encoded with config [native], version 3): every
+// v3 extension addition and alternative at once.
+// {"v3_additions", {'MegacoMessage', asn1_NOVALUE, {'Message', 3, {ip4Address, {'IP4Address',[10,0,0,1],2944}}, {transactions, [
+//  {transactionRequest, {'TransactionRequest', 1, [
+//   {'ActionRequest', 2,
+//    {'ContextRequest', 4, true, [{'TopologyRequest', {'TerminationID',[],[255,0,1]}, {'TerminationID',[],[255,0,2]}, oneway, 9, onewayboth}], false, [{'PropertyParm',[0,13,0,10],["2"],asn1_NOVALUE}], [7,8]},
+//    {'ContextAttrAuditRequest', 'NULL', asn1_NOVALUE, 'NULL', 'NULL', [{'IndAudPropertyParm',[0,13,0,10],asn1_NOVALUE}], 3, false, true, {orAUDITSelect,'NULL'}},
+//    [{'CommandRequest', {modReq, {'AmmRequest', [{'TerminationID',[],[255,0,0]}], [
+//       {statisticsDescriptor, [{'StatisticsParameter',[0,11,0,1],asn1_NOVALUE}]},
+//       {eventsDescriptor, {'EventsDescriptor', asn1_NOVALUE, [{'RequestedEvent', [0,9,0,5], 3, {'RequestedActions', asn1_NOVALUE, asn1_NOVALUE, {'SecondEventsDescriptor', asn1_NOVALUE, [{'SecondRequestedEvent',[0,9,0,4],asn1_NOVALUE,{'SecondRequestedActions',false,asn1_NOVALUE,asn1_NOVALUE,{notifyImmediate,'NULL'},'NULL'},[]}]}, asn1_NOVALUE, {notifyRegulated, {'RegulatedEmbeddedDescriptor', asn1_NOVALUE, [{signal, {'Signal',[0,7,0,49],asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE,[],asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE}}]}}, 'NULL'}, []}]}},
+//       {signalsDescriptor, [{signal, {'Signal',[0,7,0,49],1,brief,100,[onTimeOut,onIteration],true,[],both,77,10}}]},
+//       {mediaDescriptor, {'MediaDescriptor', asn1_NOVALUE, {oneStream, {'StreamParms', asn1_NOVALUE, asn1_NOVALUE, asn1_NOVALUE, [{'StatisticsParameter',[0,11,0,1],["5","6"]}]}}}}
+//     ]}}, asn1_NOVALUE, asn1_NOVALUE},
+//     {'CommandRequest', {auditValueRequest, {'AuditRequest', {'TerminationID',[],[255,0,0]},
+//       {'AuditDescriptor', [muxToken, eventBufferToken], [
+//         {indAudMediaDescriptor, {'IndAudMediaDescriptor', {'IndAudTerminationStateDescriptor', [{'IndAudPropertyParm',[0,13,0,10],{'PropertyParm',[0,13,0,10],["3"],{range,true}}}], asn1_NOVALUE, 'NULL', outOfSvc},
+//            {multiStream, [{'IndAudStreamDescriptor', 2, {'IndAudStreamParms', {'IndAudLocalControlDescriptor', 'NULL', asn1_NOVALUE, asn1_NOVALUE, asn1_NOVALUE, loopBack}, {'IndAudLocalRemoteDescriptor', 3, [{'IndAudPropertyParm',[0,0,176,1],asn1_NOVALUE}]}, asn1_NOVALUE, {'IndAudStatisticsDescriptor',[0,11,0,2]}}}]}}},
+//         {indAudSignalsDescriptor, {seqSigList, {'IndAudSeqSigList', 5, {'IndAudSignal', [0,7,0,49], 1, 99}}}},
+//         {indAudEventsDescriptor, {'IndAudEventsDescriptor', 4, [0,9,0,5], 2}},
+//         {indAudEventBufferDescriptor, {'IndAudEventBufferDescriptor', [0,9,0,4], asn1_NOVALUE}},
+//         {indAudDigitMapDescriptor, {'IndAudDigitMapDescriptor', [0,1]}},
+//         {indAudStatisticsDescriptor, {'IndAudStatisticsDescriptor', [0,11,0,1]}},
+//         {indAudPackagesDescriptor, {'IndAudPackagesDescriptor', [0,9], 1}}
+//       ]}, [{'TerminationID',[],[255,0,0]}, {'TerminationID',[[16#87]],[255,0,0]}]}}, asn1_NOVALUE, asn1_NOVALUE}]}]}},
+//  {transactionReply, {'TransactionReply', 2, asn1_NOVALUE, {actionReplies, [{'ActionReply', 2, asn1_NOVALUE, asn1_NOVALUE, [{auditValueReply, {auditResultTermList, {'TermListAuditResult', [{'TerminationID',[],[255,0,0]}], [{emptyDescriptors, {'AuditDescriptor', [mediaToken], asn1_NOVALUE}}]}}}]}]}, 3, asn1_NOVALUE}},
+//  {segmentReply, {'SegmentReply', 2, 3, 'NULL'}},
+//  {transactionPending, {'TransactionPending', 9}}
+// ]}}}}.
+const V3_ADDITIONS: &[&str] = &[
+    "01840A0000010B808004000101C002F48001800040FF0001000040FF000280E0020009014005C00100090100000D000A",
+    "010132050200070008D0BF800100060100000D000A0130010001800140020401000040FF00000480060100000B000130",
+    "016000090005000390012000090004C01C0100010000038008240100000700310001000050013F000700310001000064",
+    "058C0005C0014002004D02000A0280100B0180000B000102013501360B000040FF0000C00A804040570707400180000D",
+    "000A010940000D000A0101336001012080010002EC0080014040000301000000B0010104000B0002360005C000070031",
+    "000101020063160004000900050002200009000448000A80000B000160004810010E02000040FF000000018740FF0000",
+    "5002800100020158000C0001000040FF0000015A032003000200038004400200032009",
+];
+
+#[test]
+fn v3_extension_additions_and_alternatives() {
+    let m = round_trip(&hex(V3_ADDITIONS));
+    let MessageBody::Transactions(ts) = &m.mess.body else {
+        panic!()
+    };
+    assert_eq!(ts.len(), 4);
+    let a = &actions(&m)[0];
+    let cr = a.context_request.as_ref().unwrap();
+    let t = &cr.topology_req.as_ref().unwrap()[0];
+    assert_eq!(t.stream_id, Some(9));
+    assert_eq!(
+        t.topology_direction_extension,
+        Some(TopologyDirectionExtension::OnewayBoth)
+    );
+    assert_eq!(cr.iepscallind, Some(false));
+    assert_eq!(cr.context_list, Some(vec![ContextId(7), ContextId(8)]));
+    let ca = a.context_attr_audit_req.as_ref().unwrap();
+    assert!(ca.topology && !ca.emergency && ca.priority && ca.iepscallind);
+    assert_eq!(ca.select_priority, Some(3));
+    assert_eq!(ca.select_emergency, Some(false));
+    assert_eq!(ca.select_iepscallind, Some(true));
+    assert_eq!(ca.select_logic, Some(SelectLogic::Or));
+    let d = &amm(&m, 0).descriptors;
+    assert!(matches!(&d[0], AmmDescriptor::Statistics(s) if s.len() == 1));
+    let AmmDescriptor::Events(ev) = &d[1] else {
+        panic!()
+    };
+    assert_eq!(ev.request_id, None);
+    let act = ev.event_list[0].event_action.as_ref().unwrap();
+    assert!(act.reset_events_descriptor);
+    assert!(matches!(
+        act.notify_behaviour,
+        Some(NotifyBehaviour::NotifyRegulated(_))
+    ));
+    let se = &act.second_event.as_ref().unwrap().event_list[0];
+    let sa = se.event_action.as_ref().unwrap();
+    assert_eq!(sa.notify_behaviour, Some(NotifyBehaviour::NotifyImmediate));
+    assert!(sa.reset_events_descriptor);
+    let AmmDescriptor::Signals(s) = &d[2] else {
+        panic!()
+    };
+    let SignalRequest::Signal(s) = &s[0] else {
+        panic!()
+    };
+    assert_eq!(s.direction, Some(SignalDirection::Both));
+    assert_eq!(s.request_id, Some(77));
+    assert_eq!(s.intersig_delay, Some(10));
+    assert_eq!(
+        s.notify_completion,
+        Some(vec![
+            NotifyCompletion::OnTimeOut,
+            NotifyCompletion::OnIteration
+        ])
+    );
+    let AmmDescriptor::Media(md) = &d[3] else {
+        panic!()
+    };
+    let Some(Streams::OneStream(sp)) = &md.streams else {
+        panic!()
+    };
+    assert_eq!(
+        sp.statistics_descriptor.as_ref().unwrap()[0].stat_value,
+        Some(vec!["5".into(), "6".into()])
+    );
+    let Command::AuditValue(ar) = &a.command_requests[1].command else {
+        panic!()
+    };
+    assert_eq!(
+        ar.termination_id_list.as_ref().unwrap()[1].id,
+        "11111111/00000000/*"
+    );
+    let ad = &ar.audit_descriptor;
+    assert_eq!(
+        ad.audit_token,
+        Some(vec![AuditToken::Mux, AuditToken::EventBuffer])
+    );
+    let items = ad.audit_property_token.as_ref().unwrap();
+    assert_eq!(items.len(), 7);
+    let IndAuditParameter::Media(im) = &items[0] else {
+        panic!()
+    };
+    let ts_ = im.term_state_descr.as_ref().unwrap();
+    assert_eq!(ts_.service_state_sel, Some(ServiceState::OutOfSvc));
+    assert_eq!(
+        ts_.property_parms[0]
+            .property_parms
+            .as_ref()
+            .unwrap()
+            .extra_info,
+        Some(ExtraInfo::Range(true))
+    );
+    let Some(IndAudStreams::MultiStream(st)) = &im.streams else {
+        panic!()
+    };
+    let p = &st[0].stream_parms;
+    assert_eq!(
+        p.local_control_descriptor.as_ref().unwrap().stream_mode_sel,
+        Some(StreamMode::LoopBack)
+    );
+    assert_eq!(p.local_descriptor.as_ref().unwrap().prop_group_id, Some(3));
+    assert_eq!(p.statistics_descriptor.as_ref().unwrap().stat_name, "nt/os");
+    let IndAuditParameter::Signals(IndAudSignalsDescriptor::SeqSigList(l)) = &items[1] else {
+        panic!()
+    };
+    assert_eq!(l.signal_list.as_ref().unwrap().signal_request_id, Some(99));
+    assert!(
+        matches!(&items[4], IndAuditParameter::DigitMap(d) if d.digit_map_name.as_deref() == Some("dialplan01"))
+    );
+    let Transaction::Reply(r) = &ts[1] else {
+        panic!()
+    };
+    assert_eq!(
+        (r.segment_number, r.segmentation_complete),
+        (Some(3), false)
+    );
+    let TransactionResult::ActionReplies(rs) = &r.result else {
+        panic!()
+    };
+    assert!(matches!(
+        &rs[0].command_reply[0],
+        CommandReply::AuditValue(AuditReply::AuditResultTermList(_))
+    ));
+    assert_eq!(
+        ts[2],
+        Transaction::SegmentReply(SegmentReply {
+            transaction_id: 2,
+            segment_number: 3,
+            segmentation_complete: true
+        })
+    );
+    // None of it exists in version 2.
+    let mut v2 = m.clone();
+    v2.mess.version = 2;
+    assert!(matches!(
+        per::encode(&v2, &PerConfig::default()),
+        Err(megaco::EncodeError::Version { needs: 3, .. })
+    ));
+}
