@@ -167,3 +167,76 @@ fn errors_say_where_and_what() {
     assert_eq!(e.byte_offset(), 2);
     assert!(e.to_string().contains("IP4Address.address"));
 }
+
+/// `levels` regulated notify behaviours, each embedding an event whose
+/// actions carry the next.
+fn nested(levels: usize) -> NotifyBehaviour {
+    let mut n = NotifyBehaviour::NotifyImmediate;
+    for _ in 1..levels {
+        n = NotifyBehaviour::NotifyRegulated(RegulatedEmbeddedDescriptor {
+            second_event: Some(SecondEventsDescriptor {
+                request_id: Some(1),
+                event_list: vec![SecondRequestedEvent {
+                    pkgd_name: "al/on".into(),
+                    stream_id: None,
+                    event_action: Some(SecondRequestedActions {
+                        keep_active: None,
+                        event_dm: None,
+                        signals_descriptor: None,
+                        notify_behaviour: Some(n),
+                        reset_events_descriptor: false,
+                    }),
+                    ev_par_list: vec![],
+                }],
+            }),
+            signals_descriptor: None,
+        });
+    }
+    n
+}
+
+fn with_behaviour(n: NotifyBehaviour) -> MegacoMessage {
+    modify(
+        3,
+        AmmDescriptor::Events(EventsDescriptor {
+            request_id: Some(1),
+            event_list: vec![RequestedEvent {
+                pkgd_name: "al/of".into(),
+                stream_id: None,
+                event_action: Some(RequestedActions {
+                    keep_active: None,
+                    event_dm: None,
+                    second_event: None,
+                    signals_descriptor: None,
+                    notify_behaviour: Some(n),
+                    reset_events_descriptor: false,
+                }),
+                ev_par_list: vec![],
+            }],
+        }),
+    )
+}
+
+/// The one recursion of the ASN.1 types is bounded both ways.
+#[test]
+fn nesting_of_notify_behaviours_is_limited() {
+    let cfg = PerConfig::default();
+    assert_eq!(cfg.max_depth, 16);
+    let ok = with_behaviour(nested(16));
+    let b = per::encode(&ok, &cfg).unwrap();
+    assert_eq!(per::decode(&b, &cfg).unwrap(), ok);
+
+    let deep = with_behaviour(nested(40));
+    assert!(matches!(
+        per::encode(&deep, &cfg),
+        Err(EncodeError::Invalid { .. })
+    ));
+    let roomy = PerConfig {
+        max_depth: 64,
+        ..PerConfig::default()
+    };
+    let b = per::encode(&deep, &roomy).unwrap();
+    assert_eq!(per::decode(&b, &roomy).unwrap(), deep);
+    let e = per::decode(&b, &cfg).unwrap_err();
+    assert_eq!(e.kind, PerErrorKind::TooDeep { limit: 16 });
+}

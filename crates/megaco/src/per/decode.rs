@@ -1,7 +1,10 @@
 //! Aligned PER → model, following the module of the version found in the
-//! message. The ASN.1 types of Megaco are not recursive, so nesting is
-//! bounded by the schema itself; every count is checked against the bits
-//! left before anything is allocated.
+//! message. The one recursion of the ASN.1 types (a regulated notify
+//! behaviour embeds events whose actions have a notify behaviour again) is
+//! bounded by [`PerConfig::max_depth`](super::PerConfig::max_depth); every
+//! count is checked against the bits left before anything is allocated.
+
+use std::cell::Cell;
 
 use super::bits::BitReader;
 use super::form::{Form, Scope};
@@ -16,6 +19,10 @@ pub(crate) struct Dcx<'f> {
     pub(crate) v: u8,
     /// ASN.1 → text form mapping.
     pub(crate) form: &'f dyn Form,
+    /// Current nesting of notify behaviours.
+    depth: Cell<usize>,
+    /// The deepest nesting accepted.
+    max_depth: usize,
 }
 
 fn form_err(r: &BitReader<'_>, what: &'static str, detail: String) -> PerError {
@@ -216,7 +223,11 @@ fn bit_string(r: &mut BitReader<'_>, what: &'static str) -> R<Vec<u32>> {
 // ------------------------------------------------------------- top level
 
 /// Decodes a whole MegacoMessage; the version is read from the message.
-pub(crate) fn megaco_message(r: &mut BitReader<'_>, form: &dyn Form) -> R<MegacoMessage> {
+pub(crate) fn megaco_message(
+    r: &mut BitReader<'_>,
+    form: &dyn Form,
+    max_depth: usize,
+) -> R<MegacoMessage> {
     let has_auth = r.bit("authHeader presence")?;
     let auth_header = if has_auth {
         let spi = r.aligned_slice(4, "secParmIndex")?;
@@ -237,7 +248,12 @@ pub(crate) fn megaco_message(r: &mut BitReader<'_>, form: &dyn Form) -> R<Megaco
     if !(1..=3).contains(&version) {
         return Err(r.err(PerErrorKind::UnsupportedVersion(version)));
     }
-    let cx = Dcx { v: version, form };
+    let cx = Dcx {
+        v: version,
+        form,
+        depth: Cell::new(0),
+        max_depth,
+    };
     let mid = mid(r, &cx)?;
     let body = if r.bits(1, "messageBody")? == 0 {
         MessageBody::Error(error_descriptor(r)?)
@@ -1472,6 +1488,19 @@ fn requested_actions(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<RequestedActions>
 }
 
 fn notify_behaviour(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<NotifyBehaviour> {
+    let depth = cx.depth.get();
+    if depth >= cx.max_depth {
+        return Err(r.err(PerErrorKind::TooDeep {
+            limit: cx.max_depth,
+        }));
+    }
+    cx.depth.set(depth + 1);
+    let res = notify_behaviour_in(r, cx);
+    cx.depth.set(depth);
+    res
+}
+
+fn notify_behaviour_in(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<NotifyBehaviour> {
     Ok(match root_choice(r, 3, true, "NotifyBehaviour")? {
         0 => NotifyBehaviour::NotifyImmediate,
         1 => {

@@ -1,6 +1,8 @@
 //! Model → aligned PER, following the MEDIA-GATEWAY-CONTROL module of the
 //! message's version (v1, v2 or v3; OTP's modules).
 
+use std::cell::Cell;
+
 use super::bits::BitWriter;
 use super::form::{Form, Scope};
 use crate::model::*;
@@ -14,6 +16,10 @@ pub(crate) struct Cx<'f> {
     pub(crate) v: u8,
     /// Text ↔ ASN.1 form mapping.
     pub(crate) form: &'f dyn Form,
+    /// Current nesting of notify behaviours.
+    pub(crate) depth: Cell<usize>,
+    /// The deepest nesting accepted.
+    pub(crate) max_depth: usize,
 }
 
 impl Cx<'_> {
@@ -1201,6 +1207,23 @@ fn requested_actions(w: &mut BitWriter<'_>, cx: &Cx<'_>, a: &RequestedActions) -
 }
 
 fn notify_behaviour(w: &mut BitWriter<'_>, cx: &Cx<'_>, n: &NotifyBehaviour) -> R {
+    let depth = cx.depth.get();
+    if depth >= cx.max_depth {
+        return Err(invalid(
+            "NotifyBehaviour",
+            format!(
+                "regulated notifications nested deeper than {}",
+                cx.max_depth
+            ),
+        ));
+    }
+    cx.depth.set(depth + 1);
+    let res = notify_behaviour_in(w, cx, n);
+    cx.depth.set(depth);
+    res
+}
+
+fn notify_behaviour_in(w: &mut BitWriter<'_>, cx: &Cx<'_>, n: &NotifyBehaviour) -> R {
     match n {
         NotifyBehaviour::NotifyImmediate => choice(w, 0, 3, true),
         NotifyBehaviour::NotifyRegulated(r) => {

@@ -34,8 +34,9 @@
 //!
 //! The decoder refuses nothing it can represent and never panics; counts
 //! and lengths are checked against the input left before anything is
-//! allocated. Megaco's ASN.1 types are not recursive, so the depth of
-//! nesting is bounded by the schema itself.
+//! allocated. The one recursion of the ASN.1 types (a regulated notify
+//! behaviour embeds events whose actions have a notify behaviour again) is
+//! bounded by [`PerConfig::max_depth`].
 //!
 //! ```
 //! use megaco::model::*;
@@ -89,6 +90,11 @@ pub struct PerConfig {
     /// Package, item, parameter and digit map names ↔ codes (standard
     /// packages by default).
     pub registry: Arc<NameRegistry>,
+    /// How deeply regulated notify behaviours may nest (v3
+    /// `NotifyRegulated` embeds events that can carry a notify behaviour
+    /// again): the only recursion of the ASN.1 types. Deeper input is an
+    /// error for the decoder and the encoder alike. Default 16.
+    pub max_depth: usize,
 }
 
 impl Default for PerConfig {
@@ -96,6 +102,7 @@ impl Default for PerConfig {
         PerConfig {
             mapping: Mapping::default(),
             registry: NameRegistry::standard_arc().clone(),
+            max_depth: 16,
         }
     }
 }
@@ -158,6 +165,12 @@ pub enum PerErrorKind {
     },
     /// The message's version is not 1 to 3.
     UnsupportedVersion(u8),
+    /// Regulated notify behaviours nested deeper than
+    /// [`PerConfig::max_depth`].
+    TooDeep {
+        /// The limit.
+        limit: usize,
+    },
     /// A value that the text-form mapping refused.
     Form {
         /// Which field.
@@ -183,6 +196,9 @@ impl fmt::Display for PerError {
                 write!(f, "unsupported protocol version {v} (expected 1 to 3)")
             }
             PerErrorKind::Form { what, detail } => write!(f, "cannot map {what}: {detail}"),
+            PerErrorKind::TooDeep { limit } => {
+                write!(f, "notify behaviours nested deeper than {limit}")
+            }
         }
     }
 }
@@ -211,7 +227,12 @@ pub fn encode_into(
         return Err(EncodeError::UnsupportedVersion(v));
     }
     let start = out.len();
-    let cx = encode::Cx { v, form: cfg };
+    let cx = encode::Cx {
+        v,
+        form: cfg,
+        depth: std::cell::Cell::new(0),
+        max_depth: cfg.max_depth,
+    };
     let mut w = bits::BitWriter::new(out);
     let res = encode::megaco_message(&mut w, &cx, msg);
     if res.is_err() {
@@ -224,7 +245,7 @@ pub fn encode_into(
 /// and selects the ASN.1 module for the rest.
 pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> {
     let mut r = bits::BitReader::new(bytes, 0);
-    decode::megaco_message(&mut r, cfg)
+    decode::megaco_message(&mut r, cfg, cfg.max_depth)
 }
 
 fn kind(s: Scope) -> ItemKind {
