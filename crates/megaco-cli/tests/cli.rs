@@ -30,7 +30,7 @@ fn vector(codec: &str, name: &str) -> Vec<u8> {
 
 #[test]
 fn convert_pretty_to_compact_matches_otp_from_stdin_to_stdout() {
-    for name in ["msg01a", "msg10", "msg72b", "msg80a01"] {
+    for name in ["msg01a", "msg10", "msg72b01", "msg81a01"] {
         let out = megaco(
             &["convert", "--to", "compact"],
             Some(&vector("pretty", name)),
