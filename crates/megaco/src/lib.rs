@@ -9,9 +9,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod asn1;
+pub mod ber;
 pub mod corpus;
 pub mod error;
 pub mod model;
+pub mod per;
 pub mod text;
 pub mod version;
 

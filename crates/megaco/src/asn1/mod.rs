@@ -1,0 +1,64 @@
+//! Mappings between the text-form model and the ASN.1 form of H.248.1
+//! Annex A, shared by the binary codecs (BER and PER).
+//!
+//! The message model keeps values as the text encoding writes them
+//! (`"al/of"`, `"11111111/00000000/$"`). The ASN.1 module carries the same
+//! things in binary form: a termination id is a packed bit string with
+//! wildcard octets, a package item is a 2-octet package id plus a 2-octet
+//! item id. This module holds those conversions:
+//!
+//! - [`termid`]: termination id text ↔ `TerminationID { wildcard, id }`,
+//!   with configurable level sizes (H.248.1 Annex A.1, Erlang/OTP's
+//!   `megaco_binary_term_id`).
+//! - [`names`]: package / item / parameter names ↔ 2-octet codes through a
+//!   [`names::NameRegistry`] of the standard packages that users can extend.
+//! - [`values`]: the RFC 3525 A.2 "double wrapping" of property, parameter
+//!   and statistic values by their package type (standard binary dialect).
+//!
+//! # Reversible forms for codes without a name
+//!
+//! A code the registry does not know is written in hex with a `0x` prefix,
+//! which no text-encoding name can start with: `0x0063/0x0001` (unknown
+//! package), `al/0x0099` (known package, unknown item), `0x0004` (a
+//! parameter or package name). The encoders accept these forms back, so
+//! decoding and re-encoding is lossless. A termination id that does not fit
+//! the configured levels is written `0x<id octets>` followed by `#<octet>`
+//! per wildcard octet, e.g. `0x000000#57` (see [`termid::format_native`]).
+
+pub mod names;
+pub mod termid;
+pub mod values;
+
+/// Writes `v` as four lower-case hex digits prefixed by `0x`.
+pub(crate) fn push_hex16(out: &mut String, v: u16) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("0x");
+    for shift in [12u32, 8, 4, 0] {
+        out.push(HEX[((v >> shift) & 0xF) as usize] as char);
+    }
+}
+
+/// Parses `0xHHHH` (exactly four hex digits, any case).
+pub(crate) fn parse_hex16(s: &str) -> Option<u16> {
+    let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
+    if digits.len() != 4 {
+        return None;
+    }
+    u16::from_str_radix(digits, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex16_round_trip() {
+        let mut s = String::new();
+        push_hex16(&mut s, 0xb00f);
+        assert_eq!(s, "0xb00f");
+        assert_eq!(parse_hex16(&s), Some(0xb00f));
+        assert_eq!(parse_hex16("0XB00F"), Some(0xb00f));
+        assert_eq!(parse_hex16("0x123"), None);
+        assert_eq!(parse_hex16("b00f"), None);
+    }
+}

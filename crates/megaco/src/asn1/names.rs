@@ -1,0 +1,832 @@
+//! Package, item and parameter names ↔ their 2-octet binary codes.
+//!
+//! The binary encodings name a property, event, signal or statistic with a
+//! `PkgdName`: a 2-octet package id and a 2-octet item id (`"al/of"` is
+//! `00 09 00 05`). Event and signal parameters, package names (in
+//! `PackagesItem`) and digit map names are one 2-octet `Name`. A parameter
+//! code is scoped by its event or signal.
+//!
+//! [`NameRegistry::standard`] knows the packages of H.248.1 Annex E that
+//! Erlang/OTP's binary name resolver knows, with the same codes: `g`,
+//! `root`, `tonegen`, `tonedet`, `dg`, `dd`, `cg`, `cd`, `al`, `ct`, `nt`,
+//! `rtp`, `tdmc`, `swb` (OTP's proprietary `FE FE`), and the pseudo
+//! package `00 00` of the Annex C properties written without a package
+//! (SDP `v`, `c`, `m`, … and `IPv4`, `Port`, …). Each item and parameter
+//! also carries its [`ValueType`] for the standard dialect's value
+//! wrapping. Clone it and add your own packages:
+//!
+//! ```
+//! use megaco::asn1::names::{ItemKind, NameRegistry};
+//! use megaco::asn1::values::ValueType;
+//!
+//! let mut reg = NameRegistry::standard().clone();
+//! reg.add_package("xyz", 0x8001);
+//! reg.add_item(0x8001, ItemKind::Event, "boom", 0x0001, None);
+//! reg.add_parameter(0x8001, ItemKind::Event, 0x0001, "loud", 0x0002, Some(ValueType::Integer));
+//!
+//! let code = reg.encode_pkgd_name(ItemKind::Event, "xyz/boom").unwrap();
+//! assert_eq!(code, [0x80, 0x01, 0x00, 0x01]);
+//! assert_eq!(reg.encode_parameter(ItemKind::Event, code, "loud").unwrap(), [0, 2]);
+//!
+//! let mut s = String::new();
+//! reg.decode_pkgd_name(ItemKind::Event, [0x00, 0x09, 0x00, 0x05], &mut s);
+//! assert_eq!(s, "al/of");
+//! ```
+//!
+//! `*` as a package or item is `FF FF`. Unknown codes decode to the hex
+//! form `0xPPPP` (see the [module docs](super)), which encodes back to the
+//! same code; names the registry does not know and that are not in that
+//! form are an error on encoding ([`NameError`]).
+
+use std::sync::{Arc, OnceLock};
+
+use super::values::ValueType;
+use super::{parse_hex16, push_hex16};
+
+/// What a `PkgdName` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ItemKind {
+    /// A property (TerminationState, LocalControl, Local/Remote, context).
+    Property,
+    /// An event.
+    Event,
+    /// A signal.
+    Signal,
+    /// A statistic.
+    Statistic,
+}
+
+/// A parameter of an event or signal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parameter {
+    /// Its text name.
+    pub name: String,
+    /// Its 2-octet code.
+    pub code: u16,
+    /// Its value type, if known.
+    pub ty: Option<ValueType>,
+}
+
+/// A property, event, signal or statistic of a package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// What it is.
+    pub kind: ItemKind,
+    /// Its text name.
+    pub name: String,
+    /// Its 2-octet code.
+    pub code: u16,
+    /// The value type of a property or statistic, if known.
+    pub ty: Option<ValueType>,
+    /// Parameters of an event or signal.
+    pub params: Vec<Parameter>,
+}
+
+/// A package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Package {
+    /// Its text name (empty for the `00 00` pseudo package).
+    pub name: String,
+    /// Its 2-octet code.
+    pub code: u16,
+    /// Its items.
+    pub items: Vec<Item>,
+}
+
+/// A name that has no code in the registry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NameError {
+    /// Unknown package.
+    #[error("unknown package {0:?}")]
+    UnknownPackage(String),
+    /// Unknown item of a known package.
+    #[error("unknown {kind:?} {name:?}")]
+    UnknownItem {
+        /// What was looked for.
+        kind: ItemKind,
+        /// The full name.
+        name: String,
+    },
+    /// Unknown parameter of an event or signal.
+    #[error("unknown parameter {name:?} of {kind:?} {item:02x?}")]
+    UnknownParameter {
+        /// Event or signal.
+        kind: ItemKind,
+        /// The event or signal code.
+        item: [u8; 4],
+        /// The parameter name.
+        name: String,
+    },
+    /// A digit map name without a code.
+    #[error("digit map name {0:?} has no binary code (dialplanNN or 0xHHHH)")]
+    UnknownDigitMap(String),
+}
+
+/// Name ↔ code tables.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NameRegistry {
+    packages: Vec<Package>,
+    digit_maps: Vec<(String, u16)>,
+}
+
+/// The code of the `*` wildcard package or item.
+pub const WILDCARD: u16 = 0xFFFF;
+
+impl NameRegistry {
+    /// An empty registry: only hex forms and `*` map.
+    pub fn empty() -> Self {
+        NameRegistry::default()
+    }
+
+    /// The standard packages (shared instance).
+    pub fn standard() -> &'static NameRegistry {
+        Self::standard_arc()
+    }
+
+    /// The standard packages, as a shared pointer (cheap to clone into a
+    /// codec configuration).
+    pub fn standard_arc() -> &'static Arc<NameRegistry> {
+        static STD: OnceLock<Arc<NameRegistry>> = OnceLock::new();
+        STD.get_or_init(|| Arc::new(build_standard()))
+    }
+
+    /// The packages, in the order added.
+    pub fn packages(&self) -> &[Package] {
+        &self.packages
+    }
+
+    /// Adds (or renames) a package.
+    pub fn add_package(&mut self, name: &str, code: u16) {
+        match self.packages.iter_mut().find(|p| p.code == code) {
+            Some(p) => p.name = name.to_string(),
+            None => self.packages.push(Package {
+                name: name.to_string(),
+                code,
+                items: Vec::new(),
+            }),
+        }
+    }
+
+    /// Adds an item to the package with code `package` (created unnamed as
+    /// `0xPPPP` if missing).
+    pub fn add_item(
+        &mut self,
+        package: u16,
+        kind: ItemKind,
+        name: &str,
+        code: u16,
+        ty: Option<ValueType>,
+    ) {
+        let p = self.package_mut(package);
+        p.items.retain(|i| !(i.kind == kind && i.code == code));
+        p.items.push(Item {
+            kind,
+            name: name.to_string(),
+            code,
+            ty,
+            params: Vec::new(),
+        });
+    }
+
+    /// Adds a parameter to the event or signal `item` of `package`.
+    pub fn add_parameter(
+        &mut self,
+        package: u16,
+        kind: ItemKind,
+        item: u16,
+        name: &str,
+        code: u16,
+        ty: Option<ValueType>,
+    ) {
+        let p = self.package_mut(package);
+        let idx = match p
+            .items
+            .iter()
+            .position(|i| i.kind == kind && i.code == item)
+        {
+            Some(i) => i,
+            None => {
+                let mut n = String::new();
+                push_hex16(&mut n, item);
+                p.items.push(Item {
+                    kind,
+                    name: n,
+                    code: item,
+                    ty: None,
+                    params: Vec::new(),
+                });
+                p.items.len() - 1
+            }
+        };
+        let it = &mut p.items[idx];
+        it.params.retain(|q| q.code != code);
+        it.params.push(Parameter {
+            name: name.to_string(),
+            code,
+            ty,
+        });
+    }
+
+    /// Adds a digit map name with its code.
+    pub fn add_digit_map(&mut self, name: &str, code: u16) {
+        self.digit_maps.retain(|(_, c)| *c != code);
+        self.digit_maps.push((name.to_string(), code));
+    }
+
+    fn package_mut(&mut self, code: u16) -> &mut Package {
+        let idx = match self.packages.iter().position(|p| p.code == code) {
+            Some(i) => i,
+            None => {
+                let mut n = String::new();
+                push_hex16(&mut n, code);
+                self.packages.push(Package {
+                    name: n,
+                    code,
+                    items: Vec::new(),
+                });
+                self.packages.len() - 1
+            }
+        };
+        &mut self.packages[idx]
+    }
+
+    fn package_by_code(&self, code: u16) -> Option<&Package> {
+        self.packages.iter().find(|p| p.code == code)
+    }
+
+    fn item_by_code(&self, kind: ItemKind, code: [u8; 4]) -> Option<&Item> {
+        let (pc, ic) = split(code);
+        self.package_by_code(pc)?
+            .items
+            .iter()
+            .find(|i| i.kind == kind && i.code == ic)
+    }
+
+    /// The code of a package name (`PackagesItem`, `IndAudPackagesDescriptor`).
+    pub fn encode_package(&self, name: &str) -> Result<[u8; 2], NameError> {
+        self.package_code(name)
+            .map(u16::to_be_bytes)
+            .ok_or_else(|| NameError::UnknownPackage(name.to_string()))
+    }
+
+    fn package_code(&self, name: &str) -> Option<u16> {
+        if name == "*" {
+            return Some(WILDCARD);
+        }
+        if let Some(c) = parse_hex16(name) {
+            return Some(c);
+        }
+        self.packages
+            .iter()
+            .find(|p| !p.name.is_empty() && p.name.eq_ignore_ascii_case(name))
+            .map(|p| p.code)
+    }
+
+    /// Appends the name of a package code.
+    pub fn decode_package(&self, code: [u8; 2], out: &mut String) {
+        let c = u16::from_be_bytes(code);
+        if c == WILDCARD {
+            out.push('*');
+            return;
+        }
+        match self.package_by_code(c) {
+            Some(p) if !p.name.is_empty() => out.push_str(&p.name),
+            _ => push_hex16(out, c),
+        }
+    }
+
+    /// The `PkgdName` code of `pkg/item` (or of a bare `item` of the
+    /// `00 00` pseudo package).
+    pub fn encode_pkgd_name(&self, kind: ItemKind, text: &str) -> Result<[u8; 4], NameError> {
+        let (pkg, item) = match text.split_once('/') {
+            Some((p, i)) => (Some(p), i),
+            None => (None, text),
+        };
+        let pc = match pkg {
+            None => 0,
+            Some(p) => self
+                .package_code(p)
+                .ok_or_else(|| NameError::UnknownPackage(p.to_string()))?,
+        };
+        let ic = if item == "*" {
+            WILDCARD
+        } else if let Some(c) = parse_hex16(item) {
+            c
+        } else {
+            self.package_by_code(pc)
+                .and_then(|p| {
+                    p.items
+                        .iter()
+                        .find(|i| i.kind == kind && i.name.eq_ignore_ascii_case(item))
+                })
+                .map(|i| i.code)
+                .ok_or_else(|| NameError::UnknownItem {
+                    kind,
+                    name: text.to_string(),
+                })?
+        };
+        let [a, b] = pc.to_be_bytes();
+        let [c, d] = ic.to_be_bytes();
+        Ok([a, b, c, d])
+    }
+
+    /// Appends the text name of a `PkgdName` code.
+    pub fn decode_pkgd_name(&self, kind: ItemKind, code: [u8; 4], out: &mut String) {
+        let (pc, ic) = split(code);
+        let pkg = self.package_by_code(pc);
+        if pc == WILDCARD {
+            out.push_str("*/");
+        } else {
+            match pkg {
+                Some(p) if p.name.is_empty() => {}
+                Some(p) => {
+                    out.push_str(&p.name);
+                    out.push('/');
+                }
+                None if pc == 0 => {}
+                None => {
+                    push_hex16(out, pc);
+                    out.push('/');
+                }
+            }
+        }
+        if ic == WILDCARD {
+            out.push('*');
+            return;
+        }
+        match pkg.and_then(|p| p.items.iter().find(|i| i.kind == kind && i.code == ic)) {
+            Some(i) => out.push_str(&i.name),
+            None => push_hex16(out, ic),
+        }
+    }
+
+    /// The code of parameter `name` of the event or signal `item`.
+    pub fn encode_parameter(
+        &self,
+        kind: ItemKind,
+        item: [u8; 4],
+        name: &str,
+    ) -> Result<[u8; 2], NameError> {
+        if let Some(c) = parse_hex16(name) {
+            return Ok(c.to_be_bytes());
+        }
+        self.item_by_code(kind, item)
+            .and_then(|i| i.params.iter().find(|p| p.name.eq_ignore_ascii_case(name)))
+            .map(|p| p.code.to_be_bytes())
+            .ok_or_else(|| NameError::UnknownParameter {
+                kind,
+                item,
+                name: name.to_string(),
+            })
+    }
+
+    /// Appends the name of parameter `code` of the event or signal `item`.
+    pub fn decode_parameter(&self, kind: ItemKind, item: [u8; 4], code: [u8; 2], out: &mut String) {
+        let c = u16::from_be_bytes(code);
+        match self
+            .item_by_code(kind, item)
+            .and_then(|i| i.params.iter().find(|p| p.code == c))
+        {
+            Some(p) => out.push_str(&p.name),
+            None => push_hex16(out, c),
+        }
+    }
+
+    /// The value type of a property or statistic.
+    pub fn item_type(&self, kind: ItemKind, code: [u8; 4]) -> Option<&ValueType> {
+        self.item_by_code(kind, code)?.ty.as_ref()
+    }
+
+    /// The value type of a parameter of an event or signal.
+    pub fn parameter_type(
+        &self,
+        kind: ItemKind,
+        item: [u8; 4],
+        code: [u8; 2],
+    ) -> Option<&ValueType> {
+        let c = u16::from_be_bytes(code);
+        self.item_by_code(kind, item)?
+            .params
+            .iter()
+            .find(|p| p.code == c)?
+            .ty
+            .as_ref()
+    }
+
+    /// The code of a digit map name: `dialplanNN` (Erlang/OTP's
+    /// convention, `dialplan00` is `00 00`, `dialplan1` is `00 01`), a name
+    /// added with [`add_digit_map`](Self::add_digit_map), or `0xHHHH`.
+    pub fn encode_digit_map(&self, name: &str) -> Result<[u8; 2], NameError> {
+        if let Some((_, c)) = self
+            .digit_maps
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
+            return Ok(c.to_be_bytes());
+        }
+        if let Some(c) = parse_hex16(name) {
+            return Ok(c.to_be_bytes());
+        }
+        let nb = name.as_bytes();
+        if nb.len() >= 8 && nb[..8].eq_ignore_ascii_case(b"dialplan") {
+            let d = &nb[8..];
+            let digit = |b: u8| {
+                if b.is_ascii_digit() {
+                    Some(b - b'0')
+                } else {
+                    None
+                }
+            };
+            match d {
+                [] => return Ok([0, 0]),
+                [b] => {
+                    if let Some(v) = digit(*b) {
+                        return Ok([0, v]);
+                    }
+                }
+                [a, b] => {
+                    if let (Some(x), Some(y)) = (digit(*a), digit(*b)) {
+                        return Ok([x, y]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Err(NameError::UnknownDigitMap(name.to_string()))
+    }
+
+    /// Appends the name of a digit map code.
+    pub fn decode_digit_map(&self, code: [u8; 2], out: &mut String) {
+        let c = u16::from_be_bytes(code);
+        if let Some((n, _)) = self.digit_maps.iter().find(|(_, dc)| *dc == c) {
+            out.push_str(n);
+        } else if code[0] <= 9 && code[1] <= 9 {
+            out.push_str("dialplan");
+            out.push((b'0' + code[0]) as char);
+            out.push((b'0' + code[1]) as char);
+        } else {
+            push_hex16(out, c);
+        }
+    }
+}
+
+fn split(code: [u8; 4]) -> (u16, u16) {
+    (
+        u16::from_be_bytes([code[0], code[1]]),
+        u16::from_be_bytes([code[2], code[3]]),
+    )
+}
+
+// ---------------------------------------------------------------------------
+// The standard tables (codes as in H.248.1 Annex E / RFC 3525 and as
+// Erlang/OTP's megaco_binary_name_resolver_v3 uses them).
+
+#[derive(Clone, Copy)]
+enum T {
+    S,
+    I,
+    U,
+    D,
+    B,
+    O,
+    E(&'static [(&'static str, u32)]),
+    None,
+}
+
+impl T {
+    fn ty(self) -> Option<ValueType> {
+        Some(match self {
+            T::S => ValueType::String,
+            T::I => ValueType::Integer,
+            T::U => ValueType::Unsigned,
+            T::D => ValueType::Double,
+            T::B => ValueType::Boolean,
+            T::O => ValueType::OctetString,
+            T::E(items) => ValueType::enumeration(items),
+            T::None => return None,
+        })
+    }
+}
+
+use ItemKind::{Event as Ev, Property as Pr, Signal as Sg, Statistic as St};
+
+type ItemRow = (
+    ItemKind,
+    &'static str,
+    u16,
+    T,
+    &'static [(&'static str, u16, T)],
+);
+
+const GENERAL_CAUSE: &[(&str, u32)] = &[
+    ("NR", 1),
+    ("UR", 2),
+    ("FT", 3),
+    ("FP", 4),
+    ("IW", 5),
+    ("UN", 6),
+];
+const SC_METH: &[(&str, u32)] = &[("TO", 1), ("EV", 2), ("SD", 3), ("NC", 4), ("PI", 5)];
+const CE_METH: &[(&str, u32)] = &[("UM", 1), ("PM", 2), ("FM", 3)];
+const STRICT: &[(&str, u32)] = &[("exact", 0), ("state", 1), ("failWrong", 2)];
+const CT_RES: &[(&str, u32)] = &[("success", 1), ("failure", 2)];
+const PORTTYPE: &[(&str, u32)] = &[("TCP", 0), ("UDP", 1), ("SCTP", 2)];
+
+const BTD: &[(&str, u16, T)] = &[("btd", 1, T::I)];
+const DTMF: &[(&str, u16)] = &[
+    ("d0", 0x10),
+    ("d1", 0x11),
+    ("d2", 0x12),
+    ("d3", 0x13),
+    ("d4", 0x14),
+    ("d5", 0x15),
+    ("d6", 0x16),
+    ("d7", 0x17),
+    ("d8", 0x18),
+    ("d9", 0x19),
+    ("ds", 0x20),
+    ("do", 0x21),
+    ("da", 0x1a),
+    ("db", 0x1b),
+    ("dc", 0x1c),
+    ("dd", 0x1d),
+];
+const CALL_PROGRESS: &[(&str, u16)] = &[
+    ("dt", 0x30),
+    ("rt", 0x31),
+    ("bt", 0x32),
+    ("ct", 0x33),
+    ("sit", 0x34),
+    ("wt", 0x35),
+    ("prt", 0x36),
+    ("cw", 0x37),
+    ("cr", 0x38),
+];
+
+const G: &[ItemRow] = &[
+    (
+        Ev,
+        "cause",
+        1,
+        T::None,
+        &[
+            ("Generalcause", 1, T::E(GENERAL_CAUSE)),
+            ("Failurecause", 2, T::S),
+        ],
+    ),
+    (
+        Ev,
+        "sc",
+        2,
+        T::None,
+        &[
+            ("SigID", 1, T::S),
+            ("Meth", 2, T::E(SC_METH)),
+            ("SLID", 3, T::I),
+            ("RID", 4, T::I),
+        ],
+    ),
+];
+const ROOT: &[ItemRow] = &[
+    (Pr, "maxNumberOfContexts", 1, T::D, &[]),
+    (Pr, "maxTerminationsPerContext", 2, T::I, &[]),
+    (Pr, "normalMGExecutionTime", 3, T::I, &[]),
+    (Pr, "normalMGCExecutionTime", 4, T::I, &[]),
+    (Pr, "MGProvisionalResponseTimerValue", 5, T::I, &[]),
+    (Pr, "MGCProvisionalResponseTimerValue", 6, T::I, &[]),
+    (Pr, "MGCOriginatedPendingLimit", 7, T::I, &[]),
+    (Pr, "MGOriginatedPendingLimit", 8, T::I, &[]),
+    (Pr, "MGSegmentationTimerValue", 9, T::I, &[]),
+    (Pr, "MGCSegmentationTimerValue", 10, T::I, &[]),
+    (Pr, "MGMaxPDUSize", 11, T::I, &[]),
+    (Pr, "MGCMaxPDUSize", 12, T::I, &[]),
+];
+const TONEGEN: &[ItemRow] = &[(
+    Sg,
+    "pt",
+    1,
+    T::None,
+    &[("tl", 1, T::S), ("ind", 2, T::I), ("btd", 3, T::I)],
+)];
+const TONEDET: &[ItemRow] = &[
+    (Ev, "std", 1, T::None, &[("tl", 1, T::S), ("tid", 3, T::S)]),
+    (
+        Ev,
+        "etd",
+        2,
+        T::None,
+        &[("tl", 1, T::S), ("tid", 3, T::S), ("dur", 2, T::I)],
+    ),
+    (
+        Ev,
+        "ltd",
+        3,
+        T::None,
+        &[("tl", 1, T::S), ("dur", 2, T::I), ("tid", 3, T::S)],
+    ),
+];
+const AL: &[ItemRow] = &[
+    (
+        Ev,
+        "on",
+        4,
+        T::None,
+        &[("strict", 1, T::E(STRICT)), ("init", 2, T::B)],
+    ),
+    (
+        Ev,
+        "of",
+        5,
+        T::None,
+        &[("strict", 1, T::E(STRICT)), ("init", 2, T::B)],
+    ),
+    (
+        Ev,
+        "fl",
+        6,
+        T::None,
+        &[("mindur", 4, T::I), ("maxdur", 5, T::I)],
+    ),
+    (Sg, "ri", 2, T::None, &[("cad", 6, T::S), ("freq", 7, T::I)]),
+];
+const CT: &[ItemRow] = &[
+    (Ev, "cmp", 5, T::None, &[("res", 8, T::E(CT_RES))]),
+    (Sg, "ct", 3, T::None, &[]),
+    (Sg, "rsp", 4, T::None, &[]),
+];
+const NT: &[ItemRow] = &[
+    (Pr, "jit", 7, T::I, &[]),
+    (Ev, "netfail", 5, T::None, &[("cs", 1, T::S)]),
+    (Ev, "qualert", 6, T::None, &[("th", 1, T::I)]),
+    (St, "dur", 1, T::D, &[]),
+    (St, "os", 2, T::D, &[]),
+    (St, "or", 3, T::D, &[]),
+];
+const RTP: &[ItemRow] = &[
+    (Ev, "pltrans", 1, T::None, &[("rtppltype", 1, T::S)]),
+    (St, "ps", 4, T::D, &[]),
+    (St, "pr", 5, T::D, &[]),
+    (St, "pl", 6, T::D, &[]),
+    (St, "jit", 7, T::D, &[]),
+    (St, "delay", 8, T::D, &[]),
+];
+const TDMC: &[ItemRow] = &[(Pr, "ec", 8, T::B, &[]), (Pr, "gain", 10, T::I, &[])];
+const SWB: &[ItemRow] = &[(St, "fs", 0, T::I, &[]), (St, "as", 1, T::I, &[])];
+const NATIVE: &[ItemRow] = &[
+    (Pr, "IPv4", 0x6001, T::O, &[]),
+    (Pr, "IPv6", 0x6002, T::O, &[]),
+    (Pr, "Port", 0x6003, T::U, &[]),
+    (Pr, "Porttype", 0x6004, T::E(PORTTYPE), &[]),
+    (Pr, "v", 0xb001, T::S, &[]),
+    (Pr, "o", 0xb002, T::S, &[]),
+    (Pr, "s", 0xb003, T::S, &[]),
+    (Pr, "i", 0xb004, T::S, &[]),
+    (Pr, "u", 0xb005, T::S, &[]),
+    (Pr, "e", 0xb006, T::S, &[]),
+    (Pr, "p", 0xb007, T::S, &[]),
+    (Pr, "c", 0xb008, T::S, &[]),
+    (Pr, "b", 0xb009, T::S, &[]),
+    (Pr, "z", 0xb00a, T::S, &[]),
+    (Pr, "k", 0xb00b, T::S, &[]),
+    (Pr, "a", 0xb00c, T::S, &[]),
+    (Pr, "t", 0xb00d, T::S, &[]),
+    (Pr, "r", 0xb00e, T::S, &[]),
+    (Pr, "m", 0xb00f, T::S, &[]),
+];
+
+fn build_standard() -> NameRegistry {
+    let mut reg = NameRegistry::empty();
+    let tables: &[(&str, u16, &[ItemRow])] = &[
+        ("", 0x0000, NATIVE),
+        ("g", 0x0001, G),
+        ("root", 0x0002, ROOT),
+        ("tonegen", 0x0003, TONEGEN),
+        ("tonedet", 0x0004, TONEDET),
+        ("dg", 0x0005, &[]),
+        ("dd", 0x0006, &[]),
+        ("cg", 0x0007, &[]),
+        ("cd", 0x0008, &[]),
+        ("al", 0x0009, AL),
+        ("ct", 0x000a, CT),
+        ("nt", 0x000b, NT),
+        ("rtp", 0x000c, RTP),
+        ("tdmc", 0x000d, TDMC),
+        ("swb", 0xfefe, SWB),
+    ];
+    for &(pname, pcode, rows) in tables {
+        reg.add_package(pname, pcode);
+        for &(kind, name, code, ty, params) in rows {
+            reg.add_item(pcode, kind, name, code, ty.ty());
+            for &(qn, qc, qt) in params {
+                reg.add_parameter(pcode, kind, code, qn, qc, qt.ty());
+            }
+        }
+    }
+    // dg: DTMF signals; dd: the ce event and DTMF events; all with btd.
+    for &(name, code) in DTMF {
+        for (pcode, kind) in [(0x0005, Sg), (0x0006, Ev)] {
+            reg.add_item(pcode, kind, name, code, None);
+            for &(qn, qc, qt) in BTD {
+                reg.add_parameter(pcode, kind, code, qn, qc, qt.ty());
+            }
+        }
+    }
+    reg.add_item(0x0006, Ev, "ce", 4, None);
+    reg.add_parameter(0x0006, Ev, 4, "ds", 1, Some(ValueType::String));
+    reg.add_parameter(0x0006, Ev, 4, "Meth", 3, T::E(CE_METH).ty());
+    // cg signals, cd events
+    for &(name, code) in CALL_PROGRESS {
+        reg.add_item(0x0007, Sg, name, code, None);
+        reg.add_item(0x0008, Ev, name, code, None);
+    }
+    reg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(kind: ItemKind, s: &str) -> [u8; 4] {
+        NameRegistry::standard().encode_pkgd_name(kind, s).unwrap()
+    }
+
+    fn dec(kind: ItemKind, c: [u8; 4]) -> String {
+        let mut s = String::new();
+        NameRegistry::standard().decode_pkgd_name(kind, c, &mut s);
+        s
+    }
+
+    #[test]
+    fn standard_codes() {
+        assert_eq!(enc(Sg, "al/ri"), [0, 9, 0, 2]);
+        assert_eq!(enc(Pr, "nt/jit"), [0, 0x0b, 0, 7]);
+        assert_eq!(enc(Pr, "v"), [0, 0, 0xb0, 0x01]);
+        assert_eq!(enc(Pr, "m"), [0, 0, 0xb0, 0x0f]);
+        assert_eq!(enc(Ev, "dd/ce"), [0, 6, 0, 4]);
+        assert_eq!(enc(Sg, "dg/ds"), [0, 5, 0, 0x20]);
+        assert_eq!(enc(Sg, "cg/rt"), [0, 7, 0, 0x31]);
+        assert_eq!(enc(St, "swb/as"), [0xfe, 0xfe, 0, 1]);
+        assert_eq!(enc(Ev, "al/*"), [0, 9, 0xff, 0xff]);
+        assert_eq!(enc(Ev, "*/*"), [0xff; 4]);
+        assert_eq!(enc(St, "rtp/jit"), [0, 0x0c, 0, 7]);
+        assert_eq!(enc(Ev, "AL/of"), [0, 9, 0, 5]);
+    }
+
+    #[test]
+    fn decode_and_hex_forms() {
+        assert_eq!(dec(Ev, [0, 9, 0, 5]), "al/of");
+        assert_eq!(dec(Pr, [0, 0, 0xb0, 0x08]), "c");
+        assert_eq!(dec(Ev, [0xff; 4]), "*/*");
+        assert_eq!(dec(Ev, [0, 9, 0, 0x99]), "al/0x0099");
+        assert_eq!(dec(Ev, [0x12, 0x34, 0, 1]), "0x1234/0x0001");
+        assert_eq!(dec(Pr, [0, 0, 0x77, 0x77]), "0x7777");
+        for s in ["al/0x0099", "0x1234/0x0001", "0x7777"] {
+            assert_eq!(dec(Ev, enc(Ev, s)), s);
+        }
+        // Kind matters: al/ri is a signal, not an event.
+        assert!(NameRegistry::standard()
+            .encode_pkgd_name(Ev, "al/ri")
+            .is_err());
+        assert!(matches!(
+            NameRegistry::standard().encode_pkgd_name(Ev, "zz/ri"),
+            Err(NameError::UnknownPackage(_))
+        ));
+    }
+
+    #[test]
+    fn parameters() {
+        let r = NameRegistry::standard();
+        let of = enc(Ev, "al/of");
+        assert_eq!(r.encode_parameter(Ev, of, "strict").unwrap(), [0, 1]);
+        assert_eq!(r.encode_parameter(Ev, of, "init").unwrap(), [0, 2]);
+        let ce = enc(Ev, "dd/ce");
+        assert_eq!(r.encode_parameter(Ev, ce, "ds").unwrap(), [0, 1]);
+        assert_eq!(r.encode_parameter(Ev, ce, "Meth").unwrap(), [0, 3]);
+        let mut s = String::new();
+        r.decode_parameter(Ev, ce, [0, 3], &mut s);
+        assert_eq!(s, "Meth");
+        assert!(r.encode_parameter(Ev, ce, "nope").is_err());
+        assert_eq!(r.parameter_type(Ev, of, [0, 2]), Some(&ValueType::Boolean));
+        assert_eq!(r.item_type(St, enc(St, "nt/os")), Some(&ValueType::Double));
+    }
+
+    #[test]
+    fn packages_and_digit_maps() {
+        let r = NameRegistry::standard();
+        assert_eq!(r.encode_package("nt").unwrap(), [0, 0x0b]);
+        let mut s = String::new();
+        r.decode_package([0xfe, 0xfe], &mut s);
+        assert_eq!(s, "swb");
+        assert_eq!(r.encode_digit_map("dialplan00").unwrap(), [0, 0]);
+        assert_eq!(r.encode_digit_map("dialplan12").unwrap(), [1, 2]);
+        assert_eq!(r.encode_digit_map("dialplan7").unwrap(), [0, 7]);
+        assert!(r.encode_digit_map("mymap").is_err());
+        let mut s = String::new();
+        r.decode_digit_map([0, 0], &mut s);
+        assert_eq!(s, "dialplan00");
+        let mut s = String::new();
+        r.decode_digit_map([0x10, 0], &mut s);
+        assert_eq!(s, "0x1000");
+    }
+}

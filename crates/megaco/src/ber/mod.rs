@@ -1,0 +1,241 @@
+//! The ASN.1 BER encoding of Megaco (H.248.1 Annex A; RFC 3525 A.2).
+//!
+//! One codec covers versions 1, 2 and 3: their ASN.1 modules differ only by
+//! extension additions, so a message is written with the v3 module and
+//! whatever its version does not have is simply absent (the encoder refuses
+//! a message that uses constructs its version lacks, see
+//! [`crate::version::check`]). The decoder is not told the version: it
+//! reads the `version` INTEGER, the first field of `Message`, and accepts
+//! 1 to 3.
+//!
+//! # Dialects
+//!
+//! - [`Dialect::Standard`] (default): property, parameter, statistic and
+//!   ServiceChange reason values are "double wrapped" as RFC 3525 A.2
+//!   requires, by the value type the [`NameRegistry`] gives (see
+//!   [`crate::asn1::values`]). This is what Wireshark and standard
+//!   implementations read.
+//! - [`Dialect::Otp`]: values are the raw text octets, as Erlang/OTP's
+//!   `megaco_ber_encoder` writes them; encoding is byte-identical to OTP's.
+//!
+//! # Mappings
+//!
+//! The model is text-form (`"al/of"`, `"11111111/00000000/$"`).
+//! [`Mapping::Text`] maps names through the registry and termination ids
+//! through the given level widths (OTP's default behaviour, whose default
+//! is three levels of 8 bits). [`Mapping::Native`] maps nothing and keeps
+//! the ASN.1 form in a reversible text form, like OTP's `[native]` config
+//! keeps ASN.1 records: every `PkgdName` is `0xPPPP/0xIIII` (or `0xIIII`
+//! for package `00 00`), every parameter, package and digit map name is
+//! `0xHHHH`, and every termination id is `0x<id octets>[#<wildcard octet>…]`
+//! (`0xffffffffffffffff` for root, `0x000000#57` for `$`). Use it to relay
+//! or inspect messages whose packages or id layout are unknown.
+//!
+//! Under `Text`, codes the registry does not know, and ids that do not fit
+//! the levels, decode to those same native forms, and every native form is
+//! accepted back by the encoder, so decode → encode is lossless.
+//!
+//! ```
+//! use megaco::ber::{self, BerConfig, Dialect};
+//! use megaco::model::*;
+//!
+//! let msg = MegacoMessage {
+//!     auth_header: None,
+//!     mess: Message {
+//!         version: 1,
+//!         mid: Mid::Ip4(Ip4Address { address: [10, 0, 0, 1], port: Some(2944) }),
+//!         body: MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
+//!             transaction_id: 17,
+//!         })]),
+//!     },
+//! };
+//! let cfg = BerConfig { dialect: Dialect::Otp, ..BerConfig::default() };
+//! let bytes = ber::encode(&msg, &cfg).unwrap();
+//! assert_eq!(&bytes[..4], &[0x30, 0x1c, 0xa1, 0x1a]);
+//! assert_eq!(ber::decode(&bytes, &cfg).unwrap(), msg);
+//! ```
+
+mod decode;
+mod encode;
+mod reader;
+
+use std::sync::Arc;
+
+pub use crate::asn1::names::NameRegistry;
+pub use crate::asn1::termid::TermIdLevels;
+use crate::{EncodeError, MegacoMessage};
+
+/// Which BER flavour to read and write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Dialect {
+    /// RFC 3525 A.2 double-wrapped values.
+    #[default]
+    Standard,
+    /// Erlang/OTP's raw text values (byte-identical to `megaco_ber_encoder`).
+    Otp,
+}
+
+/// How names and termination ids map between the model and ASN.1.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Mapping {
+    /// Names through the registry, termination ids by these level widths.
+    Text(TermIdLevels),
+    /// No mapping: the ASN.1 codes in their `0x…` text forms.
+    Native,
+}
+
+impl Default for Mapping {
+    fn default() -> Self {
+        Mapping::Text(TermIdLevels::default())
+    }
+}
+
+/// Configuration of the BER codec.
+#[derive(Debug, Clone)]
+pub struct BerConfig {
+    /// Value wrapping.
+    pub dialect: Dialect,
+    /// Name and termination id mapping.
+    pub mapping: Mapping,
+    /// Names, codes and value types of packages (standard packages by
+    /// default).
+    pub registry: Arc<NameRegistry>,
+    /// Deepest nesting of constructed values the decoder accepts.
+    pub max_depth: usize,
+}
+
+impl Default for BerConfig {
+    fn default() -> Self {
+        BerConfig {
+            dialect: Dialect::Standard,
+            mapping: Mapping::default(),
+            registry: NameRegistry::standard_arc().clone(),
+            max_depth: 64,
+        }
+    }
+}
+
+impl BerConfig {
+    /// Erlang/OTP's default: OTP dialect, three levels of 8 bits.
+    pub fn otp() -> Self {
+        BerConfig {
+            dialect: Dialect::Otp,
+            ..BerConfig::default()
+        }
+    }
+}
+
+/// Why BER input could not be decoded. Every variant carries the byte
+/// offset in the input where the problem was found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BerError {
+    /// The input ends inside a value.
+    #[error("byte {offset}: input ends, expected {expected}")]
+    Truncated {
+        /// Where.
+        offset: usize,
+        /// What was being read.
+        expected: &'static str,
+    },
+    /// A tag other than the one expected.
+    #[error("byte {offset}: unexpected tag {found:#04x}, expected {expected}")]
+    UnexpectedTag {
+        /// Where.
+        offset: usize,
+        /// What was expected.
+        expected: &'static str,
+        /// The tag octet found.
+        found: u8,
+    },
+    /// A length that is malformed or runs past its container.
+    #[error("byte {offset}: bad length, {detail}")]
+    BadLength {
+        /// Where.
+        offset: usize,
+        /// What is wrong with it.
+        detail: &'static str,
+    },
+    /// Nesting deeper than [`BerConfig::max_depth`].
+    #[error("byte {offset}: nesting deeper than {limit}")]
+    TooDeep {
+        /// Where.
+        offset: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A mandatory component is absent.
+    #[error("byte {offset}: missing {expected}")]
+    Missing {
+        /// The end of the containing value.
+        offset: usize,
+        /// What is missing.
+        expected: &'static str,
+    },
+    /// A value that is malformed or out of range.
+    #[error("byte {offset}: invalid value, expected {expected}")]
+    BadValue {
+        /// Where.
+        offset: usize,
+        /// What a valid value is.
+        expected: &'static str,
+    },
+    /// The protocol version is not 1, 2 or 3.
+    #[error("byte {offset}: protocol version {version} not supported (1 to 3)")]
+    UnsupportedVersion {
+        /// Where.
+        offset: usize,
+        /// The version read.
+        version: u64,
+    },
+    /// Bytes after the message.
+    #[error("byte {offset}: data after the end of the message")]
+    TrailingData {
+        /// Where the extra bytes start.
+        offset: usize,
+    },
+}
+
+impl BerError {
+    /// The byte offset the error refers to.
+    pub fn offset(&self) -> usize {
+        match *self {
+            BerError::Truncated { offset, .. }
+            | BerError::UnexpectedTag { offset, .. }
+            | BerError::BadLength { offset, .. }
+            | BerError::TooDeep { offset, .. }
+            | BerError::Missing { offset, .. }
+            | BerError::BadValue { offset, .. }
+            | BerError::UnsupportedVersion { offset, .. }
+            | BerError::TrailingData { offset } => offset,
+        }
+    }
+}
+
+/// Encodes a message as BER.
+pub fn encode(msg: &MegacoMessage, cfg: &BerConfig) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::with_capacity(512);
+    encode_into(msg, cfg, &mut out)?;
+    Ok(out)
+}
+
+/// Encodes a message as BER, appending to `out` (which keeps its capacity
+/// across calls). On error `out` is left as it was.
+pub fn encode_into(
+    msg: &MegacoMessage,
+    cfg: &BerConfig,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    crate::version::check(msg)?;
+    let start = out.len();
+    let r = encode::encode_message(msg, cfg, out);
+    if r.is_err() {
+        out.truncate(start);
+    }
+    r
+}
+
+/// Decodes one BER message (any of versions 1 to 3).
+pub fn decode(bytes: &[u8], cfg: &BerConfig) -> Result<MegacoMessage, BerError> {
+    decode::decode_message(bytes, cfg)
+}
