@@ -727,9 +727,9 @@ fn limits_on_size_and_list_length() {
 }
 
 #[test]
-fn audited_local_control_selection_items() {
-    // `tdmc/gain, tdmc/gain=2`: a bare audited name, then the valued one
-    // (OTP folds the pair into one item; see the decoder's module doc).
+fn audited_local_control_selection_folds_like_otp() {
+    // `tdmc/gain, tdmc/gain=2` is one audited property with a selection
+    // value, as OTP reads msg76a02.
     let m = vector("msg76a02");
     let Command::AuditValue(av) = &request(&m).actions[0].command_requests[0].command else {
         panic!()
@@ -747,18 +747,11 @@ fn audited_local_control_selection_items() {
     let lc = s[0].stream_parms.local_control_descriptor.as_ref().unwrap();
     assert!(lc.reserve_value && lc.reserve_group && !lc.stream_mode);
     assert_eq!(lc.stream_mode_sel, Some(StreamMode::RecvOnly));
-    let bare = IndAudPropertyParm {
-        name: "tdmc/gain".into(),
-        property_parms: None,
-    };
     let sel = |v: &str| IndAudPropertyParm {
         name: "tdmc/gain".into(),
         property_parms: Some(pp("tdmc/gain", v)),
     };
-    assert_eq!(
-        lc.property_parms,
-        Some(vec![bare.clone(), sel("2"), bare, sel("3")])
-    );
+    assert_eq!(lc.property_parms, Some(vec![sel("2"), sel("3")]));
 }
 
 #[test]

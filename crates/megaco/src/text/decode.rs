@@ -23,11 +23,11 @@
 //!   (OTP drops it for event parameters, not for signal parameters).
 //! - An audited Media with both `TerminationState` and stream items keeps
 //!   both (OTP keeps only the kind given last).
-//! - An audited LocalControl `name, name=value` (corpus msg76a02) stays two
-//!   items, a bare name and a valued one; OTP folds them into one item with
-//!   a selection value. The text and BER encoders write both shapes as OTP
-//!   does, and their tests fold our shape into OTP's where they compare
-//!   models.
+//! - An audited property written with a value (`name=value`) alone is read
+//!   as one valued item; OTP rejects it. After a bare audited name it
+//!   completes that item, as OTP reads `tdmc/gain, tdmc/gain=2` (corpus
+//!   msg76a02), and this holds in TerminationState and ContextAudit too,
+//!   where OTP drops the value.
 //! - Valid syntax OTP rejects is read: `Signals { }`, a v1 `ContextAudit`,
 //!   `Notify` with both `ObservedEvents` and `Error`.
 //! - Keywords are not gated by version (`EmergencyOff` reads in a v1
@@ -1215,17 +1215,8 @@ impl<'a> P<'a> {
                     self.context_list()?;
                 }
                 _ => {
-                    let name = self.pkgd_name_from(at, w)?;
-                    if matches!(self.peek(), Some(b'=' | b'#' | b'<' | b'>')) {
-                        self.parm_value(name)?;
-                    } else {
-                        car.context_prop_aud.get_or_insert_with(Vec::new).push(
-                            IndAudPropertyParm {
-                                name,
-                                property_parms: None,
-                            },
-                        );
-                    }
+                    let p = self.ind_aud_prop(at, w)?;
+                    push_ind_aud(car.context_prop_aud.get_or_insert_with(Vec::new), p);
                 }
             }
             if !self.next_item(&mut n)? {
@@ -2832,10 +2823,8 @@ impl<'a> P<'a> {
                     }
                 }
                 _ => {
-                    // `name, name=value` stays two items; OTP folds them
-                    // into one with a selection value (see the module doc).
                     let p = self.ind_aud_prop(at, w)?;
-                    d.property_parms.get_or_insert_with(Vec::new).push(p);
+                    push_ind_aud(d.property_parms.get_or_insert_with(Vec::new), p);
                 }
             }
             if !self.next_item(&mut n)? {
@@ -2867,7 +2856,7 @@ impl<'a> P<'a> {
                 Some(Kw::Buffer) => d.event_buffer_control = true,
                 _ => {
                     let p = self.ind_aud_prop(at, w)?;
-                    d.property_parms.push(p);
+                    push_ind_aud(&mut d.property_parms, p);
                 }
             }
             if !self.next_item(&mut n)? {
@@ -3510,5 +3499,21 @@ impl ContextRequest {
             && self.context_prop.as_ref().map_or(true, Vec::is_empty)
             && self.context_list.is_none();
         (!empty).then_some(self)
+    }
+}
+
+/// Adds an audited property to `list` the way OTP reads audit lists: a
+/// valued property (`name=value`) right after a bare name completes that
+/// item with a selection value (`tdmc/gain, tdmc/gain=2` is one item);
+/// otherwise it is an item of its own.
+fn push_ind_aud(list: &mut Vec<IndAudPropertyParm>, p: IndAudPropertyParm) {
+    match (list.last_mut(), p.property_parms) {
+        (Some(last), Some(pp)) if last.property_parms.is_none() => {
+            last.property_parms = Some(pp);
+        }
+        (_, property_parms) => list.push(IndAudPropertyParm {
+            name: p.name,
+            property_parms,
+        }),
     }
 }

@@ -1304,37 +1304,19 @@ impl Enc<'_> {
     ///
     /// OTP writes a property audited with a value (`IndAudPropertyParm`
     /// with `property_parms`) as two items, the name and then the valued
-    /// property (`tdmc/gain, tdmc/gain=2`), and its parser merges such a
-    /// pair back into one; a valued property alone is not accepted. A
-    /// decoder that keeps the two items as two entries (a bare name, then
-    /// the same name with its value) gives the same text here: the valued
-    /// entry then writes only its value, so the text read is the text
-    /// written whichever of the two models it was read into.
+    /// property (`tdmc/gain, tdmc/gain=2`), and its parser folds such a
+    /// pair back into one item; a valued property alone is not accepted.
     pub(super) fn ind_aud_property_parms(
         &mut self,
         list: &[IndAudPropertyParm],
         sep: &mut bool,
         s: usize,
     ) -> R {
-        let mut prev_bare: Option<&str> = None;
         for p in list {
-            let pp = if self.v >= 3 {
-                p.property_parms.as_ref()
-            } else {
-                None
-            };
-            match pp {
-                None => {
-                    self.item(sep, s, |e| e.pkgd_name(&p.name))?;
-                    prev_bare = Some(&p.name);
-                }
-                Some(pp) => {
-                    let paired = prev_bare == Some(p.name.as_str()) && pp.name == p.name;
-                    if !paired {
-                        self.item(sep, s, |e| e.pkgd_name(&p.name))?;
-                    }
+            self.item(sep, s, |e| e.pkgd_name(&p.name))?;
+            if self.v >= 3 {
+                if let Some(pp) = &p.property_parms {
                     self.item(sep, s, |e| e.property_parm(pp, s))?;
-                    prev_bare = None;
                 }
             }
         }
@@ -1358,7 +1340,12 @@ impl Enc<'_> {
             ([], false, true, None) => self.raw(self.t.service_states),
             ([], false, false, Some(st)) => self.service_state(st),
             ([], true, false, None) => self.raw(self.t.buffer),
-            ([one], false, false, None) => self.pkgd_name(&one.name)?,
+            ([one], false, false, None) if one.property_parms.is_none() || self.v < 3 => {
+                self.pkgd_name(&one.name)?
+            }
+            ([one], false, false, None) => {
+                self.ind_aud_property_parms(std::slice::from_ref(one), &mut false, s + 1)?
+            }
             _ => {
                 return Err(invalid(
                     "audited TerminationState",
