@@ -190,22 +190,33 @@ impl<'a> BitWriter<'a> {
         }
     }
 
-    /// An open type: `inner` writes a complete encoding into a scratch
-    /// buffer, which is then written as an unconstrained octet string (an
-    /// empty encoding becomes one zero octet, X.691 11.1.3).
+    /// An open type: `inner` writes a complete encoding, which goes out as
+    /// an unconstrained octet string (an empty encoding becomes one zero
+    /// octet, X.691 11.1.3). The contents are written in place behind a
+    /// one-octet length that is widened afterwards if needed.
     pub(crate) fn open_type<E>(
         &mut self,
         inner: impl FnOnce(&mut BitWriter<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut scratch = Vec::new();
-        {
-            let mut w = BitWriter::new(&mut scratch);
-            inner(&mut w)?;
+        self.align();
+        let at = self.buf.len();
+        self.buf.push(0);
+        inner(&mut BitWriter::new(&mut *self.buf))?;
+        let mut n = self.buf.len() - at - 1;
+        if n == 0 {
+            self.buf.push(0);
+            n = 1;
         }
-        if scratch.is_empty() {
-            scratch.push(0);
+        if n < 128 {
+            self.buf[at] = n as u8;
+        } else if n < FRAG {
+            self.buf[at] = 0x80 | (n >> 8) as u8;
+            self.buf.insert(at + 1, n as u8);
+        } else {
+            let content = self.buf.split_off(at + 1);
+            self.buf.truncate(at);
+            self.octet_string(&content);
         }
-        self.octet_string(&scratch);
         Ok(())
     }
 }

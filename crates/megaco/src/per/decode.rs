@@ -1,7 +1,10 @@
 //! Aligned PER → model, following the module of the version found in the
-//! message. The ASN.1 types of Megaco are not recursive, so nesting is
-//! bounded by the schema itself; every count is checked against the bits
-//! left before anything is allocated.
+//! message. The one recursion of the ASN.1 types (a regulated notify
+//! behaviour embeds events whose actions have a notify behaviour again) is
+//! bounded by [`PerConfig::max_depth`](super::PerConfig::max_depth); every
+//! count is checked against the bits left before anything is allocated.
+
+use std::cell::Cell;
 
 use super::bits::BitReader;
 use super::form::{Form, Scope};
@@ -16,6 +19,10 @@ pub(crate) struct Dcx<'f> {
     pub(crate) v: u8,
     /// ASN.1 → text form mapping.
     pub(crate) form: &'f dyn Form,
+    /// Current nesting of notify behaviours.
+    depth: Cell<usize>,
+    /// The deepest nesting accepted.
+    max_depth: usize,
 }
 
 fn form_err(r: &BitReader<'_>, what: &'static str, detail: String) -> PerError {
@@ -119,20 +126,19 @@ fn u99(r: &mut BitReader<'_>, what: &'static str) -> R<u8> {
     Ok(r.constrained(0, 99, what)? as u8)
 }
 
-fn to_string(r: &BitReader<'_>, bytes: Vec<u8>, what: &'static str) -> R<String> {
-    String::from_utf8(bytes).map_err(|_| invalid(r, what, "not UTF-8"))
-}
-
-fn ia5_check(r: &BitReader<'_>, bytes: Vec<u8>, what: &'static str) -> R<String> {
-    if !bytes.is_ascii() {
-        return Err(invalid(r, what, "IA5String octet above 127"));
+/// Octets of a string value → text. OTP keeps such values as octet lists
+/// and sends them unchanged, so text that came in as UTF-8 goes out as
+/// UTF-8; octets that are not UTF-8 are taken as Latin-1 (one character
+/// an octet, as OTP's lists hold them).
+fn to_string(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
     }
-    to_string(r, bytes, what)
 }
 
 fn ia5(r: &mut BitReader<'_>, what: &'static str) -> R<String> {
-    let b = r.octet_string(what)?;
-    ia5_check(r, b, what)
+    Ok(to_string(r.octet_string(what)?))
 }
 
 /// An octet string with SIZE(lb..ub), ub < 64K.
@@ -150,8 +156,7 @@ fn sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<V
 }
 
 fn ia5_sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<String> {
-    let b = sized(r, lb, ub, what)?;
-    ia5_check(r, b, what)
+    Ok(to_string(sized(r, lb, ub, what)?))
 }
 
 fn code4(r: &mut BitReader<'_>, what: &'static str) -> R<[u8; 4]> {
@@ -218,7 +223,11 @@ fn bit_string(r: &mut BitReader<'_>, what: &'static str) -> R<Vec<u32>> {
 // ------------------------------------------------------------- top level
 
 /// Decodes a whole MegacoMessage; the version is read from the message.
-pub(crate) fn megaco_message(r: &mut BitReader<'_>, form: &dyn Form) -> R<MegacoMessage> {
+pub(crate) fn megaco_message(
+    r: &mut BitReader<'_>,
+    form: &dyn Form,
+    max_depth: usize,
+) -> R<MegacoMessage> {
     let has_auth = r.bit("authHeader presence")?;
     let auth_header = if has_auth {
         let spi = r.aligned_slice(4, "secParmIndex")?;
@@ -239,7 +248,12 @@ pub(crate) fn megaco_message(r: &mut BitReader<'_>, form: &dyn Form) -> R<Megaco
     if !(1..=3).contains(&version) {
         return Err(r.err(PerErrorKind::UnsupportedVersion(version)));
     }
-    let cx = Dcx { v: version, form };
+    let cx = Dcx {
+        v: version,
+        form,
+        depth: Cell::new(0),
+        max_depth,
+    };
     let mid = mid(r, &cx)?;
     let body = if r.bits(1, "messageBody")? == 0 {
         MessageBody::Error(error_descriptor(r)?)
@@ -294,8 +308,7 @@ fn domain(r: &mut BitReader<'_>) -> R<DomainName> {
 }
 
 fn mtp(r: &mut BitReader<'_>) -> R<String> {
-    let b = sized(r, 2, 4, "mtpAddress")?;
-    to_string(r, b, "mtpAddress")
+    Ok(to_string(sized(r, 2, 4, "mtpAddress")?))
 }
 
 fn mid(r: &mut BitReader<'_>, _cx: &Dcx<'_>) -> R<Mid> {
@@ -1245,10 +1258,7 @@ fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms> {
 }
 
 fn value(r: &mut BitReader<'_>, what: &'static str) -> R<Vec<String>> {
-    seq_of(r, 8, what, |r| {
-        let b = r.octet_string(what)?;
-        to_string(r, b, what)
-    })
+    seq_of(r, 8, what, |r| Ok(to_string(r.octet_string(what)?)))
 }
 
 fn extra_info(r: &mut BitReader<'_>) -> R<ExtraInfo> {
@@ -1478,6 +1488,19 @@ fn requested_actions(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<RequestedActions>
 }
 
 fn notify_behaviour(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<NotifyBehaviour> {
+    let depth = cx.depth.get();
+    if depth >= cx.max_depth {
+        return Err(r.err(PerErrorKind::TooDeep {
+            limit: cx.max_depth,
+        }));
+    }
+    cx.depth.set(depth + 1);
+    let res = notify_behaviour_in(r, cx);
+    cx.depth.set(depth);
+    res
+}
+
+fn notify_behaviour_in(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<NotifyBehaviour> {
     Ok(match root_choice(r, 3, true, "NotifyBehaviour")? {
         0 => NotifyBehaviour::NotifyImmediate,
         1 => {

@@ -1,6 +1,8 @@
 //! Model → aligned PER, following the MEDIA-GATEWAY-CONTROL module of the
 //! message's version (v1, v2 or v3; OTP's modules).
 
+use std::cell::Cell;
+
 use super::bits::BitWriter;
 use super::form::{Form, Scope};
 use crate::model::*;
@@ -14,6 +16,10 @@ pub(crate) struct Cx<'f> {
     pub(crate) v: u8,
     /// Text ↔ ASN.1 form mapping.
     pub(crate) form: &'f dyn Form,
+    /// Current nesting of notify behaviours.
+    pub(crate) depth: Cell<usize>,
+    /// The deepest nesting accepted.
+    pub(crate) max_depth: usize,
 }
 
 impl Cx<'_> {
@@ -76,17 +82,11 @@ fn u16_(w: &mut BitWriter<'_>, v: u16) {
     w.constrained(v as u64, 0, 65535);
 }
 
-fn ascii<'s>(s: &'s str, what: &'static str) -> Result<&'s [u8], EncodeError> {
-    if s.is_ascii() {
-        Ok(s.as_bytes())
-    } else {
-        Err(invalid(what, "IA5String holds only ASCII characters"))
-    }
-}
-
 /// IA5String without a size constraint (8 bits a character, aligned).
-fn ia5(w: &mut BitWriter<'_>, s: &str, what: &'static str) -> R {
-    w.octet_string(ascii(s, what)?);
+/// Like OTP, which sends the octets of its character lists as they are,
+/// the text's UTF-8 octets go out unchanged.
+fn ia5(w: &mut BitWriter<'_>, s: &str, _what: &'static str) -> R {
+    w.octet_string(s.as_bytes());
     Ok(())
 }
 
@@ -110,7 +110,7 @@ fn sized(w: &mut BitWriter<'_>, data: &[u8], lb: usize, ub: usize, what: &'stati
 }
 
 fn ia5_sized(w: &mut BitWriter<'_>, s: &str, lb: usize, ub: usize, what: &'static str) -> R {
-    sized(w, ascii(s, what)?, lb, ub, what)
+    sized(w, s.as_bytes(), lb, ub, what)
 }
 
 /// ENUMERATED: `idx` in the root of `n` values; extensible types get the
@@ -381,7 +381,6 @@ fn context_attr_audit(w: &mut BitWriter<'_>, cx: &Cx<'_>, c: &ContextAttrAuditRe
         c.select_logic.is_some(),
     ];
     let any = extra.iter().any(|&b| b);
-    cx.need(true, 2, "ContextAttrAuditRequest")?;
     cx.need(any, 3, "ContextAttrAuditRequest selection")?;
     w.bit(any);
     w.bit(c.topology);
@@ -897,13 +896,14 @@ fn term_id_list(w: &mut BitWriter<'_>, cx: &Cx<'_>, ids: &[TerminationId]) -> R 
 }
 
 fn term_id(w: &mut BitWriter<'_>, cx: &Cx<'_>, t: &TerminationId) -> R {
-    let (wild, id) = cx.form.term_id_to_asn1(t)?;
+    let a = cx.form.term_id_to_asn1(t)?;
+    let (wild, id) = (a.wildcards(), a.id());
     w.bit(false);
     w.fragmented(wild.len(), |w, i| {
         w.bits(wild[i] as u64, 8);
         Ok::<(), EncodeError>(())
     })?;
-    sized(w, &id, 1, 8, "TerminationID.id")
+    sized(w, id, 1, 8, "TerminationID.id")
 }
 
 fn pkgd(w: &mut BitWriter<'_>, cx: &Cx<'_>, scope: Scope, name: &str) -> R {
@@ -1207,6 +1207,23 @@ fn requested_actions(w: &mut BitWriter<'_>, cx: &Cx<'_>, a: &RequestedActions) -
 }
 
 fn notify_behaviour(w: &mut BitWriter<'_>, cx: &Cx<'_>, n: &NotifyBehaviour) -> R {
+    let depth = cx.depth.get();
+    if depth >= cx.max_depth {
+        return Err(invalid(
+            "NotifyBehaviour",
+            format!(
+                "regulated notifications nested deeper than {}",
+                cx.max_depth
+            ),
+        ));
+    }
+    cx.depth.set(depth + 1);
+    let res = notify_behaviour_in(w, cx, n);
+    cx.depth.set(depth);
+    res
+}
+
+fn notify_behaviour_in(w: &mut BitWriter<'_>, cx: &Cx<'_>, n: &NotifyBehaviour) -> R {
     match n {
         NotifyBehaviour::NotifyImmediate => choice(w, 0, 3, true),
         NotifyBehaviour::NotifyRegulated(r) => {

@@ -1,6 +1,7 @@
 //! The seam between the PER codec and the text ↔ ASN.1 form mapping:
 //! termination ids, package/item names, digit map names.
 
+use crate::asn1::termid::AsnTermId;
 use crate::model::TerminationId;
 use crate::EncodeError;
 
@@ -19,8 +20,8 @@ pub(crate) enum Scope {
 
 /// Maps the model's text-form values to their ASN.1 form and back.
 pub(crate) trait Form {
-    /// TerminationID → (wildcard fields, id octets).
-    fn term_id_to_asn1(&self, t: &TerminationId) -> Result<(Vec<u8>, Vec<u8>), EncodeError>;
+    /// TerminationID → wildcard fields and id octets.
+    fn term_id_to_asn1(&self, t: &TerminationId) -> Result<AsnTermId, EncodeError>;
     /// (wildcard fields, id octets) → TerminationID.
     fn term_id_from_asn1(&self, wild: &[u8], id: &[u8]) -> Result<TerminationId, String>;
     /// A packaged name (`pkg/item`) → 4 octets.

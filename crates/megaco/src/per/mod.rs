@@ -14,6 +14,30 @@
 //! travel as their text octets, as OTP does (OTP's dialect, not the
 //! "double wrapping" of RFC 3525 A.2).
 //!
+//! # Following OTP
+//!
+//! - Strings (IA5String fields and values) carry the octets of the text:
+//!   UTF-8 goes out as UTF-8, like OTP's octet lists; on decoding, octets
+//!   that are not UTF-8 are read as Latin-1 characters (OTP keeps them as
+//!   such). OTP's IA5String encoder does not check for 7-bit characters,
+//!   and neither does this one.
+//! - Named-bit BIT STRINGs (audit tokens, NotifyCompletion) drop their
+//!   trailing zero bits, as OTP's encoder does.
+//! - `ServiceChangeProfile` is OTP's single `profileName` string
+//!   (`resgw/1`), split into name and version in the model.
+//! - An MTP address is carried as the octets of its text, as OTP's text
+//!   parser keeps it (only 2 to 4 fit the ASN.1 size).
+//! - Extension additions and alternatives unknown to the message's version
+//!   are skipped when they are SEQUENCE additions (X.691 open types) and
+//!   refused when they are CHOICE alternatives or ENUMERATED values (the
+//!   model has no place for them).
+//!
+//! The decoder refuses nothing it can represent and never panics; counts
+//! and lengths are checked against the input left before anything is
+//! allocated. The one recursion of the ASN.1 types (a regulated notify
+//! behaviour embeds events whose actions have a notify behaviour again) is
+//! bounded by [`PerConfig::max_depth`].
+//!
 //! ```
 //! use megaco::model::*;
 //! use megaco::per::{self, PerConfig};
@@ -39,10 +63,11 @@ mod encode;
 mod form;
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::asn1::names::{ItemKind, NameRegistry};
-use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
+use crate::asn1::termid::{self, AsnTermId};
+pub use crate::ber::Mapping;
 use crate::model::{MegacoMessage, TerminationId};
 use crate::EncodeError;
 use form::{Form, Scope};
@@ -50,36 +75,53 @@ use form::{Form, Scope};
 /// How the PER codec maps the model's text-form values to ASN.1.
 ///
 /// The default is Erlang/OTP's default binary configuration: the standard
-/// package registry and termination ids of three 8-bit levels.
+/// package registry and termination ids of three 8-bit levels. The
+/// mapping choices are the BER codec's ([`Mapping`]): with
+/// [`Mapping::Native`] (OTP's `[native]`) nothing is mapped and names are
+/// written as their hex codes (`0x0009/0x0005`), termination ids in the
+/// form of [`termid::format_native`] (`0xff0000`).
+///
+/// PER has no dialects: values always travel as their text octets, as OTP
+/// writes them.
 #[derive(Debug, Clone)]
 pub struct PerConfig {
-    /// Package, item, parameter and digit map names ↔ codes.
+    /// Name and termination id mapping.
+    pub mapping: Mapping,
+    /// Package, item, parameter and digit map names ↔ codes (standard
+    /// packages by default).
     pub registry: Arc<NameRegistry>,
-    /// Level widths of termination ids.
-    pub levels: TermIdLevels,
-    /// OTP's `[native]`: no name or termination-id mapping at all. Names
-    /// are then written as hex codes (`0x0009/0x0005`) and termination ids
-    /// in the native form of [`termid::format_native`] (`0xff0000`).
-    pub native: bool,
+    /// How deeply regulated notify behaviours may nest (v3
+    /// `NotifyRegulated` embeds events that can carry a notify behaviour
+    /// again): the only recursion of the ASN.1 types. Deeper input is an
+    /// error for the decoder and the encoder alike. Default 16.
+    pub max_depth: usize,
 }
 
 impl Default for PerConfig {
     fn default() -> Self {
         PerConfig {
+            mapping: Mapping::default(),
             registry: NameRegistry::standard_arc().clone(),
-            levels: TermIdLevels::default(),
-            native: false,
+            max_depth: 16,
         }
     }
 }
 
 impl PerConfig {
-    /// OTP's `[native]` configuration (see [`PerConfig::native`]).
+    /// OTP's `[native]` configuration: no name or termination id mapping.
     pub fn native() -> Self {
         PerConfig {
-            registry: Arc::new(NameRegistry::empty()),
-            native: true,
+            mapping: Mapping::Native,
             ..PerConfig::default()
+        }
+    }
+
+    /// The registry in use: none at all under [`Mapping::Native`].
+    fn names(&self) -> &NameRegistry {
+        static EMPTY: OnceLock<NameRegistry> = OnceLock::new();
+        match self.mapping {
+            Mapping::Text(_) => &self.registry,
+            Mapping::Native => EMPTY.get_or_init(NameRegistry::empty),
         }
     }
 }
@@ -123,6 +165,12 @@ pub enum PerErrorKind {
     },
     /// The message's version is not 1 to 3.
     UnsupportedVersion(u8),
+    /// Regulated notify behaviours nested deeper than
+    /// [`PerConfig::max_depth`].
+    TooDeep {
+        /// The limit.
+        limit: usize,
+    },
     /// A value that the text-form mapping refused.
     Form {
         /// Which field.
@@ -148,6 +196,9 @@ impl fmt::Display for PerError {
                 write!(f, "unsupported protocol version {v} (expected 1 to 3)")
             }
             PerErrorKind::Form { what, detail } => write!(f, "cannot map {what}: {detail}"),
+            PerErrorKind::TooDeep { limit } => {
+                write!(f, "notify behaviours nested deeper than {limit}")
+            }
         }
     }
 }
@@ -176,7 +227,12 @@ pub fn encode_into(
         return Err(EncodeError::UnsupportedVersion(v));
     }
     let start = out.len();
-    let cx = encode::Cx { v, form: cfg };
+    let cx = encode::Cx {
+        v,
+        form: cfg,
+        depth: std::cell::Cell::new(0),
+        max_depth: cfg.max_depth,
+    };
     let mut w = bits::BitWriter::new(out);
     let res = encode::megaco_message(&mut w, &cx, msg);
     if res.is_err() {
@@ -189,7 +245,7 @@ pub fn encode_into(
 /// and selects the ASN.1 module for the rest.
 pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> {
     let mut r = bits::BitReader::new(bytes, 0);
-    decode::megaco_message(&mut r, cfg)
+    decode::megaco_message(&mut r, cfg, cfg.max_depth)
 }
 
 fn kind(s: Scope) -> ItemKind {
@@ -209,30 +265,43 @@ fn name_err(what: &'static str, e: impl fmt::Display) -> EncodeError {
 }
 
 impl Form for PerConfig {
-    fn term_id_to_asn1(&self, t: &TerminationId) -> Result<(Vec<u8>, Vec<u8>), EncodeError> {
-        let a = termid::encode(&t.id, &self.levels).map_err(|e| name_err("TerminationID", e))?;
-        Ok((a.wildcards().to_vec(), a.id().to_vec()))
+    fn term_id_to_asn1(&self, t: &TerminationId) -> Result<AsnTermId, EncodeError> {
+        let r = match &self.mapping {
+            Mapping::Text(levels) => termid::encode(&t.id, levels),
+            Mapping::Native => {
+                return termid::parse_native(&t.id).ok_or_else(|| {
+                    name_err(
+                        "TerminationID",
+                        format!("{:?} is not in native form 0x<hex>[#<hex>]", t.id),
+                    )
+                })
+            }
+        };
+        r.map_err(|e| name_err("TerminationID", e))
     }
 
     fn term_id_from_asn1(&self, wild: &[u8], id: &[u8]) -> Result<TerminationId, String> {
         let a = AsnTermId::new(id, wild).map_err(|e| e.to_string())?;
         let mut s = String::new();
-        if self.native || termid::decode(&a, &self.levels, &mut s).is_err() {
-            s.clear();
-            termid::format_native(&a, &mut s);
+        match &self.mapping {
+            Mapping::Text(levels) if termid::decode(&a, levels, &mut s).is_ok() => {}
+            _ => {
+                s.clear();
+                termid::format_native(&a, &mut s);
+            }
         }
         Ok(TerminationId { id: s })
     }
 
     fn pkgd_to_asn1(&self, scope: Scope, name: &str) -> Result<[u8; 4], EncodeError> {
-        self.registry
+        self.names()
             .encode_pkgd_name(kind(scope), name)
             .map_err(|e| name_err("PkgdName", e))
     }
 
     fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<String, String> {
         let mut s = String::new();
-        self.registry.decode_pkgd_name(kind(scope), code, &mut s);
+        self.names().decode_pkgd_name(kind(scope), code, &mut s);
         Ok(s)
     }
 
@@ -247,7 +316,7 @@ impl Form for PerConfig {
             .registry
             .encode_pkgd_name(k, parent)
             .map_err(|e| name_err("parameter's event or signal", e))?;
-        self.registry
+        self.names()
             .encode_parameter(k, item, name)
             .map_err(|e| name_err("parameter name", e))
     }
@@ -259,32 +328,35 @@ impl Form for PerConfig {
         code: [u8; 2],
     ) -> Result<String, String> {
         let mut s = String::new();
-        self.registry
+        self.names()
             .decode_parameter(kind(scope), parent, code, &mut s);
         Ok(s)
     }
 
     fn package_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
-        self.registry
+        self.names()
             .encode_package(name)
             .map_err(|e| name_err("package name", e))
     }
 
     fn package_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
         let mut s = String::new();
-        self.registry.decode_package(code, &mut s);
+        self.names().decode_package(code, &mut s);
         Ok(s)
     }
 
     fn dialplan_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
-        self.registry
+        self.names()
             .encode_digit_map(name)
             .map_err(|e| name_err("digit map name", e))
     }
 
     fn dialplan_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
         let mut s = String::new();
-        self.registry.decode_digit_map(code, &mut s);
+        match self.mapping {
+            Mapping::Text(_) => self.names().decode_digit_map(code, &mut s),
+            Mapping::Native => crate::asn1::push_hex16(&mut s, u16::from_be_bytes(code)),
+        }
         Ok(s)
     }
 }

@@ -48,10 +48,12 @@ pub enum Style {
 ///   bare number;
 /// - a v3 audited signal's stream is written `Stream = 5`; OTP writes the
 ///   bare number;
-/// - the authentication header's hex fields are written two digits per
-///   octet; OTP writes three (`0X0`) for octets below 0x10;
-/// - a ServiceChange's v2/v3 audit item (`serviceChangeInfo`) is written
-///   as the bare audit items the ABNF asks for; OTP fails on it.
+/// - a ServiceChange's v2/v3 audit items (`serviceChangeInfo`) are written
+///   as the bare audit items the ABNF asks for (`Media, Events`); OTP
+///   fails on them;
+/// - audit-reply items that OTP cannot write (`Events`, `Signals`,
+///   `EventBuffer` in [`EmptyDescriptors`](crate::model::AuditReturnParameter::EmptyDescriptors))
+///   are written as their keywords.
 ///
 /// ```
 /// use megaco::model::*;
@@ -188,7 +190,13 @@ pub(super) struct Enc<'a> {
     pretty: bool,
     v: u8,
     t: &'static Tokens,
+    /// Nesting of regulated notifications (the one recursive part of the
+    /// model), bounded by [`MAX_NESTING`].
+    nesting: usize,
 }
+
+/// Deepest nesting of regulated-notification embedded events written.
+const MAX_NESTING: usize = 32;
 
 impl<'a> Enc<'a> {
     fn new(out: &'a mut Vec<u8>, style: Style, v: u8) -> Self {
@@ -202,6 +210,7 @@ impl<'a> Enc<'a> {
             } else {
                 &tokens::COMPACT
             },
+            nesting: 0,
         }
     }
 
@@ -219,7 +228,7 @@ impl<'a> Enc<'a> {
 
     #[inline]
     fn str(&mut self, s: &str) {
-        self.out.extend_from_slice(s.as_bytes());
+        self.raw(s.as_bytes());
     }
 
     #[inline]
@@ -234,6 +243,10 @@ impl<'a> Enc<'a> {
 
     /// Writes a decimal number.
     fn num(&mut self, n: u64) {
+        if n < 10 {
+            self.out.push(b'0' + n as u8);
+            return;
+        }
         let mut buf = [0u8; 20];
         let mut i = buf.len();
         let mut n = n;
@@ -245,7 +258,7 @@ impl<'a> Enc<'a> {
                 break;
             }
         }
-        self.out.extend_from_slice(&buf[i..]);
+        self.raw(&buf[i..]);
     }
 
     /// Uppercase hex without leading zeros.
@@ -283,16 +296,24 @@ impl<'a> Enc<'a> {
         self.raw(if self.pretty { b" } " } else { b"}" });
     }
 
-    /// `LSBRKT`.
+    /// `LSBRKT` (OTP's v1/v2 pretty encoders write it without spaces).
     #[inline]
     fn lsb(&mut self) {
-        self.raw(if self.pretty { b" [ " } else { b"[" });
+        self.raw(if self.pretty && self.v >= 3 {
+            b" [ "
+        } else {
+            b"["
+        });
     }
 
     /// `RSBRKT`.
     #[inline]
     fn rsb(&mut self) {
-        self.raw(if self.pretty { b" ] " } else { b"]" });
+        self.raw(if self.pretty && self.v >= 3 {
+            b" ] "
+        } else {
+            b"]"
+        });
     }
 
     /// `COMMA` (not followed by a new line).

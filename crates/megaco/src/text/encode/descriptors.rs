@@ -633,6 +633,13 @@ impl Enc<'_> {
             NotifyBehaviour::NotifyImmediate => self.raw(self.t.notify_immediate),
             NotifyBehaviour::NeverNotify => self.raw(self.t.never_notify),
             NotifyBehaviour::NotifyRegulated(r) => {
+                if self.nesting >= super::MAX_NESTING {
+                    return Err(invalid(
+                        "regulated notification",
+                        "embedded events nested too deeply",
+                    ));
+                }
+                self.nesting += 1;
                 self.raw(self.t.notify_regulated);
                 match (&r.second_event, &r.signals_descriptor) {
                     (None, None) => {}
@@ -647,6 +654,7 @@ impl Enc<'_> {
                         self.rb_i(s);
                     }
                 }
+                self.nesting -= 1;
             }
         }
         Ok(())
@@ -1278,9 +1286,7 @@ impl Enc<'_> {
             self.item_tok(&mut sep, s1, self.t.reserved_group);
         }
         if let Some(pp) = &l.property_parms {
-            for p in pp {
-                self.item(&mut sep, s1, |e| e.ind_aud_property_parm(p, s1))?;
-            }
+            self.ind_aud_property_parms(pp, &mut sep, s1)?;
         }
         if self.v >= 3 {
             if let Some(m) = l.stream_mode_sel {
@@ -1294,12 +1300,24 @@ impl Enc<'_> {
         Ok(())
     }
 
-    pub(super) fn ind_aud_property_parm(&mut self, p: &IndAudPropertyParm, s: usize) -> R {
-        self.pkgd_name(&p.name)?;
-        if self.v >= 3 {
-            if let Some(pp) = &p.property_parms {
-                self.comma_i(s);
-                self.property_parm(pp, s)?;
+    /// Audited properties, as elements of the enclosing list.
+    ///
+    /// OTP writes a property audited with a value (`IndAudPropertyParm`
+    /// with `property_parms`) as two items, the name and then the valued
+    /// property (`tdmc/gain, tdmc/gain=2`), and its parser folds such a
+    /// pair back into one item; a valued property alone is not accepted.
+    pub(super) fn ind_aud_property_parms(
+        &mut self,
+        list: &[IndAudPropertyParm],
+        sep: &mut bool,
+        s: usize,
+    ) -> R {
+        for p in list {
+            self.item(sep, s, |e| e.pkgd_name(&p.name))?;
+            if self.v >= 3 {
+                if let Some(pp) = &p.property_parms {
+                    self.item(sep, s, |e| e.property_parm(pp, s))?;
+                }
             }
         }
         Ok(())
@@ -1322,7 +1340,12 @@ impl Enc<'_> {
             ([], false, true, None) => self.raw(self.t.service_states),
             ([], false, false, Some(st)) => self.service_state(st),
             ([], true, false, None) => self.raw(self.t.buffer),
-            ([one], false, false, None) => self.pkgd_name(&one.name)?,
+            ([one], false, false, None) if one.property_parms.is_none() || self.v < 3 => {
+                self.pkgd_name(&one.name)?
+            }
+            ([one], false, false, None) => {
+                self.ind_aud_property_parms(std::slice::from_ref(one), &mut false, s + 1)?
+            }
             _ => {
                 return Err(invalid(
                     "audited TerminationState",

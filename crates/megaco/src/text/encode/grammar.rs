@@ -532,9 +532,7 @@ impl Enc<'_> {
             self.item_tok(&mut sep, s1, self.t.ieps);
         }
         if let Some(cpa) = &c.context_prop_aud {
-            for p in cpa {
-                self.item(&mut sep, s1, |e| e.ind_aud_property_parm(p, s1))?;
-            }
+            self.ind_aud_property_parms(cpa, &mut sep, s1)?;
         }
         if let Some(p) = c.select_priority {
             self.item(&mut sep, s1, |e| {
@@ -854,7 +852,12 @@ impl Enc<'_> {
         if t.id.is_empty() {
             return Err(invalid("termination id", "empty"));
         }
-        self.str(&t.id);
+        // OTP keeps the root termination as `root` and writes it so.
+        if t.is_root() {
+            self.raw(b"root");
+        } else {
+            self.str(&t.id);
+        }
         Ok(())
     }
 
