@@ -298,3 +298,39 @@ fn otp_escript_measures_every_config_when_available() {
         .unwrap();
     assert_eq!(row.size, vector.len());
 }
+
+#[test]
+fn otp_escript_mstone_reports_every_config_when_available() {
+    if !megaco_bench::otp::available() {
+        eprintln!("escript or OTP megaco not available; skipped");
+        return;
+    }
+    let c = megaco::corpus::load(&common::corpus_dir().join("time_test.msgs")).unwrap();
+    let samples: Vec<Sample> = c
+        .messages
+        .into_iter()
+        .take(2)
+        .map(|m| Sample {
+            name: m.name,
+            msg: common::message_error(),
+            source: m.bytes,
+        })
+        .collect();
+    let r = megaco_bench::otp::run(
+        &samples,
+        "pretty",
+        &[
+            "mstone".into(),
+            "0.2".into(),
+            "1".into(),
+            "ber".into(),
+            "erl_dist".into(),
+        ],
+    )
+    .unwrap();
+    let names: Vec<&str> = r.mstone.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["ber", "erl_dist"]);
+    let (total, secs) = r.total.unwrap();
+    assert_eq!(total, r.mstone.iter().map(|(_, n)| n).sum::<u64>());
+    assert!(secs > 0.0);
+}
