@@ -36,8 +36,9 @@ use crate::codecs::Codec;
 use crate::meas::{MeasResult, Row};
 use crate::samples::Samples;
 
-/// `megaco bench`: without a subcommand, a quick comparison (a short
-/// `meas` over the corpus, console table only).
+/// `megaco bench`: without a subcommand, a quick comparison: a short
+/// `meas` over the corpus, ours and (when `escript` and OTP's megaco are
+/// found) OTP's, console tables only.
 #[derive(clap::Args, Debug, Clone)]
 pub struct BenchArgs {
     /// What to run (default: a quick comparison).
@@ -78,6 +79,10 @@ pub struct CommonArgs {
     /// `escript` and OTP's megaco application) and print OTP/ours ratios.
     #[arg(long, global = true)]
     pub vs_otp: bool,
+    /// Without a subcommand, leave OTP's codecs out (they are included
+    /// whenever `escript` and OTP's megaco are found).
+    #[arg(long, global = true)]
+    pub no_otp: bool,
     /// A short run (meas factor 0.01, mstone 1 s).
     #[arg(long, global = true)]
     pub quick: bool,
@@ -196,7 +201,15 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
     match &args.command {
         None => {
             let factor = if c.quick { 0.002 } else { 0.01 };
-            run_meas(c, &loaded, &codecs, factor, None)
+            // The quick comparison includes OTP's codecs whenever they run.
+            let mut c = c.clone();
+            if !c.vs_otp && !c.no_otp {
+                c.vs_otp = otp::available();
+                if !c.vs_otp {
+                    eprintln!("Erlang/OTP's megaco not found (escript); measuring ours only");
+                }
+            }
+            run_meas(&c, &loaded, &codecs, factor, None)
         }
         Some(BenchCommand::Meas(m)) => {
             let factor = if c.quick { 0.01 } else { m.factor };
