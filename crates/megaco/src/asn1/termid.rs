@@ -271,7 +271,7 @@ pub fn encode(text: &str, levels: &TermIdLevels) -> Result<AsnTermId, TermIdErro
     }
     let widths = levels.levels();
     let total = levels.total_bits();
-    let count = text.split('/').count();
+    let count = 1 + text.bytes().filter(|&b| b == b'/').count();
     if count > widths.len() {
         return Err(TermIdError::TooManyLevels {
             found: count,
@@ -284,10 +284,9 @@ pub fn encode(text: &str, levels: &TermIdLevels) -> Result<AsnTermId, TermIdErro
     let mut bitpos: u32 = 0;
     let mut remaining: u32 = total;
     let mut ended_by_wildcard = false;
-    for (i, level) in text.split('/').enumerate() {
+    for (i, bytes) in text.as_bytes().split(|&b| b == b'/').enumerate() {
         let width = widths[i];
         remaining -= u32::from(width);
-        let bytes = level.as_bytes();
         let (digits, wildcard) = match bytes.last() {
             Some(&c @ (b'$' | b'*')) => (&bytes[..bytes.len() - 1], Some(c)),
             _ => (bytes, None),
@@ -303,10 +302,12 @@ pub fn encode(text: &str, levels: &TermIdLevels) -> Result<AsnTermId, TermIdErro
         }
         for (k, &d) in digits.iter().enumerate() {
             match d {
-                b'0' => {}
-                b'1' => acc |= 1u64 << (63 - (bitpos + k as u32)),
+                b'0' | b'1' => acc |= u64::from(d - b'0') << (63 - (bitpos + k as u32)),
                 _ => {
-                    let ch = level[k..].chars().next().unwrap_or('?');
+                    let ch = std::str::from_utf8(&bytes[k..])
+                        .ok()
+                        .and_then(|s| s.chars().next())
+                        .unwrap_or('?');
                     return Err(TermIdError::BadChar { level: i + 1, ch });
                 }
             }
@@ -373,12 +374,16 @@ pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<
     }
     wild[..nw].sort_unstable_by_key(|w| w.0);
 
-    let start_len = out.len();
+    // Build the text in a stack buffer: at most 64 bits, 63 separators and
+    // one wildcard per level.
+    let mut buf = [0u8; 192];
+    let mut n = 0;
     let mut start: u32 = 0;
     let mut wi = 0;
     for (i, &width) in levels.levels().iter().enumerate() {
         if i > 0 {
-            out.push('/');
+            buf[n] = b'/';
+            n += 1;
         }
         let end = start + u32::from(width);
         let mut stop_at = end;
@@ -387,7 +392,6 @@ pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<
             let (pos, ch, rec) = wild[wi];
             wi += 1;
             if wi < nw && wild[wi].0 < end {
-                out.truncate(start_len);
                 return Err(TermIdError::BadWildcard {
                     octet: t.wildcards()[0],
                 });
@@ -395,23 +399,47 @@ pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<
             stop_at = pos;
             wc = Some((ch, rec));
         }
-        for b in start..stop_at {
-            out.push(if acc & (1u64 << (63 - b)) != 0 {
-                '1'
-            } else {
-                '0'
-            });
+        if wc.is_none() && width == 8 && start % 8 == 0 {
+            // A whole octet: copy its eight digits.
+            let byte = (acc >> (56 - start)) as u8;
+            buf[n..n + 8].copy_from_slice(&BIT_DIGITS[usize::from(byte)]);
+            n += 8;
+        } else {
+            for b in start..stop_at {
+                buf[n] = b'0' + ((acc >> (63 - b)) & 1) as u8;
+                n += 1;
+            }
         }
         if let Some((ch, rec)) = wc {
-            out.push(ch as char);
+            buf[n] = ch;
+            n += 1;
             if rec {
                 break;
             }
         }
         start = end;
     }
+    // Only ASCII was written.
+    out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
     Ok(())
 }
+
+/// The eight binary digits of every octet value.
+static BIT_DIGITS: [[u8; 8]; 256] = {
+    let mut t = [[b'0'; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut b = 0;
+        while b < 8 {
+            if v & (0x80 >> b) != 0 {
+                t[v][b] = b'1';
+            }
+            b += 1;
+        }
+        v += 1;
+    }
+    t
+};
 
 /// Writes the native form of an ASN.1 termination id: `0x` and the id
 /// octets in hex, then `#` and each wildcard octet in hex, e.g.

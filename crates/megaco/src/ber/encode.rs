@@ -91,6 +91,29 @@ impl Enc<'_> {
         }
     }
 
+    /// Like [`open`](Self::open) for a value that is probably 256 bytes
+    /// or longer: reserves a 2-octet long-form length so that closing it
+    /// moves nothing.
+    #[inline]
+    fn open_big(&mut self, tag: u8) -> usize {
+        self.out.extend_from_slice(&[tag, 0x82, 0, 0]);
+        self.out.len()
+    }
+
+    #[inline]
+    fn close_big(&mut self, start: usize) {
+        let len = self.out.len() - start;
+        if (0x100..0x1_0000).contains(&len) {
+            self.out[start - 2] = (len >> 8) as u8;
+            self.out[start - 1] = len as u8;
+        } else {
+            // Not the guessed size: fall back to a 1-octet placeholder.
+            self.out.copy_within(start.., start - 2);
+            self.out.truncate(self.out.len() - 2);
+            self.close(start - 2);
+        }
+    }
+
     #[inline]
     fn len(&mut self, n: usize) {
         if n < 0x80 {
@@ -275,7 +298,7 @@ impl Enc<'_> {
     // ---- message --------------------------------------------------------
 
     fn megaco_message(&mut self, m: &MegacoMessage) -> R {
-        let s = self.open(SEQ);
+        let s = self.open_big(SEQ);
         if let Some(a) = &m.auth_header {
             let h = self.open(c(0));
             self.prim(p(0), &a.sec_parm_index.to_be_bytes());
@@ -283,25 +306,25 @@ impl Enc<'_> {
             self.prim(p(2), &a.ad);
             self.close(h);
         }
-        let ms = self.open(c(1));
+        let ms = self.open_big(c(1));
         self.uint(p(0), u64::from(m.mess.version));
         let mid = self.open(c(1));
         self.mid(&m.mess.mid)?;
         self.close(mid);
-        let body = self.open(c(2));
+        let body = self.open_big(c(2));
         match &m.mess.body {
             MessageBody::Error(e) => self.error_descriptor(c(0), e),
             MessageBody::Transactions(ts) => {
-                let l = self.open(c(1));
+                let l = self.open_big(c(1));
                 for t in ts {
                     self.transaction(t)?;
                 }
-                self.close(l);
+                self.close_big(l);
             }
         }
-        self.close(body);
-        self.close(ms);
-        self.close(s);
+        self.close_big(body);
+        self.close_big(ms);
+        self.close_big(s);
         Ok(())
     }
 
