@@ -32,8 +32,25 @@ fn invalid(what: &'static str, detail: impl ToString) -> EncodeError {
     }
 }
 
+/// An open constructed value: where its content starts, and how many
+/// length octets were pending when it was opened.
+#[derive(Clone, Copy)]
+struct Mark {
+    start: usize,
+    extra: usize,
+}
+
+const INLINE_FIXUPS: usize = 32;
+
 struct Enc<'a> {
     out: &'a mut Vec<u8>,
+    /// Long lengths to write at the end: (placeholder offset, length);
+    /// the first [`INLINE_FIXUPS`] inline, the rest in `spill`.
+    fixups: [(usize, usize); INLINE_FIXUPS],
+    nfix: usize,
+    spill: Vec<(usize, usize)>,
+    /// Length octets still to insert (sum over `fixups`).
+    extra: usize,
     reg: &'a NameRegistry,
     levels: Option<&'a TermIdLevels>,
     standard: bool,
@@ -52,25 +69,38 @@ pub(super) fn encode_message(msg: &MegacoMessage, cfg: &BerConfig, out: &mut Vec
         levels,
         standard: cfg.dialect == Dialect::Standard,
         scratch: Vec::new(),
+        fixups: [(0, 0); INLINE_FIXUPS],
+        nfix: 0,
+        spill: Vec::new(),
+        extra: 0,
     };
-    e.megaco_message(msg)
+    e.megaco_message(msg)?;
+    e.finish();
+    Ok(())
 }
 
 impl Enc<'_> {
     // ---- writer primitives -------------------------------------------
 
+    /// Starts a constructed value with a one-octet length placeholder.
     #[inline]
-    fn open(&mut self, tag: u8) -> usize {
+    fn open(&mut self, tag: u8) -> Mark {
         self.out.push(tag);
         self.out.push(0);
-        self.out.len()
+        Mark {
+            start: self.out.len(),
+            extra: self.extra,
+        }
     }
 
+    /// Ends a constructed value. A short length is written in place; a
+    /// long one is recorded and written by [`finish`](Self::finish), which
+    /// moves every byte at most once, instead of shifting the content now.
     #[inline]
-    fn close(&mut self, start: usize) {
-        let len = self.out.len() - start;
+    fn close(&mut self, m: Mark) {
+        let len = self.out.len() - m.start + (self.extra - m.extra);
         if len < 0x80 {
-            self.out[start - 1] = len as u8;
+            self.out[m.start - 1] = len as u8;
         } else {
             let n = if len < 0x100 {
                 1
@@ -81,37 +111,47 @@ impl Enc<'_> {
             } else {
                 4
             };
-            self.out[start - 1] = 0x80 | n as u8;
-            let old = self.out.len();
-            self.out.resize(old + n, 0);
-            self.out.copy_within(start..old, start + n);
-            for i in 0..n {
-                self.out[start + i] = (len >> (8 * (n - 1 - i))) as u8;
+            if self.nfix < INLINE_FIXUPS {
+                self.fixups[self.nfix] = (m.start - 1, len);
+                self.nfix += 1;
+            } else {
+                self.spill.push((m.start - 1, len));
             }
+            self.extra += n;
         }
     }
 
-    /// Like [`open`](Self::open) for a value that is probably 256 bytes
-    /// or longer: reserves a 2-octet long-form length so that closing it
-    /// moves nothing.
-    #[inline]
-    fn open_big(&mut self, tag: u8) -> usize {
-        self.out.extend_from_slice(&[tag, 0x82, 0, 0]);
-        self.out.len()
-    }
-
-    #[inline]
-    fn close_big(&mut self, start: usize) {
-        let len = self.out.len() - start;
-        if (0x100..0x1_0000).contains(&len) {
-            self.out[start - 2] = (len >> 8) as u8;
-            self.out[start - 1] = len as u8;
+    /// Writes the recorded long lengths, moving the data after each one
+    /// back, from the end of the buffer to its start.
+    fn finish(&mut self) {
+        if self.nfix == 0 {
+            return;
+        }
+        let mut all = std::mem::take(&mut self.spill);
+        let fixups: &mut [(usize, usize)] = if all.is_empty() {
+            &mut self.fixups[..self.nfix]
         } else {
-            // Not the guessed size: fall back to a 1-octet placeholder.
-            self.out.copy_within(start.., start - 2);
-            self.out.truncate(self.out.len() - 2);
-            self.close(start - 2);
+            all.extend_from_slice(&self.fixups[..self.nfix]);
+            &mut all
+        };
+        fixups.sort_unstable_by_key(|f| std::cmp::Reverse(f.0));
+        let mut src_end = self.out.len();
+        self.out.resize(src_end + self.extra, 0);
+        let mut dst_end = self.out.len();
+        for &(pos, len) in fixups.iter() {
+            let n = (usize::BITS - len.leading_zeros()).div_ceil(8) as usize;
+            let seg = src_end - (pos + 1);
+            let dst_start = dst_end - seg;
+            self.out.copy_within(pos + 1..src_end, dst_start);
+            for i in 0..n {
+                self.out[dst_start - n + i] = (len >> (8 * (n - 1 - i))) as u8;
+            }
+            self.out[dst_start - n - 1] = 0x80 | n as u8;
+            // the tag (and all before it) has not moved yet
+            src_end = pos;
+            dst_end = dst_start - n - 1;
         }
+        debug_assert_eq!(src_end, dst_end);
     }
 
     #[inline]
@@ -298,7 +338,7 @@ impl Enc<'_> {
     // ---- message --------------------------------------------------------
 
     fn megaco_message(&mut self, m: &MegacoMessage) -> R {
-        let s = self.open_big(SEQ);
+        let s = self.open(SEQ);
         if let Some(a) = &m.auth_header {
             let h = self.open(c(0));
             self.prim(p(0), &a.sec_parm_index.to_be_bytes());
@@ -306,25 +346,25 @@ impl Enc<'_> {
             self.prim(p(2), &a.ad);
             self.close(h);
         }
-        let ms = self.open_big(c(1));
+        let ms = self.open(c(1));
         self.uint(p(0), u64::from(m.mess.version));
         let mid = self.open(c(1));
         self.mid(&m.mess.mid)?;
         self.close(mid);
-        let body = self.open_big(c(2));
+        let body = self.open(c(2));
         match &m.mess.body {
             MessageBody::Error(e) => self.error_descriptor(c(0), e),
             MessageBody::Transactions(ts) => {
-                let l = self.open_big(c(1));
+                let l = self.open(c(1));
                 for t in ts {
                     self.transaction(t)?;
                 }
-                self.close_big(l);
+                self.close(l);
             }
         }
-        self.close_big(body);
-        self.close_big(ms);
-        self.close_big(s);
+        self.close(body);
+        self.close(ms);
+        self.close(s);
         Ok(())
     }
 
