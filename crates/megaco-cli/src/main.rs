@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-use codec::{Detected, InputFormat, OutputFormat};
+use codec::{BinaryOptions, InputFormat, OutputFormat};
 
 /// Megaco/H.248 messages: convert, check, transform and benchmark.
 #[derive(Parser)]
@@ -39,6 +39,8 @@ enum Command {
         output: Option<PathBuf>,
         /// The input message (default or `-`: standard input).
         file: Option<PathBuf>,
+        #[command(flatten)]
+        binary: BinaryOptions,
     },
     /// Decode every FILE and report those that fail.
     ///
@@ -53,6 +55,8 @@ enum Command {
         /// Print one line per message that decodes, too.
         #[arg(short, long)]
         verbose: bool,
+        #[command(flatten)]
+        binary: BinaryOptions,
     },
 }
 
@@ -64,8 +68,14 @@ fn main() -> ExitCode {
             to,
             output,
             file,
-        } => convert(from, to, output.as_deref(), file.as_deref()).map(|()| ExitCode::SUCCESS),
-        Command::Check { files, verbose } => check(&files, verbose),
+            binary,
+        } => convert(from, to, &binary, output.as_deref(), file.as_deref())
+            .map(|()| ExitCode::SUCCESS),
+        Command::Check {
+            files,
+            verbose,
+            binary,
+        } => check(&files, verbose, &binary),
     };
     match result {
         Ok(code) => code,
@@ -98,12 +108,15 @@ fn read_stdin() -> Result<(String, Vec<u8>)> {
 fn convert(
     from: InputFormat,
     to: OutputFormat,
+    binary: &BinaryOptions,
     output: Option<&Path>,
     file: Option<&Path>,
 ) -> Result<()> {
+    let cfg = binary.configs()?;
     let (name, bytes) = read_input(file)?;
-    let msg = codec::decode(&bytes, from).map_err(|e| anyhow::anyhow!("{name}:{e}"))?;
-    let out = codec::encode(&msg, to).with_context(|| format!("encoding {name} as {to:?}"))?;
+    let (msg, _) = codec::decode(&bytes, from, &cfg).map_err(|e| anyhow::anyhow!("{name}:{e}"))?;
+    let out =
+        codec::encode(&msg, to, &cfg).with_context(|| format!("encoding {name} as {to:?}"))?;
     match output {
         Some(p) => std::fs::write(p, &out).with_context(|| format!("writing {}", p.display()))?,
         None => {
@@ -118,7 +131,8 @@ fn convert(
     Ok(())
 }
 
-fn check(files: &[PathBuf], verbose: bool) -> Result<ExitCode> {
+fn check(files: &[PathBuf], verbose: bool, binary: &BinaryOptions) -> Result<ExitCode> {
+    let cfg = binary.configs()?;
     let mut failed = 0usize;
     let mut total = 0usize;
     for path in files {
@@ -142,8 +156,8 @@ fn check(files: &[PathBuf], verbose: bool) -> Result<ExitCode> {
         };
         for (label, bytes) in messages {
             total += 1;
-            match codec::decode(&bytes, InputFormat::Auto) {
-                Ok(_) if verbose => println!("{label}: ok ({})", Detected::sniff(&bytes)),
+            match codec::decode(&bytes, InputFormat::Auto, &cfg) {
+                Ok((_, kind)) if verbose => println!("{label}: ok ({kind})"),
                 Ok(_) => {}
                 Err(e) => {
                     failed += 1;
@@ -160,13 +174,4 @@ fn check(files: &[PathBuf], verbose: bool) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
-}
-
-impl OutputFormat {
-    fn is_text(self) -> bool {
-        matches!(
-            self,
-            OutputFormat::Pretty | OutputFormat::Compact | OutputFormat::Json
-        )
-    }
 }

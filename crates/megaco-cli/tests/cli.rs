@@ -30,7 +30,7 @@ fn vector(codec: &str, name: &str) -> Vec<u8> {
 
 #[test]
 fn convert_pretty_to_compact_matches_otp_from_stdin_to_stdout() {
-    for name in ["msg01a", "msg10", "msg72b", "msg80a01"] {
+    for name in ["msg01a", "msg10", "msg72b01", "msg81a01"] {
         let out = megaco(
             &["convert", "--to", "compact"],
             Some(&vector("pretty", name)),
@@ -142,4 +142,91 @@ fn unreadable_input_is_an_error_not_a_panic() {
     let out = megaco(&["convert", "--to", "pretty", "/nonexistent/file"], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/file"));
+}
+
+fn binary_vector(codec: &str, name: &str) -> Vec<u8> {
+    std::fs::read(corpus().join(format!("vectors/{codec}/{name}.{codec}"))).unwrap()
+}
+
+#[test]
+fn convert_text_to_otp_ber_and_per_matches_otp() {
+    for name in ["msg01a", "msg55", "msg72b01", "msg81a01"] {
+        let ber = megaco(
+            &["convert", "--to", "ber", "--dialect", "otp"],
+            Some(&vector("pretty", name)),
+        );
+        assert!(
+            ber.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ber.stderr)
+        );
+        assert_eq!(ber.stdout, binary_vector("ber", name), "{name} ber");
+        let per = megaco(&["convert", "--to", "per"], Some(&vector("compact", name)));
+        assert!(
+            per.status.success(),
+            "{}",
+            String::from_utf8_lossy(&per.stderr)
+        );
+        assert_eq!(per.stdout, binary_vector("per", name), "{name} per");
+    }
+}
+
+#[test]
+fn convert_detects_ber_and_per_input() {
+    for (codec, name) in [("ber", "msg12"), ("per", "msg12"), ("per", "msg80a01")] {
+        let out = megaco(
+            &["convert", "--dialect", "otp", "--to", "compact"],
+            Some(&binary_vector(codec, name)),
+        );
+        assert!(
+            out.status.success(),
+            "{codec} {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = megaco(
+            &["convert", "--to", "compact"],
+            Some(&vector("pretty", name)),
+        );
+        assert_eq!(out.stdout, text.stdout, "{codec} {name}");
+    }
+}
+
+#[test]
+fn check_accepts_every_encoding_and_reports_binary_offsets() {
+    let ber_dir = corpus().join("vectors/ber");
+    let per_dir = corpus().join("vectors/per");
+    let mut files: Vec<String> = Vec::new();
+    for dir in [&ber_dir, &per_dir] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            files.push(e.unwrap().path().display().to_string());
+        }
+    }
+    let args: Vec<&str> = std::iter::once("check")
+        .chain(["--dialect", "otp"])
+        .chain(files.iter().map(String::as_str))
+        .collect();
+    let out = megaco(&args, None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    let dir = std::env::temp_dir().join(format!("megaco-check-bin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("cut.ber");
+    let whole = binary_vector("ber", "msg10");
+    std::fs::write(&bad, &whole[..whole.len() / 2]).unwrap();
+    let out = megaco(&["check", bad.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let rest = stdout
+        .trim_end()
+        .strip_prefix(&format!("{}:", bad.display()))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let (offset, message) = rest.split_once(':').unwrap();
+    let offset: usize = offset.parse().unwrap();
+    assert!(offset <= whole.len() / 2, "{stdout}");
+    assert!(message.contains("BER"), "{stdout}");
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -14,6 +14,7 @@ pub mod ber;
 pub mod corpus;
 pub mod error;
 pub mod model;
+pub mod per;
 pub mod text;
 pub mod version;
 

@@ -260,12 +260,8 @@ impl Checker {
     }
 
     fn events(&self, e: &EventsDescriptor) -> Result<(), EncodeError> {
-        // v1 makes the request id mandatory; v2 made it optional.
-        self.need(
-            e.request_id.is_none(),
-            2,
-            "an Events descriptor without request id",
-        )?;
+        // A bare `Events` (no request id) is valid v1 text; only v1's ASN.1
+        // makes the id mandatory, which the binary encoders check.
         for ev in &e.event_list {
             if let Some(a) = &ev.event_action {
                 self.need(a.notify_behaviour.is_some(), 3, "a notification behaviour")?;
@@ -291,11 +287,6 @@ impl Checker {
     }
 
     fn second_events(&self, e: &SecondEventsDescriptor) -> Result<(), EncodeError> {
-        self.need(
-            e.request_id.is_none(),
-            2,
-            "an embedded Events descriptor without request id",
-        )?;
         for ev in &e.event_list {
             if let Some(a) = &ev.event_action {
                 self.need(a.notify_behaviour.is_some(), 3, "a notification behaviour")?;

@@ -678,6 +678,23 @@ fn error_depth_bomb() {
     }
     let e = decode(&text).unwrap_err();
     assert_eq!(e.kind, TextErrorKind::TooDeep { max: 64 });
+
+    // Regulated notifications embed events that may notify regulated
+    // again: the model's one unbounded recursion, cut at the limit.
+    let mut text = b"!/3 [10.0.0.1]\nT=1{C=1{MF=a/1{E=1{".to_vec();
+    for _ in 0..10_000 {
+        text.extend_from_slice(b"a/b{NBRN{EM{E=1{");
+    }
+    let e = decode(&text).unwrap_err();
+    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 64 });
+    // ... and within the limit it decodes.
+    let mut text = b"!/3 [10.0.0.1]\nT=1{C=1{MF=a/1{E=1{".to_vec();
+    for _ in 0..10 {
+        text.extend_from_slice(b"a/b{NBRN{EM{E=1{");
+    }
+    text.extend_from_slice(b"a/b");
+    text.extend(std::iter::repeat(b'}').take(10 * 4 + 4));
+    assert!(decode(&text).is_ok(), "{:?}", decode(&text));
 }
 
 #[test]
@@ -707,4 +724,99 @@ fn limits_on_size_and_list_length() {
     )
     .unwrap_err();
     assert_eq!(e.kind, TextErrorKind::TooManyItems { max: 3 });
+}
+
+#[test]
+fn audited_local_control_selection_folds_like_otp() {
+    // `tdmc/gain, tdmc/gain=2` is one audited property with a selection
+    // value, as OTP reads msg76a02.
+    let m = vector("msg76a02");
+    let Command::AuditValue(av) = &request(&m).actions[0].command_requests[0].command else {
+        panic!()
+    };
+    let Some(props) = &av.audit_descriptor.audit_property_token else {
+        panic!()
+    };
+    let IndAuditParameter::Media(media) = &props[0] else {
+        panic!()
+    };
+    let Some(IndAudStreams::MultiStream(s)) = &media.streams else {
+        panic!()
+    };
+    assert_eq!(s[0].stream_id, 123);
+    let lc = s[0].stream_parms.local_control_descriptor.as_ref().unwrap();
+    assert!(lc.reserve_value && lc.reserve_group && !lc.stream_mode);
+    assert_eq!(lc.stream_mode_sel, Some(StreamMode::RecvOnly));
+    let sel = |v: &str| IndAudPropertyParm {
+        name: "tdmc/gain".into(),
+        property_parms: Some(pp("tdmc/gain", v)),
+    };
+    assert_eq!(lc.property_parms, Some(vec![sel("2"), sel("3")]));
+}
+
+#[test]
+fn error_invalid_utf8_and_trailing_input() {
+    let e = decode(b"!/1 [10.0.0.1]\nER=400{\"caf\xc3\"}").unwrap_err();
+    assert_eq!(e.kind, TextErrorKind::InvalidUtf8);
+    assert_eq!((e.line, e.column), (2, 12));
+    // UTF-8 in a quoted string is kept.
+    let m = decode("!/1 [10.0.0.1]\nER=400{\"café\"}".as_bytes()).unwrap();
+    let MessageBody::Error(ed) = &m.mess.body else {
+        panic!()
+    };
+    assert_eq!(ed.error_text.as_deref(), Some("café"));
+    let e = decode(b"!/1 [10.0.0.1]\nER=400{} junk").unwrap_err();
+    assert!(
+        matches!(&e.kind, TextErrorKind::Expected { found, .. } if found == "`junk`"),
+        "{e}"
+    );
+    let e = decode(b"MEGACO/4 [10.0.0.1]\nP=1{}").unwrap_err();
+    assert_eq!(e.kind, TextErrorKind::UnsupportedVersion(4));
+}
+
+#[test]
+fn modem_descriptor_kept_in_v1_dropped_later() {
+    // As OTP: its v1 parser keeps the (deprecated) Modem descriptor, its v2
+    // and v3 parsers drop it.
+    let text = |v: u8| {
+        format!("!/{v} [10.0.0.1] T=1{{C=1{{MF=a/1{{MD[V22,V32b]{{x/y=1}},MX=H223{{a/3}}}}}}}}")
+    };
+    let descriptors = |v: u8| {
+        let m = decode(text(v).as_bytes()).unwrap();
+        let Command::Modify(amm) = &request(&m).actions[0].command_requests[0].command else {
+            panic!()
+        };
+        amm.descriptors.clone()
+    };
+    let mux = AmmDescriptor::Mux(MuxDescriptor {
+        mux_type: MuxType::H223,
+        term_list: vec![TerminationId::new("a/3")],
+        non_standard_data: None,
+    });
+    assert_eq!(
+        descriptors(1),
+        vec![
+            AmmDescriptor::Modem(ModemDescriptor {
+                mtl: vec![ModemType::V22, ModemType::V32bis],
+                mpl: vec![pp("x/y", "1")],
+                non_standard_data: None,
+            }),
+            mux.clone()
+        ]
+    );
+    assert_eq!(descriptors(3), vec![mux]);
+}
+
+#[test]
+fn authentication_header() {
+    let m = decode(b"AU=0x01020304:0x0000000A:0x0102030405060708090A0B0C\n!/1 [10.0.0.1] P=1{C=-}")
+        .unwrap();
+    assert_eq!(
+        m.auth_header,
+        Some(AuthenticationHeader {
+            sec_parm_index: 0x0102_0304,
+            seq_num: 10,
+            ad: (1..=12).collect(),
+        })
+    );
 }

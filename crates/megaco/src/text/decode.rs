@@ -8,6 +8,33 @@
 //! timers are split off the body, and so on. Nesting is bounded by
 //! [`Limits::max_depth`]; every error carries its line, column and byte
 //! offset.
+//!
+//! # Where the model differs from OTP's records
+//!
+//! Checked against OTP 4.4.2 (megaco_text_parser_v1/v2/v3); every corpus
+//! vector decodes to the model OTP's BER and text encoders reproduce.
+//! Deliberate differences, all outside the corpus:
+//!
+//! - Termination ids are kept as written (OTP lower-cases them); `ROOT` in
+//!   any case becomes [`TerminationId::root`].
+//! - Audit tokens keep the order written (OTP reverses the bare descriptor
+//!   names of an audit reply, e.g. corpus msg79a01).
+//! - Event parameters keep their relation, range or list in `extra_info`
+//!   (OTP drops it for event parameters, not for signal parameters).
+//! - An audited Media with both `TerminationState` and stream items keeps
+//!   both (OTP keeps only the kind given last).
+//! - An audited property written with a value (`name=value`) alone is read
+//!   as one valued item; OTP rejects it. After a bare audited name it
+//!   completes that item, as OTP reads `tdmc/gain, tdmc/gain=2` (corpus
+//!   msg76a02), and this holds in TerminationState and ContextAudit too,
+//!   where OTP drops the value.
+//! - Valid syntax OTP rejects is read: `Signals { }`, a v1 `ContextAudit`,
+//!   `Notify` with both `ObservedEvents` and `Error`.
+//! - Keywords are not gated by version (`EmergencyOff` reads in a v1
+//!   message); the encoders' version check refuses what a version cannot
+//!   carry. A `Transaction` without an id decodes with id 0; an
+//!   `AuditValue`/`AuditCapability` without `{ Audit {...} }` gets an empty
+//!   audit descriptor.
 
 use super::lexer::{
     all_digits, is_safe, is_ws, keyword, parse_hex_bytes, parse_ip4, parse_ip6, parse_u64, Kw,
@@ -23,12 +50,13 @@ use crate::model::*;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
-    /// Deepest nesting of `{ }` and `[ ]`.
+    /// Deepest nesting of `{ }` and `[ ]` (default 64). The parser
+    /// recurses once per level, so keep this in the hundreds at most.
     pub max_depth: usize,
-    /// Largest message, in bytes.
+    /// Largest message, in bytes (default 4 MiB).
     pub max_message_size: usize,
-    /// Most items in any one list (transactions, actions, commands,
-    /// descriptors, parameters, ...).
+    /// Most items in any one list: transactions, actions, commands,
+    /// descriptors, parameters, SDP lines, ... (default 65 536).
     pub max_list_len: usize,
 }
 
@@ -197,20 +225,15 @@ struct P<'a> {
 
 /// Lower-cases an ASCII slice into a new string.
 fn lower(w: &[u8]) -> String {
-    let mut s = String::with_capacity(w.len());
-    for &b in w {
-        s.push(char::from(b.to_ascii_lowercase()));
-    }
+    let mut s = ascii(w);
+    s.make_ascii_lowercase();
     s
 }
 
-/// An ASCII slice as a string, case kept.
+/// An ASCII slice as a string, case kept (the parser only passes safe
+/// characters, which are ASCII).
 fn ascii(w: &[u8]) -> String {
-    let mut s = String::with_capacity(w.len());
-    for &b in w {
-        s.push(char::from(b));
-    }
-    s
+    String::from_utf8(w.to_vec()).unwrap_or_default()
 }
 
 /// A short printable excerpt for error messages.
@@ -813,12 +836,14 @@ impl<'a> P<'a> {
                 self.equal()?;
                 let (at, w) = self.word("a transaction id and segment number")?;
                 let (transaction_id, seg, complete) = self.tid_and_segment(at, w)?;
-                let segment_number = seg.ok_or(self.err_at(
-                    at,
-                    TextErrorKind::Missing {
-                        what: "segment number",
-                    },
-                ))?;
+                let segment_number = seg.ok_or_else(|| {
+                    self.err_at(
+                        at,
+                        TextErrorKind::Missing {
+                            what: "segment number",
+                        },
+                    )
+                })?;
                 Ok(Transaction::SegmentReply(SegmentReply {
                     transaction_id,
                     segment_number,
@@ -1190,17 +1215,8 @@ impl<'a> P<'a> {
                     self.context_list()?;
                 }
                 _ => {
-                    let name = self.pkgd_name_from(at, w)?;
-                    if matches!(self.peek(), Some(b'=' | b'#' | b'<' | b'>')) {
-                        self.parm_value(name)?;
-                    } else {
-                        car.context_prop_aud.get_or_insert_with(Vec::new).push(
-                            IndAudPropertyParm {
-                                name,
-                                property_parms: None,
-                            },
-                        );
-                    }
+                    let p = self.ind_aud_prop(at, w)?;
+                    push_ind_aud(car.context_prop_aud.get_or_insert_with(Vec::new), p);
                 }
             }
             if !self.next_item(&mut n)? {
@@ -1476,12 +1492,14 @@ impl<'a> P<'a> {
                         break;
                     }
                 }
-                let observed_events_descriptor = oe.ok_or(self.err_at(
-                    at,
-                    TextErrorKind::Missing {
-                        what: "ObservedEvents in Notify",
-                    },
-                ))?;
+                let observed_events_descriptor = oe.ok_or_else(|| {
+                    self.err_at(
+                        at,
+                        TextErrorKind::Missing {
+                            what: "ObservedEvents in Notify",
+                        },
+                    )
+                })?;
                 Ok(Command::Notify(NotifyRequest {
                     termination_ids,
                     observed_events_descriptor,
@@ -1516,16 +1534,21 @@ impl<'a> P<'a> {
         Ok(Some(d))
     }
 
-    /// A descriptor of Add, Move or Modify; `None` for the deprecated
-    /// Modem descriptor, which OTP drops.
+    /// A descriptor of Add, Move or Modify; `None` for a v2/v3 Modem
+    /// descriptor, which OTP drops.
     fn amm_descriptor(&mut self) -> R<Option<AmmDescriptor>> {
         const WHAT: &str = "a descriptor (Media, Events, Signals, DigitMap, ...)";
         let (at, w, k) = self.kw(WHAT)?;
         Ok(Some(match k {
             Some(Kw::Media) => AmmDescriptor::Media(self.media_descriptor()?),
             Some(Kw::Modem) => {
-                self.modem_descriptor()?;
-                return Ok(None);
+                // Deprecated since H.248.1 Corrigendum 1: OTP's v2 and v3
+                // parsers drop it, its v1 parser keeps it.
+                let d = self.modem_descriptor()?;
+                if self.version > 1 {
+                    return Ok(None);
+                }
+                AmmDescriptor::Modem(d)
             }
             Some(Kw::Mux) => AmmDescriptor::Mux(self.mux_descriptor()?),
             Some(Kw::Events) => AmmDescriptor::Events(self.events_descriptor()?),
@@ -2801,7 +2824,7 @@ impl<'a> P<'a> {
                 }
                 _ => {
                     let p = self.ind_aud_prop(at, w)?;
-                    d.property_parms.get_or_insert_with(Vec::new).push(p);
+                    push_ind_aud(d.property_parms.get_or_insert_with(Vec::new), p);
                 }
             }
             if !self.next_item(&mut n)? {
@@ -2833,7 +2856,7 @@ impl<'a> P<'a> {
                 Some(Kw::Buffer) => d.event_buffer_control = true,
                 _ => {
                     let p = self.ind_aud_prop(at, w)?;
-                    d.property_parms.push(p);
+                    push_ind_aud(&mut d.property_parms, p);
                 }
             }
             if !self.next_item(&mut n)? {
@@ -3011,18 +3034,22 @@ impl<'a> P<'a> {
                 break;
             }
         }
-        p.service_change_method = method.ok_or(self.err_at(
-            start,
-            TextErrorKind::Missing {
-                what: "ServiceChange Method",
-            },
-        ))?;
-        p.service_change_reason = reason.ok_or(self.err_at(
-            start,
-            TextErrorKind::Missing {
-                what: "ServiceChange Reason",
-            },
-        ))?;
+        p.service_change_method = method.ok_or_else(|| {
+            self.err_at(
+                start,
+                TextErrorKind::Missing {
+                    what: "ServiceChange Method",
+                },
+            )
+        })?;
+        p.service_change_reason = reason.ok_or_else(|| {
+            self.err_at(
+                start,
+                TextErrorKind::Missing {
+                    what: "ServiceChange Reason",
+                },
+            )
+        })?;
         if !audit_tokens.is_empty() || !audit_props.is_empty() {
             p.service_change_info = Some(AuditDescriptor {
                 audit_token: (!audit_tokens.is_empty()).then_some(audit_tokens),
@@ -3472,5 +3499,21 @@ impl ContextRequest {
             && self.context_prop.as_ref().map_or(true, Vec::is_empty)
             && self.context_list.is_none();
         (!empty).then_some(self)
+    }
+}
+
+/// Adds an audited property to `list` the way OTP reads audit lists: a
+/// valued property (`name=value`) right after a bare name completes that
+/// item with a selection value (`tdmc/gain, tdmc/gain=2` is one item);
+/// otherwise it is an item of its own.
+fn push_ind_aud(list: &mut Vec<IndAudPropertyParm>, p: IndAudPropertyParm) {
+    match (list.last_mut(), p.property_parms) {
+        (Some(last), Some(pp)) if last.property_parms.is_none() => {
+            last.property_parms = Some(pp);
+        }
+        (_, property_parms) => list.push(IndAudPropertyParm {
+            name: p.name,
+            property_parms,
+        }),
     }
 }

@@ -6,6 +6,8 @@
 %% DIR holds NAME.ref.txt (the original, pretty text) and any of
 %% NAME.pretty.txt, NAME.compact.txt, NAME.ber, NAME.per (our encodings).
 %% Prints one line per encoding: "NAME CODEC ok" or "NAME CODEC fail REASON".
+%% The target for each codec is OTP's decode of OTP's own encoding of the
+%% reference text with that codec.
 -mode(compile).
 
 main([Dir]) ->
@@ -32,7 +34,18 @@ check(Dir, Ref) ->
             io:format("~s ref fail ~0p~n", [Name, Error])
     end.
 
-compare(Name, Codec, File, Mod, Version, Expected) ->
+compare(Name, Codec, File, Mod, Version, TextModel) ->
+    %% What OTP itself gets back from its own encoding with this codec: the
+    %% binary codecs canonicalise some text shapes (audit tokens become a
+    %% bit string), so that, not the text decode, is the target.
+    Expected = case Mod:encode_message([], Version, TextModel) of
+                   {ok, Own} ->
+                       case Mod:decode_message([], Version, iolist_to_binary(Own)) of
+                           {ok, Back} -> Back;
+                           _ -> TextModel
+                       end;
+                   _ -> TextModel
+               end,
     case file:read_file(File) of
         {error, enoent} ->
             ok;

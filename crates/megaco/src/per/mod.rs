@@ -1,0 +1,362 @@
+//! The ASN.1 aligned PER encoding of Megaco (H.248.1 Annex A), byte for
+//! byte as Erlang/OTP's `megaco_per_encoder` writes it.
+//!
+//! OTP compiles three ASN.1 modules (`MEDIA-GATEWAY-CONTROL-v1`, `-v2`,
+//! `-v3`); they differ in extension markers and optionality (v1's
+//! `TopologyRequest` has no extension marker, its `EventsDescriptor.requestID`
+//! is mandatory, and so on), so the same message gives different bits in
+//! each version. The encoder follows the module of the message's
+//! [`Message::version`](crate::model::Message::version); the decoder reads
+//! the version (the first field of `Message`) and continues with that
+//! module's layout.
+//!
+//! Values of properties, parameters, statistics and ServiceChange reasons
+//! travel as their text octets, as OTP does (OTP's dialect, not the
+//! "double wrapping" of RFC 3525 A.2).
+//!
+//! # Following OTP
+//!
+//! - Strings (IA5String fields and values) carry the octets of the text:
+//!   UTF-8 goes out as UTF-8, like OTP's octet lists; on decoding, octets
+//!   that are not UTF-8 are read as Latin-1 characters (OTP keeps them as
+//!   such). OTP's IA5String encoder does not check for 7-bit characters,
+//!   and neither does this one.
+//! - Named-bit BIT STRINGs (audit tokens, NotifyCompletion) drop their
+//!   trailing zero bits, as OTP's encoder does.
+//! - `ServiceChangeProfile` is OTP's single `profileName` string
+//!   (`resgw/1`), split into name and version in the model.
+//! - An MTP address is carried as the octets of its text, as OTP's text
+//!   parser keeps it (only 2 to 4 fit the ASN.1 size).
+//! - Extension additions and alternatives unknown to the message's version
+//!   are skipped when they are SEQUENCE additions (X.691 open types) and
+//!   refused when they are CHOICE alternatives or ENUMERATED values (the
+//!   model has no place for them).
+//!
+//! The decoder refuses nothing it can represent and never panics; counts
+//! and lengths are checked against the input left before anything is
+//! allocated. The one recursion of the ASN.1 types (a regulated notify
+//! behaviour embeds events whose actions have a notify behaviour again) is
+//! bounded by [`PerConfig::max_depth`].
+//!
+//! ```
+//! use megaco::model::*;
+//! use megaco::per::{self, PerConfig};
+//!
+//! let msg = MegacoMessage {
+//!     auth_header: None,
+//!     mess: Message {
+//!         version: 1,
+//!         mid: Mid::Ip4(Ip4Address { address: [10, 0, 0, 1], port: Some(2944) }),
+//!         body: MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
+//!             transaction_id: 17,
+//!         })]),
+//!     },
+//! };
+//! let cfg = PerConfig::default();
+//! let bytes = per::encode(&msg, &cfg).unwrap();
+//! assert_eq!(per::decode(&bytes, &cfg).unwrap(), msg);
+//! ```
+
+mod bits;
+mod decode;
+mod encode;
+mod form;
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use crate::asn1::names::{ItemKind, NameRegistry};
+use crate::asn1::termid::{self, AsnTermId};
+pub use crate::ber::Mapping;
+use crate::model::{MegacoMessage, TerminationId};
+use crate::EncodeError;
+use form::{Form, Scope};
+
+/// How the PER codec maps the model's text-form values to ASN.1.
+///
+/// The default is Erlang/OTP's default binary configuration: the standard
+/// package registry and termination ids of three 8-bit levels. The
+/// mapping choices are the BER codec's ([`Mapping`]): with
+/// [`Mapping::Native`] (OTP's `[native]`) nothing is mapped and names are
+/// written as their hex codes (`0x0009/0x0005`), termination ids in the
+/// form of [`termid::format_native`] (`0xff0000`).
+///
+/// PER has no dialects: values always travel as their text octets, as OTP
+/// writes them.
+#[derive(Debug, Clone)]
+pub struct PerConfig {
+    /// Name and termination id mapping.
+    pub mapping: Mapping,
+    /// Package, item, parameter and digit map names ↔ codes (standard
+    /// packages by default).
+    pub registry: Arc<NameRegistry>,
+    /// How deeply regulated notify behaviours may nest (v3
+    /// `NotifyRegulated` embeds events that can carry a notify behaviour
+    /// again): the only recursion of the ASN.1 types. Deeper input is an
+    /// error for the decoder and the encoder alike. Default 16.
+    pub max_depth: usize,
+}
+
+impl Default for PerConfig {
+    fn default() -> Self {
+        PerConfig {
+            mapping: Mapping::default(),
+            registry: NameRegistry::standard_arc().clone(),
+            max_depth: 16,
+        }
+    }
+}
+
+impl PerConfig {
+    /// OTP's `[native]` configuration: no name or termination id mapping.
+    pub fn native() -> Self {
+        PerConfig {
+            mapping: Mapping::Native,
+            ..PerConfig::default()
+        }
+    }
+
+    /// The registry in use: none at all under [`Mapping::Native`].
+    fn names(&self) -> &NameRegistry {
+        static EMPTY: OnceLock<NameRegistry> = OnceLock::new();
+        match self.mapping {
+            Mapping::Text(_) => &self.registry,
+            Mapping::Native => EMPTY.get_or_init(NameRegistry::empty),
+        }
+    }
+}
+
+/// Why a PER message could not be decoded, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PerError {
+    /// Bit offset from the start of the message.
+    pub bit_offset: usize,
+    /// What went wrong.
+    pub kind: PerErrorKind,
+}
+
+impl PerError {
+    /// Byte offset from the start of the message.
+    pub fn byte_offset(&self) -> usize {
+        self.bit_offset / 8
+    }
+}
+
+/// The kinds of [`PerError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PerErrorKind {
+    /// The input ended while reading `expected`.
+    Truncated {
+        /// What was being read.
+        expected: &'static str,
+    },
+    /// A number outside its constraint.
+    OutOfRange {
+        /// Which field.
+        what: &'static str,
+    },
+    /// A structurally invalid value.
+    Invalid {
+        /// Which field.
+        what: &'static str,
+        /// Why.
+        detail: &'static str,
+    },
+    /// The message's version is not 1 to 3.
+    UnsupportedVersion(u8),
+    /// Regulated notify behaviours nested deeper than
+    /// [`PerConfig::max_depth`].
+    TooDeep {
+        /// The limit.
+        limit: usize,
+    },
+    /// A value that the text-form mapping refused.
+    Form {
+        /// Which field.
+        what: &'static str,
+        /// Why.
+        detail: String,
+    },
+}
+
+impl fmt::Display for PerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "PER error at byte {} (bit {}): ",
+            self.byte_offset(),
+            self.bit_offset
+        )?;
+        match &self.kind {
+            PerErrorKind::Truncated { expected } => write!(f, "input ends inside {expected}"),
+            PerErrorKind::OutOfRange { what } => write!(f, "{what} is out of its range"),
+            PerErrorKind::Invalid { what, detail } => write!(f, "invalid {what}: {detail}"),
+            PerErrorKind::UnsupportedVersion(v) => {
+                write!(f, "unsupported protocol version {v} (expected 1 to 3)")
+            }
+            PerErrorKind::Form { what, detail } => write!(f, "cannot map {what}: {detail}"),
+            PerErrorKind::TooDeep { limit } => {
+                write!(f, "notify behaviours nested deeper than {limit}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PerError {}
+
+/// Encodes `msg` in aligned PER, in the ASN.1 module of its version.
+///
+/// Fails with [`EncodeError::Version`] when the message holds something its
+/// version cannot carry, and [`EncodeError::Invalid`] for values outside
+/// their ASN.1 constraints or names without a binary code.
+pub fn encode(msg: &MegacoMessage, cfg: &PerConfig) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::with_capacity(256);
+    encode_into(msg, cfg, &mut out)?;
+    Ok(out)
+}
+
+/// Like [`encode`], appending to `out` (which is left as it was on error).
+pub fn encode_into(
+    msg: &MegacoMessage,
+    cfg: &PerConfig,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    let v = msg.mess.version;
+    if !(1..=3).contains(&v) {
+        return Err(EncodeError::UnsupportedVersion(v));
+    }
+    let start = out.len();
+    let cx = encode::Cx {
+        v,
+        form: cfg,
+        depth: std::cell::Cell::new(0),
+        max_depth: cfg.max_depth,
+    };
+    let mut w = bits::BitWriter::new(out);
+    let res = encode::megaco_message(&mut w, &cx, msg);
+    if res.is_err() {
+        out.truncate(start);
+    }
+    res
+}
+
+/// Decodes an aligned PER message; the version is read from the message
+/// and selects the ASN.1 module for the rest.
+pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> {
+    let mut r = bits::BitReader::new(bytes, 0);
+    decode::megaco_message(&mut r, cfg, cfg.max_depth)
+}
+
+fn kind(s: Scope) -> ItemKind {
+    match s {
+        Scope::Property => ItemKind::Property,
+        Scope::Event => ItemKind::Event,
+        Scope::Signal => ItemKind::Signal,
+        Scope::Statistics => ItemKind::Statistic,
+    }
+}
+
+fn name_err(what: &'static str, e: impl fmt::Display) -> EncodeError {
+    EncodeError::Invalid {
+        what,
+        detail: e.to_string(),
+    }
+}
+
+impl Form for PerConfig {
+    fn term_id_to_asn1(&self, t: &TerminationId) -> Result<AsnTermId, EncodeError> {
+        let r = match &self.mapping {
+            Mapping::Text(levels) => termid::encode(&t.id, levels),
+            Mapping::Native => {
+                return termid::parse_native(&t.id).ok_or_else(|| {
+                    name_err(
+                        "TerminationID",
+                        format!("{:?} is not in native form 0x<hex>[#<hex>]", t.id),
+                    )
+                })
+            }
+        };
+        r.map_err(|e| name_err("TerminationID", e))
+    }
+
+    fn term_id_from_asn1(&self, wild: &[u8], id: &[u8]) -> Result<TerminationId, String> {
+        let a = AsnTermId::new(id, wild).map_err(|e| e.to_string())?;
+        let mut s = String::new();
+        match &self.mapping {
+            Mapping::Text(levels) if termid::decode(&a, levels, &mut s).is_ok() => {}
+            _ => {
+                s.clear();
+                termid::format_native(&a, &mut s);
+            }
+        }
+        Ok(TerminationId { id: s })
+    }
+
+    fn pkgd_to_asn1(&self, scope: Scope, name: &str) -> Result<[u8; 4], EncodeError> {
+        self.names()
+            .encode_pkgd_name(kind(scope), name)
+            .map_err(|e| name_err("PkgdName", e))
+    }
+
+    fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<String, String> {
+        let mut s = String::new();
+        self.names().decode_pkgd_name(kind(scope), code, &mut s);
+        Ok(s)
+    }
+
+    fn param_to_asn1(
+        &self,
+        scope: Scope,
+        parent: &str,
+        name: &str,
+    ) -> Result<[u8; 2], EncodeError> {
+        let k = kind(scope);
+        let item = self
+            .registry
+            .encode_pkgd_name(k, parent)
+            .map_err(|e| name_err("parameter's event or signal", e))?;
+        self.names()
+            .encode_parameter(k, item, name)
+            .map_err(|e| name_err("parameter name", e))
+    }
+
+    fn param_from_asn1(
+        &self,
+        scope: Scope,
+        parent: [u8; 4],
+        code: [u8; 2],
+    ) -> Result<String, String> {
+        let mut s = String::new();
+        self.names()
+            .decode_parameter(kind(scope), parent, code, &mut s);
+        Ok(s)
+    }
+
+    fn package_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
+        self.names()
+            .encode_package(name)
+            .map_err(|e| name_err("package name", e))
+    }
+
+    fn package_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
+        let mut s = String::new();
+        self.names().decode_package(code, &mut s);
+        Ok(s)
+    }
+
+    fn dialplan_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
+        self.names()
+            .encode_digit_map(name)
+            .map_err(|e| name_err("digit map name", e))
+    }
+
+    fn dialplan_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
+        let mut s = String::new();
+        match self.mapping {
+            Mapping::Text(_) => self.names().decode_digit_map(code, &mut s),
+            Mapping::Native => crate::asn1::push_hex16(&mut s, u16::from_be_bytes(code)),
+        }
+        Ok(s)
+    }
+}
