@@ -1349,8 +1349,20 @@ impl Enc<'_> {
 
     fn profile(&mut self, tag: u8, pr: &ServiceChangeProfile) {
         let s = self.open(tag);
-        let text = format!("{}/{}", pr.profile_name, pr.version);
-        self.prim(p(0), text.as_bytes());
+        let mut text = std::mem::take(&mut self.scratch);
+        text.clear();
+        text.extend_from_slice(pr.profile_name.as_bytes());
+        text.push(b'/');
+        let v = pr.version;
+        if v >= 100 {
+            text.push(b'0' + v / 100);
+        }
+        if v >= 10 {
+            text.push(b'0' + (v / 10) % 10);
+        }
+        text.push(b'0' + v % 10);
+        self.prim(p(0), &text);
+        self.scratch = text;
         self.close(s);
     }
 
