@@ -223,3 +223,106 @@ fn version_rules_are_enforced_on_encode() {
         Err(EncodeError::Version { needs: 3, .. })
     ));
 }
+
+/// Regulated notify behaviours nest embedded events in embedded events:
+/// the encoder refuses a model nested deeper than `max_depth` (no stack
+/// overflow), and the decoder refuses such input.
+#[test]
+fn recursive_embedded_events_are_bounded() {
+    fn nest(levels: usize) -> SecondEventsDescriptor {
+        let mut inner = SecondEventsDescriptor {
+            request_id: Some(1),
+            event_list: vec![],
+        };
+        for _ in 0..levels {
+            inner = SecondEventsDescriptor {
+                request_id: Some(1),
+                event_list: vec![SecondRequestedEvent {
+                    pkgd_name: "al/on".into(),
+                    stream_id: None,
+                    event_action: Some(SecondRequestedActions {
+                        keep_active: None,
+                        event_dm: None,
+                        signals_descriptor: None,
+                        notify_behaviour: Some(NotifyBehaviour::NotifyRegulated(
+                            RegulatedEmbeddedDescriptor {
+                                second_event: Some(inner),
+                                signals_descriptor: None,
+                            },
+                        )),
+                        reset_events_descriptor: false,
+                    }),
+                    ev_par_list: vec![],
+                }],
+            };
+        }
+        inner
+    }
+    fn message(levels: usize) -> MegacoMessage {
+        let events = EventsDescriptor {
+            request_id: Some(7),
+            event_list: vec![RequestedEvent {
+                pkgd_name: "al/of".into(),
+                stream_id: None,
+                event_action: Some(RequestedActions {
+                    keep_active: None,
+                    event_dm: None,
+                    second_event: Some(nest(levels)),
+                    signals_descriptor: None,
+                    notify_behaviour: None,
+                    reset_events_descriptor: false,
+                }),
+                ev_par_list: vec![],
+            }],
+        };
+        MegacoMessage {
+            auth_header: None,
+            mess: Message {
+                version: 3,
+                mid: Mid::Device("mg".into()),
+                body: MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
+                    transaction_id: 1,
+                    actions: vec![ActionRequest {
+                        context_id: ContextId(1),
+                        context_request: None,
+                        context_attr_audit_req: None,
+                        command_requests: vec![CommandRequest {
+                            command: Command::Modify(AmmRequest {
+                                termination_ids: vec![TerminationId::new(
+                                    "11111111/00000000/00000000",
+                                )],
+                                descriptors: vec![AmmDescriptor::Events(events)],
+                            }),
+                            optional: false,
+                            wildcard_return: false,
+                        }],
+                    }],
+                })]),
+            },
+        }
+    }
+    let cfg = BerConfig::default();
+    let ok = message(3);
+    let bytes = ber::encode(&ok, &cfg).unwrap();
+    assert_eq!(ber::decode(&bytes, &cfg).unwrap(), ok);
+
+    let deep = message(200);
+    assert!(matches!(
+        ber::encode(&deep, &cfg),
+        Err(EncodeError::Invalid {
+            what: "embedded events",
+            ..
+        })
+    ));
+    // encoded with a higher limit, the decoder with the default one refuses it
+    let loose = BerConfig {
+        max_depth: 10_000,
+        ..BerConfig::default()
+    };
+    let bytes = ber::encode(&deep, &loose).unwrap();
+    assert!(matches!(
+        ber::decode(&bytes, &cfg),
+        Err(ber::BerError::TooDeep { .. })
+    ));
+    assert_eq!(ber::decode(&bytes, &loose).unwrap(), deep);
+}

@@ -55,6 +55,10 @@ struct Enc<'a> {
     levels: Option<&'a TermIdLevels>,
     standard: bool,
     scratch: Vec<u8>,
+    /// Nesting of embedded events (the one recursive ASN.1 type:
+    /// regulated notify behaviours hold embedded events again).
+    depth: usize,
+    max_depth: usize,
 }
 
 pub(super) fn encode_message(msg: &MegacoMessage, cfg: &BerConfig, out: &mut Vec<u8>) -> R {
@@ -69,6 +73,8 @@ pub(super) fn encode_message(msg: &MegacoMessage, cfg: &BerConfig, out: &mut Vec
         levels,
         standard: cfg.dialect == Dialect::Standard,
         scratch: Vec::new(),
+        depth: 0,
+        max_depth: cfg.max_depth,
         fixups: [(0, 0); INLINE_FIXUPS],
         nfix: 0,
         spill: Vec::new(),
@@ -1167,6 +1173,19 @@ impl Enc<'_> {
     }
 
     fn second_events(&mut self, tag: u8, e: &SecondEventsDescriptor) -> R {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(invalid(
+                "embedded events",
+                format!("nested deeper than max_depth {}", self.max_depth),
+            ));
+        }
+        let r = self.second_events_inner(tag, e);
+        self.depth -= 1;
+        r
+    }
+
+    fn second_events_inner(&mut self, tag: u8, e: &SecondEventsDescriptor) -> R {
         let s = self.open(tag);
         self.opt_uint(p(0), e.request_id);
         let l = self.open(c(1));
