@@ -128,7 +128,9 @@ pub struct BerConfig {
     /// Names, codes and value types of packages (standard packages by
     /// default).
     pub registry: Arc<NameRegistry>,
-    /// Deepest nesting of constructed values the decoder accepts.
+    /// Deepest nesting of constructed values the decoder accepts, and of
+    /// embedded events (regulated notify behaviours) the encoder writes.
+    /// Default 64.
     pub max_depth: usize,
 }
 
