@@ -38,6 +38,8 @@
 //! same code; names the registry does not know and that are not in that
 //! form are an error on encoding ([`NameError`]).
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use super::values::ValueType;
@@ -124,10 +126,62 @@ pub enum NameError {
 }
 
 /// Name ↔ code tables.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct NameRegistry {
     packages: Vec<Package>,
     digit_maps: Vec<(String, u16)>,
+    /// Hash indexes of full `pkg/item` names, built on first use and
+    /// dropped by every change.
+    index: OnceLock<Index>,
+}
+
+impl PartialEq for NameRegistry {
+    fn eq(&self, other: &Self) -> bool {
+        self.packages == other.packages && self.digit_maps == other.digit_maps
+    }
+}
+
+impl Eq for NameRegistry {}
+
+/// FNV-1a: names and codes are a few bytes long.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+
+#[derive(Debug, Clone, Default)]
+struct Index {
+    /// Per kind: exact full name → code.
+    enc: [FnvMap<Box<str>, [u8; 4]>; 4],
+    /// Per kind: code → full name.
+    dec: [FnvMap<u32, Box<str>>; 4],
+}
+
+fn kind_index(kind: ItemKind) -> usize {
+    match kind {
+        ItemKind::Property => 0,
+        ItemKind::Event => 1,
+        ItemKind::Signal => 2,
+        ItemKind::Statistic => 3,
+    }
 }
 
 /// The code of the `*` wildcard package or item.
@@ -158,6 +212,7 @@ impl NameRegistry {
 
     /// Adds (or renames) a package.
     pub fn add_package(&mut self, name: &str, code: u16) {
+        self.index = OnceLock::new();
         match self.packages.iter_mut().find(|p| p.code == code) {
             Some(p) => p.name = name.to_string(),
             None => self.packages.push(Package {
@@ -178,6 +233,7 @@ impl NameRegistry {
         code: u16,
         ty: Option<ValueType>,
     ) {
+        self.index = OnceLock::new();
         let p = self.package_mut(package);
         p.items.retain(|i| !(i.kind == kind && i.code == code));
         p.items.push(Item {
@@ -199,6 +255,7 @@ impl NameRegistry {
         code: u16,
         ty: Option<ValueType>,
     ) {
+        self.index = OnceLock::new();
         let p = self.package_mut(package);
         let idx = match p
             .items
@@ -232,6 +289,26 @@ impl NameRegistry {
     pub fn add_digit_map(&mut self, name: &str, code: u16) {
         self.digit_maps.retain(|(_, c)| *c != code);
         self.digit_maps.push((name.to_string(), code));
+    }
+
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let mut idx = Index::default();
+            for p in &self.packages {
+                for i in &p.items {
+                    let full: Box<str> = if p.name.is_empty() {
+                        i.name.as_str().into()
+                    } else {
+                        format!("{}/{}", p.name, i.name).into()
+                    };
+                    let code = (u32::from(p.code) << 16) | u32::from(i.code);
+                    let k = kind_index(i.kind);
+                    idx.enc[k].insert(full.clone(), code.to_be_bytes());
+                    idx.dec[k].insert(code, full);
+                }
+            }
+            idx
+        })
     }
 
     fn package_mut(&mut self, code: u16) -> &mut Package {
@@ -299,6 +376,9 @@ impl NameRegistry {
     /// The `PkgdName` code of `pkg/item` (or of a bare `item` of the
     /// `00 00` pseudo package).
     pub fn encode_pkgd_name(&self, kind: ItemKind, text: &str) -> Result<[u8; 4], NameError> {
+        if let Some(c) = self.index().enc[kind_index(kind)].get(text) {
+            return Ok(*c);
+        }
         let (pkg, item) = match text.split_once('/') {
             Some((p, i)) => (Some(p), i),
             None => (None, text),
@@ -333,6 +413,10 @@ impl NameRegistry {
 
     /// Appends the text name of a `PkgdName` code.
     pub fn decode_pkgd_name(&self, kind: ItemKind, code: [u8; 4], out: &mut String) {
+        if let Some(n) = self.index().dec[kind_index(kind)].get(&u32::from_be_bytes(code)) {
+            out.push_str(n);
+            return;
+        }
         let (pc, ic) = split(code);
         let pkg = self.package_by_code(pc);
         if pc == WILDCARD {

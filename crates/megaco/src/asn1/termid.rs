@@ -263,76 +263,106 @@ pub enum TermIdError {
 /// Accepts `ROOT` (any case), level bit strings with optional final
 /// wildcards, and the native form of [`format_native`].
 pub fn encode(text: &str, levels: &TermIdLevels) -> Result<AsnTermId, TermIdError> {
-    if text.eq_ignore_ascii_case("root") {
+    let bytes = text.as_bytes();
+    if bytes.len() == 4 && text.eq_ignore_ascii_case("root") {
         return Ok(AsnTermId::root());
     }
-    if let Some(t) = parse_native(text) {
-        return Ok(t);
+    if bytes.len() > 2 && bytes[0] == b'0' && (bytes[1] | 0x20) == b'x' {
+        if let Some(t) = parse_native(text) {
+            return Ok(t);
+        }
     }
     let widths = levels.levels();
     let total = levels.total_bits();
-    let count = text.split('/').count();
-    if count > widths.len() {
-        return Err(TermIdError::TooManyLevels {
-            found: count,
-            max: widths.len(),
-        });
-    }
     let mut out = AsnTermId::empty();
     out.id_len = levels.id_len() as u8;
     let mut acc: u64 = 0;
-    let mut bitpos: u32 = 0;
-    let mut remaining: u32 = total;
-    let mut ended_by_wildcard = false;
-    for (i, level) in text.split('/').enumerate() {
-        let width = widths[i];
-        remaining -= u32::from(width);
-        let bytes = level.as_bytes();
-        let (digits, wildcard) = match bytes.last() {
-            Some(&c @ (b'$' | b'*')) => (&bytes[..bytes.len() - 1], Some(c)),
-            _ => (bytes, None),
-        };
-        if digits.len() > usize::from(width)
-            || (wildcard.is_none() && digits.len() != usize::from(width))
-        {
-            return Err(TermIdError::LevelWidth {
-                level: i + 1,
-                expected: width,
-                found: digits.len(),
-            });
+    // state of the level being read
+    let mut level = 0usize;
+    let mut width = u32::from(widths[0]);
+    let mut bitpos: u32 = 0; // first bit of the level
+    let mut digits: u32 = 0;
+    let mut wildcard: u8 = 0;
+    let mut remaining: u32 = total - width; // bits of the levels after it
+    let mut k = 0;
+    loop {
+        // Fast path: a whole 8-bit level of digits.
+        if digits == 0 && wildcard == 0 && width == 8 && k + 8 <= bytes.len() {
+            let mut eight = [0u8; 8];
+            eight.copy_from_slice(&bytes[k..k + 8]);
+            let x = u64::from_be_bytes(eight);
+            if (x ^ 0x3030_3030_3030_3030) & 0xFEFE_FEFE_FEFE_FEFE == 0
+                && bytes.get(k + 8).map_or(true, |&b| b == b'/')
+            {
+                let octet = ((x & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
+                acc |= octet << (56 - bitpos);
+                digits = 8;
+                k += 8;
+                continue;
+            }
         }
-        for (k, &d) in digits.iter().enumerate() {
-            match d {
-                b'0' => {}
-                b'1' => acc |= 1u64 << (63 - (bitpos + k as u32)),
-                _ => {
-                    let ch = level[k..].chars().next().unwrap_or('?');
-                    return Err(TermIdError::BadChar { level: i + 1, ch });
+        let c = bytes.get(k).copied();
+        match c {
+            Some(d @ (b'0' | b'1')) if wildcard == 0 => {
+                if digits == width {
+                    return Err(TermIdError::LevelWidth {
+                        level: level + 1,
+                        expected: width as u8,
+                        found: digits as usize + 1,
+                    });
                 }
+                acc |= u64::from(d - b'0') << (63 - (bitpos + digits));
+                digits += 1;
+            }
+            Some(w @ (b'$' | b'*')) if wildcard == 0 => wildcard = w,
+            Some(b'/') | None => {
+                let last = c.is_none();
+                if wildcard == 0 && digits != width {
+                    return Err(TermIdError::LevelWidth {
+                        level: level + 1,
+                        expected: width as u8,
+                        found: digits as usize,
+                    });
+                }
+                if wildcard != 0 {
+                    let offset = (total - 1 - (bitpos + digits)) as u8;
+                    let recursive = if last && remaining > 0 { 0x40 } else { 0 };
+                    let kind = if wildcard == b'*' { 0x80 } else { 0 };
+                    out.push_wildcard(kind | recursive | offset)?;
+                } else if last && level + 1 < widths.len() {
+                    return Err(TermIdError::TooFewLevels {
+                        found: level + 1,
+                        expected: widths.len(),
+                    });
+                }
+                if last {
+                    break;
+                }
+                level += 1;
+                if level >= widths.len() {
+                    return Err(TermIdError::TooManyLevels {
+                        found: 1 + bytes.iter().filter(|&&b| b == b'/').count(),
+                        max: widths.len(),
+                    });
+                }
+                bitpos += width;
+                width = u32::from(widths[level]);
+                remaining -= width;
+                digits = 0;
+                wildcard = 0;
+            }
+            Some(_) => {
+                let ch = std::str::from_utf8(&bytes[k..])
+                    .ok()
+                    .and_then(|s| s.chars().next())
+                    .unwrap_or('?');
+                return Err(TermIdError::BadChar {
+                    level: level + 1,
+                    ch,
+                });
             }
         }
-        if let Some(w) = wildcard {
-            let first = bitpos + digits.len() as u32;
-            let offset = (total - 1 - first) as u8;
-            let last_written = i + 1 == count;
-            let recursive = if last_written && remaining > 0 {
-                0x40
-            } else {
-                0
-            };
-            let kind = if w == b'*' { 0x80 } else { 0 };
-            out.push_wildcard(kind | recursive | offset)?;
-            if last_written {
-                ended_by_wildcard = true;
-            }
-        }
-        bitpos += u32::from(width);
-    }
-    if count < widths.len() && !ended_by_wildcard {
-        return Err(TermIdError::TooFewLevels {
-            found: count,
-            expected: widths.len(),
-        });
+        k += 1;
     }
     let be = acc.to_be_bytes();
     out.id[..out.id_len as usize].copy_from_slice(&be[..out.id_len as usize]);
@@ -373,12 +403,16 @@ pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<
     }
     wild[..nw].sort_unstable_by_key(|w| w.0);
 
-    let start_len = out.len();
+    // Build the text in a stack buffer: at most 64 bits, 63 separators and
+    // one wildcard per level.
+    let mut buf = [0u8; 192];
+    let mut n = 0;
     let mut start: u32 = 0;
     let mut wi = 0;
     for (i, &width) in levels.levels().iter().enumerate() {
         if i > 0 {
-            out.push('/');
+            buf[n] = b'/';
+            n += 1;
         }
         let end = start + u32::from(width);
         let mut stop_at = end;
@@ -387,7 +421,6 @@ pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<
             let (pos, ch, rec) = wild[wi];
             wi += 1;
             if wi < nw && wild[wi].0 < end {
-                out.truncate(start_len);
                 return Err(TermIdError::BadWildcard {
                     octet: t.wildcards()[0],
                 });
@@ -395,23 +428,47 @@ pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<
             stop_at = pos;
             wc = Some((ch, rec));
         }
-        for b in start..stop_at {
-            out.push(if acc & (1u64 << (63 - b)) != 0 {
-                '1'
-            } else {
-                '0'
-            });
+        if wc.is_none() && width == 8 && start % 8 == 0 {
+            // A whole octet: copy its eight digits.
+            let byte = (acc >> (56 - start)) as u8;
+            buf[n..n + 8].copy_from_slice(&BIT_DIGITS[usize::from(byte)]);
+            n += 8;
+        } else {
+            for b in start..stop_at {
+                buf[n] = b'0' + ((acc >> (63 - b)) & 1) as u8;
+                n += 1;
+            }
         }
         if let Some((ch, rec)) = wc {
-            out.push(ch as char);
+            buf[n] = ch;
+            n += 1;
             if rec {
                 break;
             }
         }
         start = end;
     }
+    // Only ASCII was written.
+    out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
     Ok(())
 }
+
+/// The eight binary digits of every octet value.
+static BIT_DIGITS: [[u8; 8]; 256] = {
+    let mut t = [[b'0'; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut b = 0;
+        while b < 8 {
+            if v & (0x80 >> b) != 0 {
+                t[v][b] = b'1';
+            }
+            b += 1;
+        }
+        v += 1;
+    }
+    t
+};
 
 /// Writes the native form of an ASN.1 termination id: `0x` and the id
 /// octets in hex, then `#` and each wildcard octet in hex, e.g.
@@ -555,6 +612,30 @@ mod tests {
         let l = TermIdLevels::default();
         assert!(matches!(
             encode("line/1", &l),
+            Err(TermIdError::BadChar { level: 1, ch: 'l' })
+        ));
+        assert!(matches!(
+            encode("1111111/00000000/00000000", &l),
+            Err(TermIdError::LevelWidth {
+                level: 1,
+                found: 7,
+                ..
+            })
+        ));
+        assert!(matches!(
+            encode("11111111/0$0/00000000", &l),
+            Err(TermIdError::BadChar { level: 2, ch: '0' })
+        ));
+        assert!(matches!(
+            encode("11111111//00000000", &l),
+            Err(TermIdError::LevelWidth {
+                level: 2,
+                found: 0,
+                ..
+            })
+        ));
+        assert!(matches!(
+            encode("", &l),
             Err(TermIdError::LevelWidth { level: 1, .. })
         ));
         assert!(matches!(

@@ -32,12 +32,33 @@ fn invalid(what: &'static str, detail: impl ToString) -> EncodeError {
     }
 }
 
+/// An open constructed value: where its content starts, and how many
+/// length octets were pending when it was opened.
+#[derive(Clone, Copy)]
+struct Mark {
+    start: usize,
+    extra: usize,
+}
+
+const INLINE_FIXUPS: usize = 32;
+
 struct Enc<'a> {
     out: &'a mut Vec<u8>,
+    /// Long lengths to write at the end: (placeholder offset, length);
+    /// the first [`INLINE_FIXUPS`] inline, the rest in `spill`.
+    fixups: [(usize, usize); INLINE_FIXUPS],
+    nfix: usize,
+    spill: Vec<(usize, usize)>,
+    /// Length octets still to insert (sum over `fixups`).
+    extra: usize,
     reg: &'a NameRegistry,
     levels: Option<&'a TermIdLevels>,
     standard: bool,
     scratch: Vec<u8>,
+    /// Nesting of embedded events (the one recursive ASN.1 type:
+    /// regulated notify behaviours hold embedded events again).
+    depth: usize,
+    max_depth: usize,
 }
 
 pub(super) fn encode_message(msg: &MegacoMessage, cfg: &BerConfig, out: &mut Vec<u8>) -> R {
@@ -52,25 +73,40 @@ pub(super) fn encode_message(msg: &MegacoMessage, cfg: &BerConfig, out: &mut Vec
         levels,
         standard: cfg.dialect == Dialect::Standard,
         scratch: Vec::new(),
+        depth: 0,
+        max_depth: cfg.max_depth,
+        fixups: [(0, 0); INLINE_FIXUPS],
+        nfix: 0,
+        spill: Vec::new(),
+        extra: 0,
     };
-    e.megaco_message(msg)
+    e.megaco_message(msg)?;
+    e.finish();
+    Ok(())
 }
 
 impl Enc<'_> {
     // ---- writer primitives -------------------------------------------
 
+    /// Starts a constructed value with a one-octet length placeholder.
     #[inline]
-    fn open(&mut self, tag: u8) -> usize {
+    fn open(&mut self, tag: u8) -> Mark {
         self.out.push(tag);
         self.out.push(0);
-        self.out.len()
+        Mark {
+            start: self.out.len(),
+            extra: self.extra,
+        }
     }
 
+    /// Ends a constructed value. A short length is written in place; a
+    /// long one is recorded and written by [`finish`](Self::finish), which
+    /// moves every byte at most once, instead of shifting the content now.
     #[inline]
-    fn close(&mut self, start: usize) {
-        let len = self.out.len() - start;
+    fn close(&mut self, m: Mark) {
+        let len = self.out.len() - m.start + (self.extra - m.extra);
         if len < 0x80 {
-            self.out[start - 1] = len as u8;
+            self.out[m.start - 1] = len as u8;
         } else {
             let n = if len < 0x100 {
                 1
@@ -81,14 +117,47 @@ impl Enc<'_> {
             } else {
                 4
             };
-            self.out[start - 1] = 0x80 | n as u8;
-            let old = self.out.len();
-            self.out.resize(old + n, 0);
-            self.out.copy_within(start..old, start + n);
-            for i in 0..n {
-                self.out[start + i] = (len >> (8 * (n - 1 - i))) as u8;
+            if self.nfix < INLINE_FIXUPS {
+                self.fixups[self.nfix] = (m.start - 1, len);
+                self.nfix += 1;
+            } else {
+                self.spill.push((m.start - 1, len));
             }
+            self.extra += n;
         }
+    }
+
+    /// Writes the recorded long lengths, moving the data after each one
+    /// back, from the end of the buffer to its start.
+    fn finish(&mut self) {
+        if self.nfix == 0 {
+            return;
+        }
+        let mut all = std::mem::take(&mut self.spill);
+        let fixups: &mut [(usize, usize)] = if all.is_empty() {
+            &mut self.fixups[..self.nfix]
+        } else {
+            all.extend_from_slice(&self.fixups[..self.nfix]);
+            &mut all
+        };
+        fixups.sort_unstable_by_key(|f| std::cmp::Reverse(f.0));
+        let mut src_end = self.out.len();
+        self.out.resize(src_end + self.extra, 0);
+        let mut dst_end = self.out.len();
+        for &(pos, len) in fixups.iter() {
+            let n = (usize::BITS - len.leading_zeros()).div_ceil(8) as usize;
+            let seg = src_end - (pos + 1);
+            let dst_start = dst_end - seg;
+            self.out.copy_within(pos + 1..src_end, dst_start);
+            for i in 0..n {
+                self.out[dst_start - n + i] = (len >> (8 * (n - 1 - i))) as u8;
+            }
+            self.out[dst_start - n - 1] = 0x80 | n as u8;
+            // the tag (and all before it) has not moved yet
+            src_end = pos;
+            dst_end = dst_start - n - 1;
+        }
+        debug_assert_eq!(src_end, dst_end);
     }
 
     #[inline]
@@ -1104,6 +1173,19 @@ impl Enc<'_> {
     }
 
     fn second_events(&mut self, tag: u8, e: &SecondEventsDescriptor) -> R {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(invalid(
+                "embedded events",
+                format!("nested deeper than max_depth {}", self.max_depth),
+            ));
+        }
+        let r = self.second_events_inner(tag, e);
+        self.depth -= 1;
+        r
+    }
+
+    fn second_events_inner(&mut self, tag: u8, e: &SecondEventsDescriptor) -> R {
         let s = self.open(tag);
         self.opt_uint(p(0), e.request_id);
         let l = self.open(c(1));
@@ -1286,8 +1368,20 @@ impl Enc<'_> {
 
     fn profile(&mut self, tag: u8, pr: &ServiceChangeProfile) {
         let s = self.open(tag);
-        let text = format!("{}/{}", pr.profile_name, pr.version);
-        self.prim(p(0), text.as_bytes());
+        let mut text = std::mem::take(&mut self.scratch);
+        text.clear();
+        text.extend_from_slice(pr.profile_name.as_bytes());
+        text.push(b'/');
+        let v = pr.version;
+        if v >= 100 {
+            text.push(b'0' + v / 100);
+        }
+        if v >= 10 {
+            text.push(b'0' + (v / 10) % 10);
+        }
+        text.push(b'0' + v % 10);
+        self.prim(p(0), &text);
+        self.scratch = text;
         self.close(s);
     }
 

@@ -35,6 +35,34 @@
 //! the levels, decode to those same native forms, and every native form is
 //! accepted back by the encoder, so decode → encode is lossless.
 //!
+//! # Robustness
+//!
+//! The decoder takes untrusted bytes: every length is checked against the
+//! bytes left in its container before anything is read, nesting is bounded
+//! by [`BerConfig::max_depth`] (which also bounds the one recursive ASN.1
+//! type, regulated notify behaviours), and errors are a [`BerError`] with
+//! the byte offset and what was expected. Long-form and indefinite lengths
+//! are accepted; components of a SEQUENCE may come in any order, and
+//! components with tags the v3 module does not have (extension additions
+//! of later versions) are skipped, as are unknown alternatives of a CHOICE
+//! that is a list element (a transaction, a descriptor, a command reply);
+//! an unknown alternative elsewhere is an error. The encoder writes
+//! definite, minimal lengths.
+//!
+//! # Where this differs from Erlang/OTP
+//!
+//! - Domain and device names decode as sent; OTP's name resolver
+//!   lower-cases them.
+//! - The encoder writes what the model holds: OTP's v3 transformer drops a
+//!   digit map's `durationTimer` and a Mux descriptor's non-standard data,
+//!   and refuses a Modem descriptor.
+//! - Codes the registry does not know decode to the `0x…` forms above;
+//!   OTP's resolver fails on them.
+//! - Strings that are not UTF-8 decode with U+FFFD replacements.
+//! - With level widths that do not add up to whole octets, the id is
+//!   padded with zero bits and wildcard positions count the configured
+//!   bits; with OTP's default (8, 8, 8) this is OTP's encoding.
+//!
 //! ```
 //! use megaco::ber::{self, BerConfig, Dialect};
 //! use megaco::model::*;
@@ -100,7 +128,9 @@ pub struct BerConfig {
     /// Names, codes and value types of packages (standard packages by
     /// default).
     pub registry: Arc<NameRegistry>,
-    /// Deepest nesting of constructed values the decoder accepts.
+    /// Deepest nesting of constructed values the decoder accepts, and of
+    /// embedded events (regulated notify behaviours) the encoder writes.
+    /// Default 64.
     pub max_depth: usize,
 }
 

@@ -92,6 +92,28 @@ impl<'a> Reader<'a> {
         if self.pos >= self.end {
             return Ok(None);
         }
+        // Fast path: low tag number, short definite length.
+        if self.pos + 2 <= self.end {
+            let tag = self.data[self.pos];
+            let l0 = self.data[self.pos + 1];
+            if tag & 0x1F != 0x1F && l0 < 0x80 {
+                let start = self.pos + 2;
+                let end = start + usize::from(l0);
+                if end <= self.end {
+                    let t = tlv(
+                        self.data,
+                        tag,
+                        self.pos,
+                        start,
+                        end,
+                        self.depth,
+                        self.max_depth,
+                    );
+                    self.pos = end;
+                    return Ok(Some(t));
+                }
+            }
+        }
         let (tlv, next) = read_tlv(self.data, self.pos, self.end, self.depth, self.max_depth)?;
         self.pos = next;
         Ok(Some(tlv))

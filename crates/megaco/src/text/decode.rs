@@ -991,7 +991,12 @@ impl<'a> P<'a> {
                 if ctx.emergency.is_some() {
                     return Err(self.dup(at, "Emergency"));
                 }
-                ctx.emergency = Some(k == Kw::Emergency);
+                // v1 text cannot say "emergency off" (its absence means
+                // the same) and v1 encoders write nothing for it, so a v1
+                // `EmergencyOff` reads as absent.
+                if k == Kw::Emergency || self.version >= 2 {
+                    ctx.emergency = Some(k == Kw::Emergency);
+                }
             }
             Kw::Ieps => {
                 if ctx.iepscallind.is_some() {
