@@ -58,6 +58,16 @@ enum Command {
         #[command(flatten)]
         binary: BinaryOptions,
     },
+    /// Encode a corpus with every codec config: one directory per
+    /// encoding, one file per message.
+    Transform(megaco_bench::TransformArgs),
+    /// Measure the codecs on a corpus, side by side with Erlang/OTP's.
+    ///
+    /// Without a subcommand: a quick comparison on the bundled corpus,
+    /// including OTP's codecs when `escript` and OTP's megaco are found.
+    /// `meas` mirrors OTP's megaco_codec_meas (table, TSV, JSON, charts),
+    /// `mstone` its MStone throughput test.
+    Bench(megaco_bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +86,8 @@ fn main() -> ExitCode {
             verbose,
             binary,
         } => check(&files, verbose, &binary),
+        Command::Transform(args) => megaco_bench::run_transform(&args).map(|()| ExitCode::SUCCESS),
+        Command::Bench(args) => megaco_bench::run_bench(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
