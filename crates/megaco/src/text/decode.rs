@@ -3236,8 +3236,10 @@ impl<'a> P<'a> {
             Kw::Add | Kw::Move | Kw::Modify | Kw::Subtract => {
                 self.equal()?;
                 let termination_ids = self.term_id_list()?;
+                // `A = t { }` audits nothing: the same reply as `A = t`,
+                // which is how encoders write it.
                 let termination_audit = if self.peek() == Some(b'{') {
-                    Some(self.termination_audit()?)
+                    Some(self.termination_audit()?).filter(|a| !a.is_empty())
                 } else {
                     None
                 };
