@@ -230,3 +230,84 @@ fn check_accepts_every_encoding_and_reports_binary_offsets() {
     assert!(message.contains("BER"), "{stdout}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn transform_writes_one_directory_per_encoding_matching_otp() {
+    let dir = std::env::temp_dir().join(format!("megaco-transform-{}", std::process::id()));
+    let term = corpus().join("time_test.msgs");
+    let out = megaco(
+        &[
+            "transform",
+            term.to_str().unwrap(),
+            dir.to_str().unwrap(),
+            "--codec",
+            "compact",
+            "--codec",
+            "per",
+        ],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (sub, codec, ext) in [("compact", "compact", "txt"), ("per", "per", "per")] {
+        let files = std::fs::read_dir(dir.join(sub)).unwrap().count();
+        assert_eq!(files, 149, "{sub}");
+        // OTP's vectors are the byte target (msg79a01 aside: OTP's text
+        // parser reverses its audit tokens).
+        for name in ["msg01a", "msg30d", "msg81b03"] {
+            let ours = std::fs::read(dir.join(sub).join(format!("{name}.{ext}"))).unwrap();
+            let otp =
+                std::fs::read(corpus().join(format!("vectors/{codec}/{name}.{ext}"))).unwrap();
+            assert_eq!(ours, otp, "{sub}/{name}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bench_meas_writes_tables_and_charts() {
+    let dir = std::env::temp_dir().join(format!("megaco-bench-{}", std::process::id()));
+    let out = megaco(
+        &[
+            "bench",
+            "--no-progress",
+            "--limit",
+            "2",
+            "--codec",
+            "ber",
+            "--codec",
+            "native",
+            "meas",
+            "--factor",
+            "0.001",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("Codec and config"), "{stdout}");
+    for f in ["meas.tsv", "meas.json", "summary.md"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let tsv = std::fs::read_to_string(dir.join("meas.tsv")).unwrap();
+    // A header and one row per message and codec.
+    assert_eq!(tsv.lines().count(), 1 + 2 * 2, "{tsv}");
+    let charts = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            let p = e.as_ref().unwrap().path();
+            matches!(p.extension().and_then(|x| x.to_str()), Some("png" | "svg"))
+        })
+        .count();
+    assert_eq!(charts, 8, "four charts, PNG and SVG");
+    std::fs::remove_dir_all(&dir).ok();
+}
