@@ -196,6 +196,87 @@ impl fmt::Display for DecodeFailure {
 
 impl std::error::Error for DecodeFailure {}
 
+/// Margin before every snippet line.
+const GUTTER: &str = "    | ";
+
+impl DecodeFailure {
+    /// Where the error is, as a byte offset into the input.
+    pub fn offset(&self) -> usize {
+        match self {
+            DecodeFailure::Text(e) => e.offset,
+            DecodeFailure::Ber(e) => e.offset(),
+            DecodeFailure::Per(e) => e.byte_offset(),
+        }
+    }
+
+    /// The input around the error, for a terminal: for text the offending
+    /// line with a caret under the column, for binary input a hex dump of
+    /// up to 16 bytes with a caret under the byte. Each line starts with
+    /// `    | ` and ends with a newline.
+    pub fn snippet(&self, input: &[u8]) -> String {
+        match self {
+            DecodeFailure::Text(_) => text_snippet(input, self.offset()),
+            _ => hex_snippet(input, self.offset()),
+        }
+    }
+}
+
+/// The line holding `offset` (tabs and unprintable bytes shown as one
+/// character each, so the caret lines up), at most 100 columns of it.
+fn text_snippet(input: &[u8], offset: usize) -> String {
+    let offset = offset.min(input.len());
+    let start = input[..offset]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let end = input[offset..]
+        .iter()
+        .position(|&b| b == b'\n' || b == b'\r')
+        .map_or(input.len(), |i| offset + i);
+    // A window of the line when it is long.
+    const WIDTH: usize = 100;
+    let from = if offset - start > WIDTH - 20 {
+        offset - (WIDTH - 20)
+    } else {
+        start
+    };
+    let to = end.min(from + WIDTH);
+    let shown: String = input[from..to]
+        .iter()
+        .map(|&b| {
+            if b.is_ascii_graphic() || b == b' ' {
+                char::from(b)
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let lead = if from > start { "…" } else { "" };
+    let tail = if to < end { "…" } else { "" };
+    let pad = " ".repeat(offset - from + usize::from(from > start));
+    format!("{GUTTER}{lead}{shown}{tail}\n{GUTTER}{pad}^\n")
+}
+
+/// Up to 16 bytes around `offset` in hex, a caret under the byte at
+/// `offset` (or just past the last byte when the input ended there).
+fn hex_snippet(input: &[u8], offset: usize) -> String {
+    let offset = offset.min(input.len());
+    let start = offset.saturating_sub(8).min(input.len().saturating_sub(16));
+    let end = (start + 16).min(input.len());
+    let hex: Vec<String> = input[start..end]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let label = format!("{start:06x}: ");
+    let pad = " ".repeat(label.len() + 3 * (offset - start));
+    let note = if offset == input.len() {
+        " end of input"
+    } else {
+        ""
+    };
+    format!("{GUTTER}{label}{}\n{GUTTER}{pad}^^{note}\n", hex.join(" "))
+}
+
 /// Decodes one message.
 pub fn decode(
     bytes: &[u8],
@@ -256,6 +337,32 @@ mod tests {
         assert_eq!(Detected::sniff(b"\x30\x81"), Detected::Ber);
         assert_eq!(Detected::sniff(b"\x00\x01"), Detected::Per);
         assert_eq!(Detected::sniff(b""), Detected::Per);
+    }
+
+    #[test]
+    fn snippets_point_at_the_error() {
+        let e = megaco::text::decode(b"!/1 [1.2.3.4]\nT=1{\tC=x{}}").unwrap_err();
+        let f = DecodeFailure::Text(e);
+        assert_eq!(
+            f.snippet(b"!/1 [1.2.3.4]\nT=1{\tC=x{}}"),
+            "    | T=1{ C=x{}}\n    |        ^\n"
+        );
+        let bytes = (0u8..40).collect::<Vec<u8>>();
+        assert_eq!(
+            hex_snippet(&bytes, 20),
+            format!(
+                "    | 00000c: 0c 0d 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b\n    | {}^^\n",
+                // "00000c: " then three columns for each of bytes 0c..13.
+                " ".repeat(8 + 3 * 8)
+            )
+        );
+        assert_eq!(
+            hex_snippet(&bytes[..3], 3),
+            format!(
+                "    | 000000: 00 01 02\n    | {}^^ end of input\n",
+                " ".repeat(8 + 3 * 3)
+            )
+        );
     }
 
     #[test]

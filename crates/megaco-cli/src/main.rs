@@ -47,7 +47,9 @@ enum Command {
     /// Each file holds one message in any encoding, or is an OTP corpus
     /// term file (`{Codec, [{Name, <<"...">>}]}.`) whose messages are each
     /// checked. Prints one `file:line:col: message` line per failure (for
-    /// binary input `file:offset: message`) and exits 1 if any failed.
+    /// binary input `file:offset: message`), then the input around the
+    /// error with a caret under it (the line for text, a 16-byte hex dump
+    /// for binary), and exits 1 if any failed.
     Check {
         /// The files to check.
         #[arg(required = true)]
@@ -174,6 +176,7 @@ fn check(files: &[PathBuf], verbose: bool, binary: &BinaryOptions) -> Result<Exi
                 Err(e) => {
                     failed += 1;
                     println!("{label}:{e}");
+                    print!("{}", e.snippet(&bytes));
                 }
             }
         }

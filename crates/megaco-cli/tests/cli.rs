@@ -124,16 +124,28 @@ fn check_reports_file_line_column_and_fails() {
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 1, "{stdout}");
+    // The error line, then the offending line and a caret under the column.
+    assert_eq!(lines.len(), 3, "{stdout}");
     let prefix = format!("{}:", bad.display());
     assert!(lines[0].starts_with(&prefix), "{stdout}");
     // file:line:col: message, the line being the last of the input.
     let rest = &lines[0][prefix.len()..];
     let mut parts = rest.splitn(3, ':');
     let line: usize = parts.next().unwrap().parse().unwrap();
-    let _col: usize = parts.next().unwrap().parse().unwrap();
+    let col: usize = parts.next().unwrap().parse().unwrap();
     assert!(!parts.next().unwrap().trim().is_empty());
     assert_eq!(line, broken.split(|&b| b == b'\n').count());
+    let text_line = broken.split(|&b| b == b'\n').nth(line - 1).unwrap();
+    let shown: String = text_line
+        .iter()
+        .map(|&b| if b == b'\t' { ' ' } else { char::from(b) })
+        .collect();
+    assert_eq!(lines[1], format!("    | {shown}"), "{stdout}");
+    assert_eq!(
+        lines[2],
+        format!("    | {}^", " ".repeat(col - 1)),
+        "{stdout}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -224,10 +236,32 @@ fn check_accepts_every_encoding_and_reports_binary_offsets() {
         .trim_end()
         .strip_prefix(&format!("{}:", bad.display()))
         .unwrap_or_else(|| panic!("{stdout}"));
-    let (offset, message) = rest.split_once(':').unwrap();
+    let mut lines = rest.lines();
+    let (offset, message) = lines.next().unwrap().split_once(':').unwrap();
     let offset: usize = offset.parse().unwrap();
     assert!(offset <= whole.len() / 2, "{stdout}");
     assert!(message.contains("BER"), "{stdout}");
+    // A hex dump of up to 16 bytes around the offset, a caret under it.
+    let cut = &whole[..whole.len() / 2];
+    let start = offset.saturating_sub(8).min(cut.len().saturating_sub(16));
+    let dump: Vec<String> = cut[start..(start + 16).min(cut.len())]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        lines.next().unwrap(),
+        format!("    | {start:06x}: {}", dump.join(" ")),
+        "{stdout}"
+    );
+    let caret = lines.next().unwrap();
+    let pad = 6 + 8 + 3 * (offset - start);
+    assert_eq!(
+        &caret[..pad],
+        format!("    |{}", " ".repeat(pad - 5)),
+        "{stdout}"
+    );
+    assert!(caret[pad..].starts_with("^^"), "{stdout}");
+    assert_eq!(lines.next(), None, "{stdout}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
