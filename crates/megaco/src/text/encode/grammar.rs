@@ -16,7 +16,15 @@ impl Enc<'_> {
                 if ts.is_empty() {
                     return Err(invalid("transactions", "a message needs at least one"));
                 }
-                for t in ts {
+                for (i, t) in ts.iter().enumerate() {
+                    // A segment reply ends in a number or a token, not a
+                    // bracket: without a separator the next transaction's
+                    // keyword would run into it (`SM=5/35SM=…`, one word
+                    // to the scanner). OTP writes nothing there; we write
+                    // the line break that also follows the message header.
+                    if i > 0 && matches!(ts[i - 1], Transaction::SegmentReply(_)) {
+                        self.byte(b'\n');
+                    }
                     self.transaction(t)?;
                 }
                 Ok(())
