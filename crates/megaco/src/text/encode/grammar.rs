@@ -16,7 +16,12 @@ impl Enc<'_> {
                 if ts.is_empty() {
                     return Err(invalid("transactions", "a message needs at least one"));
                 }
-                for t in ts {
+                for (i, t) in ts.iter().enumerate() {
+                    // A segment reply ends in a number or `END`, not in a
+                    // brace: separate it from a following transaction.
+                    if i > 0 && matches!(ts[i - 1], Transaction::SegmentReply(_)) {
+                        self.byte(if self.pretty { b'\n' } else { b' ' });
+                    }
                     self.transaction(t)?;
                 }
                 Ok(())
