@@ -41,6 +41,7 @@ macro_rules! model {
         $(
             #[derive(Debug, Clone, PartialEq, Eq, Hash)]
             #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
             $item
         )*
     };

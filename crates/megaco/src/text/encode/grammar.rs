@@ -17,10 +17,13 @@ impl Enc<'_> {
                     return Err(invalid("transactions", "a message needs at least one"));
                 }
                 for (i, t) in ts.iter().enumerate() {
-                    // A segment reply ends in a number or `END`, not in a
-                    // brace: separate it from a following transaction.
+                    // A segment reply ends in a number or a token, not a
+                    // bracket: without a separator the next transaction's
+                    // keyword would run into it (`SM=5/35SM=…`, one word
+                    // to the scanner). OTP writes nothing there; we write
+                    // the line break that also follows the message header.
                     if i > 0 && matches!(ts[i - 1], Transaction::SegmentReply(_)) {
-                        self.byte(if self.pretty { b'\n' } else { b' ' });
+                        self.byte(b'\n');
                     }
                     self.transaction(t)?;
                 }
