@@ -916,17 +916,80 @@ fn context_request(v: u8) -> S<ContextRequest> {
             option::of(Just(true)).boxed()
         },
         since(v, 3, any::<bool>().boxed()),
+        option::of(vec(topology(v), 1..3)),
     )
-        .prop_map(|(priority, emergency, iepscallind)| ContextRequest {
-            priority,
-            emergency,
-            topology_req: None,
-            iepscallind,
-            context_prop: None,
-            context_list: None,
-        })
+        .prop_map(
+            |(priority, emergency, iepscallind, topology_req)| ContextRequest {
+                priority,
+                emergency,
+                topology_req,
+                iepscallind,
+                context_prop: None,
+                context_list: None,
+            },
+        )
         .prop_filter("empty context request", |c| {
-            c.priority.is_some() || c.emergency.is_some() || c.iepscallind.is_some()
+            c.priority.is_some()
+                || c.emergency.is_some()
+                || c.iepscallind.is_some()
+                || c.topology_req.is_some()
+        })
+        .boxed()
+}
+
+fn topology(v: u8) -> S<TopologyRequest> {
+    (
+        termination_id(),
+        termination_id(),
+        prop_oneof![
+            Just(TopologyDirection::Bothway),
+            Just(TopologyDirection::Isolate),
+            Just(TopologyDirection::Oneway)
+        ],
+        since(v, 2, (1u16..100).boxed()),
+        since(
+            v,
+            3,
+            prop_oneof![
+                Just(TopologyDirectionExtension::OnewayExternal),
+                Just(TopologyDirectionExtension::OnewayBoth)
+            ]
+            .boxed(),
+        ),
+    )
+        .prop_map(|(from, to, dir, stream_id, ext)| TopologyRequest {
+            termination_from: from,
+            termination_to: to,
+            topology_direction: dir,
+            stream_id,
+            topology_direction_extension: ext,
+        })
+        .boxed()
+}
+
+fn context_audit(v: u8) -> S<ContextAttrAuditRequest> {
+    (
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        flag_since(v, 3),
+        since(v, 3, (0u8..16).boxed()),
+        since(v, 3, any::<bool>().boxed()),
+        since(v, 3, any::<bool>().boxed()),
+    )
+        .prop_map(|(t, e, p, i, sp, se, si)| ContextAttrAuditRequest {
+            topology: t,
+            emergency: e,
+            priority: p,
+            iepscallind: i,
+            context_prop_aud: None,
+            select_priority: sp,
+            select_emergency: se,
+            select_iepscallind: si,
+            select_logic: None,
+        })
+        .prop_filter("empty context audit", |c| {
+            c.topology || c.emergency || c.priority || c.iepscallind
         })
         .boxed()
 }
@@ -935,6 +998,7 @@ fn transaction(v: u8) -> S<Transaction> {
     let action = (
         context_id(),
         option::of(context_request(v)),
+        since(v, 2, context_audit(v)),
         vec(
             (command(v), any::<bool>(), any::<bool>()).prop_map(
                 |(command, optional, wildcard_return)| CommandRequest {
@@ -947,11 +1011,13 @@ fn transaction(v: u8) -> S<Transaction> {
         ),
     )
         .prop_map(
-            |(context_id, context_request, command_requests)| ActionRequest {
-                context_id,
-                context_request,
-                context_attr_audit_req: None,
-                command_requests,
+            |(context_id, context_request, context_attr_audit_req, command_requests)| {
+                ActionRequest {
+                    context_id,
+                    context_request,
+                    context_attr_audit_req,
+                    command_requests,
+                }
             },
         );
     let action_reply = (
@@ -1050,9 +1116,16 @@ fn message_v(v: u8) -> S<MegacoMessage> {
         1 => error_descriptor().prop_map(MessageBody::Error),
         6 => vec(transaction(v), 1..3).prop_map(MessageBody::Transactions),
     ];
-    (mid(), body)
-        .prop_map(move |(mid, body)| MegacoMessage {
-            auth_header: None,
+    let auth = (any::<u32>(), any::<u32>(), vec(any::<u8>(), 12..=32)).prop_map(
+        |(sec_parm_index, seq_num, ad)| AuthenticationHeader {
+            sec_parm_index,
+            seq_num,
+            ad,
+        },
+    );
+    (option::of(auth), mid(), body)
+        .prop_map(move |(auth_header, mid, body)| MegacoMessage {
+            auth_header,
             mess: Message {
                 version: v,
                 mid,
