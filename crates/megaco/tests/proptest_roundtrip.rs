@@ -783,11 +783,20 @@ fn command(v: u8) -> S<Command> {
                 descriptors,
             }
         });
-    let audit = (termination_id(), audit_descriptor(v)).prop_map(|(t, a)| AuditRequest {
-        termination_id: t,
-        audit_descriptor: a,
-        termination_id_list: None,
-    });
+    // v3: a list of terminations, the first also in `termination_id`.
+    let audit = (
+        termination_id(),
+        audit_descriptor(v),
+        since(v, 3, vec(termination_id(), 1..3).boxed()),
+    )
+        .prop_map(|(t, a, rest)| AuditRequest {
+            termination_id: t.clone(),
+            audit_descriptor: a,
+            termination_id_list: rest.map(|mut r| {
+                r.insert(0, t);
+                r
+            }),
+        });
     prop_oneof![
         amm.clone().prop_map(Command::Add),
         amm.clone().prop_map(Command::Move),
@@ -856,7 +865,20 @@ fn command_reply(v: u8) -> S<CommandReply> {
             termination_audit,
         },
     );
+    let term_list = if v >= 3 {
+        (vec(termination_id(), 2..4), vec(audit_return(v), 0..3))
+            .prop_map(|(l, r)| {
+                AuditReply::AuditResultTermList(TermListAuditResult {
+                    termination_id_list: l,
+                    termination_audit_result: r,
+                })
+            })
+            .boxed()
+    } else {
+        error_descriptor().prop_map(AuditReply::Error).boxed()
+    };
     let audit = prop_oneof![
+        term_list,
         error_descriptor().prop_map(AuditReply::Error),
         (termination_id(), vec(audit_return(v), 0..3)).prop_map(|(t, r)| {
             AuditReply::AuditResult(AuditResult {
