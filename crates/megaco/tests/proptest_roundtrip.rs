@@ -72,6 +72,9 @@ fn mid() -> S<Mid> {
         ("[a-z][a-z0-9]{0,6}(\\.[a-z][a-z0-9]{0,6}){0,2}", port)
             .prop_map(|(name, port)| Mid::Domain(DomainName { name, port })),
         "[a-z][a-z0-9]{0,6}(/[a-z][a-z0-9]{0,6}){0,2}".prop_map(Mid::Device),
+        // PER carries the MTP address as its text octets, as OTP does, in an
+        // OCTET STRING (SIZE(2..4)): only 4 hex digits fit.
+        "[0-9A-F]{4}".prop_map(Mid::Mtp),
     ]
     .boxed()
 }
@@ -652,7 +655,66 @@ fn ind_audit_parameter(v: u8) -> S<IndAuditParameter> {
             package_version: n,
         })
     });
-    prop_oneof![ev, sig, stats, pkg].boxed()
+    let lcd = (
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        option::of(vec(
+            prop_oneof![Just("tdmc/gain"), Just("tdmc/ec"), Just("nt/jit")].prop_map(|n| {
+                IndAudPropertyParm {
+                    name: n.into(),
+                    property_parms: None,
+                }
+            }),
+            1..3,
+        )),
+    )
+        .prop_map(|(m, rv, rg, p)| IndAudLocalControlDescriptor {
+            stream_mode: m,
+            reserve_value: rv,
+            reserve_group: rg,
+            property_parms: p,
+            stream_mode_sel: None,
+        })
+        .prop_filter("empty", |l| {
+            l.stream_mode || l.reserve_value || l.reserve_group || l.property_parms.is_some()
+        });
+    // v2 text audits the termination state or the streams, not both.
+    let media = (any::<bool>(), option::of(lcd))
+        .prop_map(move |(tsd, lcd)| {
+            let tsd = tsd && (v >= 3 || lcd.is_none());
+            IndAuditParameter::Media(IndAudMediaDescriptor {
+                term_state_descr: tsd.then(|| IndAudTerminationStateDescriptor {
+                    property_parms: vec![],
+                    event_buffer_control: true,
+                    service_state: false,
+                    service_state_sel: None,
+                }),
+                streams: lcd.map(|l| {
+                    IndAudStreams::OneStream(IndAudStreamParms {
+                        local_control_descriptor: Some(l),
+                        local_descriptor: None,
+                        remote_descriptor: None,
+                        statistics_descriptor: None,
+                    })
+                }),
+            })
+        })
+        .prop_filter("empty", |m| {
+            !matches!(
+                m,
+                IndAuditParameter::Media(IndAudMediaDescriptor {
+                    term_state_descr: None,
+                    streams: None
+                })
+            )
+        });
+    let dm = (0u8..100).prop_map(|n| {
+        IndAuditParameter::DigitMap(IndAudDigitMapDescriptor {
+            digit_map_name: Some(format!("dialplan{n:02}")),
+        })
+    });
+    prop_oneof![ev, sig, stats, pkg, media, dm].boxed()
 }
 
 fn audit_descriptor(v: u8) -> S<AuditDescriptor> {
