@@ -637,13 +637,18 @@ fn ind_audit_parameter(v: u8) -> S<IndAuditParameter> {
             })
         },
     );
-    let sig = (signal(v), since(v, 3, (1u16..100).boxed())).prop_map(|(s, stream_id)| {
-        IndAuditParameter::Signals(IndAudSignalsDescriptor::Signal(IndAudSignal {
-            signal_name: s.signal_name,
-            stream_id,
-            signal_request_id: None,
-        }))
-    });
+    let sig = (
+        signal(v),
+        since(v, 3, (1u16..100).boxed()),
+        since(v, 3, any::<u32>().boxed()),
+    )
+        .prop_map(|(s, stream_id, signal_request_id)| {
+            IndAuditParameter::Signals(IndAudSignalsDescriptor::Signal(IndAudSignal {
+                signal_name: s.signal_name,
+                stream_id,
+                signal_request_id,
+            }))
+        });
     let stats = statistics_parameter(false).prop_map(|s| {
         IndAuditParameter::Statistics(IndAudStatisticsDescriptor {
             stat_name: s.stat_name,
@@ -1061,7 +1066,7 @@ fn context_audit(v: u8) -> S<ContextAttrAuditRequest> {
         since(v, 3, any::<bool>().boxed()),
         since(v, 3, any::<bool>().boxed()),
     )
-        .prop_map(|(t, e, p, i, sp, se, si)| ContextAttrAuditRequest {
+        .prop_map(move |(t, e, p, i, sp, se, si)| ContextAttrAuditRequest {
             topology: t,
             emergency: e,
             priority: p,
@@ -1070,7 +1075,9 @@ fn context_audit(v: u8) -> S<ContextAttrAuditRequest> {
             select_priority: sp,
             select_emergency: se,
             select_iepscallind: si,
-            select_logic: None,
+            // Text writes AND, the default, as nothing: only OR is made.
+            select_logic: (v >= 3 && t && (sp.is_some() || se.is_some()))
+                .then_some(SelectLogic::Or),
         })
         .prop_filter("empty context audit", |c| {
             c.topology || c.emergency || c.priority || c.iepscallind
@@ -1224,11 +1231,6 @@ fn message() -> S<MegacoMessage> {
     prop_oneof![message_v(1), message_v(2), message_v(3)].boxed()
 }
 
-fn sort_dedup<T: Ord>(v: &mut Vec<T>) {
-    v.sort();
-    v.dedup();
-}
-
 /// Puts the bit-string-carried lists into bit order (see the module docs).
 fn canon(msg: &MegacoMessage) -> MegacoMessage {
     // Walk the message through its JSON form: every `audit_token` and
@@ -1366,10 +1368,41 @@ proptest! {
 }
 
 #[test]
-fn canon_sorts_bit_string_lists() {
-    let mut a = vec![AuditToken::Media, AuditToken::Mux, AuditToken::Media];
-    sort_dedup(&mut a);
-    assert_eq!(a, [AuditToken::Mux, AuditToken::Media]);
+fn canon_sorts_bit_string_lists_into_bit_order() {
+    let msg = |tokens: Vec<AuditToken>| MegacoMessage {
+        auth_header: None,
+        mess: Message {
+            version: 1,
+            mid: Mid::Device("mg".into()),
+            body: MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
+                transaction_id: 1,
+                actions: vec![ActionRequest {
+                    context_id: ContextId::NULL,
+                    context_request: None,
+                    context_attr_audit_req: None,
+                    command_requests: vec![CommandRequest {
+                        command: Command::AuditValue(AuditRequest {
+                            termination_id: TerminationId::root(),
+                            audit_descriptor: AuditDescriptor {
+                                audit_token: Some(tokens),
+                                audit_property_token: None,
+                            },
+                            termination_id_list: None,
+                        }),
+                        optional: false,
+                        wildcard_return: false,
+                    }],
+                }],
+            })]),
+        },
+    };
+    use AuditToken::*;
+    let written = msg(vec![Packages, Media, Mux, Media]);
+    assert_eq!(canon(&written), msg(vec![Mux, Media, Packages]));
+    // BER carries the tokens as a bit string: it reads them back in bit order.
+    let cfg = BerConfig::default();
+    let back = ber::decode(&ber::encode(&written, &cfg).unwrap(), &cfg).unwrap();
+    assert_eq!(back, msg(vec![Mux, Media, Packages]));
 }
 
 /// Text writes KeepActive as a bare flag: `Some(false)` and `None` are the
