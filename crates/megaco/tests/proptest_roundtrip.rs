@@ -734,8 +734,56 @@ fn audit_descriptor(v: u8) -> S<AuditDescriptor> {
         .boxed()
 }
 
+fn modem() -> S<ModemDescriptor> {
+    (
+        vec(
+            prop_oneof![
+                Just(ModemType::V18),
+                Just(ModemType::V22),
+                Just(ModemType::V22bis),
+                Just(ModemType::V32),
+                Just(ModemType::V32bis),
+                Just(ModemType::V34),
+                Just(ModemType::V90),
+                Just(ModemType::V91),
+                Just(ModemType::SynchIsdn),
+            ],
+            1..3,
+        ),
+        vec(parm("nt/jit", number(), 1), 0..2),
+    )
+        .prop_map(|(mtl, mpl)| ModemDescriptor {
+            mtl,
+            mpl,
+            non_standard_data: None,
+        })
+        .boxed()
+}
+
+fn mux(v: u8) -> S<MuxDescriptor> {
+    let ty = prop_oneof![
+        Just(MuxType::H221),
+        Just(MuxType::H223),
+        Just(MuxType::H226),
+        Just(MuxType::V76),
+    ];
+    let ty = if v >= 2 {
+        prop_oneof![ty, Just(MuxType::Nx64k)].boxed()
+    } else {
+        ty.boxed()
+    };
+    (ty, vec(termination_id(), 1..3))
+        .prop_map(|(mux_type, term_list)| MuxDescriptor {
+            mux_type,
+            term_list,
+            non_standard_data: None,
+        })
+        .boxed()
+}
+
 fn amm_descriptor(v: u8) -> S<AmmDescriptor> {
     let mut choices = vec![
+        mux(v).prop_map(AmmDescriptor::Mux).boxed(),
         media(v).prop_map(AmmDescriptor::Media).boxed(),
         events(v).prop_map(AmmDescriptor::Events).boxed(),
         event_buffer(v).prop_map(AmmDescriptor::EventBuffer).boxed(),
@@ -743,6 +791,10 @@ fn amm_descriptor(v: u8) -> S<AmmDescriptor> {
         digit_map(v).prop_map(AmmDescriptor::DigitMap).boxed(),
         audit_descriptor(v).prop_map(AmmDescriptor::Audit).boxed(),
     ];
+    // Modem was deprecated: only v1 text carries it.
+    if v == 1 {
+        choices.push(modem().prop_map(AmmDescriptor::Modem).boxed());
+    }
     if v >= 3 {
         choices.push(
             vec(statistics_parameter(true), 1..3)
@@ -902,6 +954,9 @@ fn command(v: u8) -> S<Command> {
 
 fn audit_return(v: u8) -> S<AuditReturnParameter> {
     prop_oneof![
+        mux(v).prop_map(AuditReturnParameter::Mux),
+        // EmptyDescriptors is not made: text reads a bare `Events` back as
+        // an empty Events descriptor.
         error_descriptor().prop_map(AuditReturnParameter::Error),
         media(v).prop_map(AuditReturnParameter::Media),
         events(v).prop_map(AuditReturnParameter::Events),
@@ -946,6 +1001,7 @@ fn command_reply(v: u8) -> S<CommandReply> {
     };
     let audit = prop_oneof![
         term_list,
+        terms(v).prop_map(AuditReply::ContextAuditResult),
         error_descriptor().prop_map(AuditReply::Error),
         (termination_id(), vec(audit_return(v), 0..3)).prop_map(|(t, r)| {
             AuditReply::AuditResult(AuditResult {
