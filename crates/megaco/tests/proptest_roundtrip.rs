@@ -673,16 +673,21 @@ fn ind_audit_parameter(v: u8) -> S<IndAuditParameter> {
             }),
             1..3,
         )),
+        since(v, 3, stream_mode()),
     )
-        .prop_map(|(m, rv, rg, p)| IndAudLocalControlDescriptor {
-            stream_mode: m,
+        .prop_map(|(m, rv, rg, p, sel)| IndAudLocalControlDescriptor {
+            stream_mode: m && sel.is_none(),
             reserve_value: rv,
             reserve_group: rg,
             property_parms: p,
-            stream_mode_sel: None,
+            stream_mode_sel: sel,
         })
         .prop_filter("empty", |l| {
-            l.stream_mode || l.reserve_value || l.reserve_group || l.property_parms.is_some()
+            l.stream_mode
+                || l.reserve_value
+                || l.reserve_group
+                || l.property_parms.is_some()
+                || l.stream_mode_sel.is_some()
         });
     // v2 text audits the termination state or the streams, not both.
     let media = (any::<bool>(), option::of(lcd))
@@ -1062,19 +1067,21 @@ fn context_request(v: u8) -> S<ContextRequest> {
         },
         since(v, 3, any::<bool>().boxed()),
         option::of(vec(topology(v), 1..3)),
+        since(v, 3, vec(property(v), 1..3).boxed()),
     )
         .prop_map(
-            |(priority, emergency, iepscallind, topology_req)| ContextRequest {
+            |(priority, emergency, iepscallind, topology_req, context_prop)| ContextRequest {
                 priority,
                 emergency,
                 topology_req,
                 iepscallind,
-                context_prop: None,
+                context_prop,
                 context_list: None,
             },
         )
         .prop_filter("empty context request", |c| {
             c.priority.is_some()
+                || c.context_prop.is_some()
                 || c.emergency.is_some()
                 || c.iepscallind.is_some()
                 || c.topology_req.is_some()
