@@ -41,3 +41,26 @@ where
     items.dedup();
     *v = serde_json::to_value(items).expect("bits serialise");
 }
+
+/// Whether `back`, read from our text encoding of `msg`, is `msg` as far
+/// as the text codec promises: names in text are case-insensitive and the
+/// decoder reads domain, device, package, property and other names in
+/// lower case (as OTP's scanner does), so the two must agree up to ASCII
+/// case, and `back` must itself be a fixed point of encode → decode.
+pub fn text_equivalent(msg: &MegacoMessage, back: &MegacoMessage, style: megaco::text::Style) {
+    if back == msg {
+        return;
+    }
+    assert_eq!(
+        format!("{back:?}").to_ascii_lowercase(),
+        format!("{msg:?}").to_ascii_lowercase(),
+        "text {style:?} round trip differs beyond the case of names"
+    );
+    let mut out = Vec::new();
+    megaco::text::encode(back, style, &mut out).expect("a decoded message encodes");
+    let again = megaco::text::decode(&out).expect("our own text decodes");
+    assert_eq!(
+        &again, back,
+        "text {style:?}: decoded form is not a fixed point"
+    );
+}

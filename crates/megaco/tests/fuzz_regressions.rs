@@ -106,7 +106,7 @@ fn roundtrip_regressions() {
             if megaco::text::encode(&msg, style, &mut out).is_ok() {
                 let back = megaco::text::decode(&out)
                     .unwrap_or_else(|e| panic!("{name}: our {style:?} output fails: {e}"));
-                assert_eq!(back, msg, "{name}: text {style:?} round trip");
+                normalise::text_equivalent(&msg, &back, style);
             }
         }
         let bits = normalise::bit_strings(&msg);

@@ -425,6 +425,18 @@ impl<'a> Enc<'a> {
                 format!("length {} outside {}..={}", s.len(), min, max),
             ));
         }
+        // A name is one word to the scanner: any other character would end
+        // it there (or be no token at all) and the rest would be misread.
+        if let Some(&b) = s
+            .as_bytes()
+            .iter()
+            .find(|&&b| classify(b) != CharClass::Safe)
+        {
+            return Err(invalid(
+                what,
+                format!("character 0x{b:02x} cannot appear in a name"),
+            ));
+        }
         self.str(s);
         Ok(())
     }

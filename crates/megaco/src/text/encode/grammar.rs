@@ -172,8 +172,9 @@ impl Enc<'_> {
     }
 
     pub(super) fn mtp(&mut self, m: &str) -> R {
-        if m.is_empty() {
-            return Err(invalid("MTP address", "empty"));
+        // `MTP { 4*8 HEXDIG }`: the decoder accepts nothing else.
+        if m.is_empty() || !m.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(invalid("MTP address", "needs hexadecimal digits"));
         }
         self.raw(self.t.mtp);
         self.lb();
