@@ -613,3 +613,14 @@ fn deeply_nested_regulated_notifications_are_refused() {
         Err(EncodeError::Invalid { .. })
     ));
 }
+
+#[test]
+fn v1_notify_with_error_keeps_its_observed_events() {
+    let text = "!/1 [124.124.124.222]:55555\nT=1{C=1{N=a{OE=7{al/of},ER=400{\"x\"}}}}";
+    let m = decode(text.as_bytes()).unwrap();
+    for style in [Style::Pretty, Style::Compact] {
+        let mut out = Vec::new();
+        encode(&m, style, &mut out).unwrap();
+        assert_eq!(decode(&out).unwrap(), m, "{style:?}");
+    }
+}

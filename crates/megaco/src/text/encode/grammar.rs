@@ -728,17 +728,13 @@ impl Enc<'_> {
         self.eq();
         self.term_id_list(&r.termination_ids, s)?;
         self.lb_i(s);
-        if self.v >= 3 {
-            self.observed_events_descriptor(&r.observed_events_descriptor, s + 1)?;
-            if let Some(ed) = &r.error_descriptor {
-                self.comma();
-                self.error_descriptor(ed)?;
-            }
-        } else {
-            match &r.error_descriptor {
-                Some(ed) => self.error_descriptor(ed)?,
-                None => self.observed_events_descriptor(&r.observed_events_descriptor, s + 1)?,
-            }
+        // ObservedEvents is mandatory (as in the ASN.1); an Error follows
+        // it in every version, rather than replacing it, so nothing in the
+        // model is lost and the decoder reads it back.
+        self.observed_events_descriptor(&r.observed_events_descriptor, s + 1)?;
+        if let Some(ed) = &r.error_descriptor {
+            self.comma();
+            self.error_descriptor(ed)?;
         }
         self.rb_i(s);
         Ok(())
