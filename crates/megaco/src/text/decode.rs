@@ -1719,7 +1719,11 @@ impl<'a> P<'a> {
             }
             let name = &text[name_start..i];
             if i >= text.len() {
-                // A name running to the end: an empty value, as OTP.
+                // A name running to the end: an empty value, as OTP. It is
+                // written back as `name=`, so a `v` starts a group here too.
+                if name == b"v" && !group.is_empty() {
+                    groups.push(std::mem::take(&mut group));
+                }
                 group.push(PropertyParm {
                     name: ascii(name),
                     value: vec![String::new()],
