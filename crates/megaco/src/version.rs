@@ -262,39 +262,64 @@ impl Checker {
     fn events(&self, e: &EventsDescriptor) -> Result<(), EncodeError> {
         // A bare `Events` (no request id) is valid v1 text; only v1's ASN.1
         // makes the id mandatory, which the binary encoders check.
-        for ev in &e.event_list {
-            if let Some(a) = &ev.event_action {
-                self.need(a.notify_behaviour.is_some(), 3, "a notification behaviour")?;
-                self.need(a.reset_events_descriptor, 3, "ResetEventsDescriptor")?;
-                self.event_dm(a.event_dm.as_ref())?;
-                if let Some(s) = &a.signals_descriptor {
-                    self.signals(s)?;
-                }
-                if let Some(second) = &a.second_event {
-                    self.second_events(second)?;
-                }
-                if let Some(NotifyBehaviour::NotifyRegulated(r)) = &a.notify_behaviour {
-                    if let Some(s) = &r.signals_descriptor {
-                        self.signals(s)?;
-                    }
-                    if let Some(second) = &r.second_event {
-                        self.second_events(second)?;
-                    }
-                }
-            }
+        for a in e
+            .event_list
+            .iter()
+            .filter_map(|ev| ev.event_action.as_ref())
+        {
+            self.actions(
+                a.notify_behaviour.as_ref(),
+                a.reset_events_descriptor,
+                a.event_dm.as_ref(),
+                a.signals_descriptor.as_deref(),
+                a.second_event.as_ref(),
+            )?;
         }
         Ok(())
     }
 
     fn second_events(&self, e: &SecondEventsDescriptor) -> Result<(), EncodeError> {
-        for ev in &e.event_list {
-            if let Some(a) = &ev.event_action {
-                self.need(a.notify_behaviour.is_some(), 3, "a notification behaviour")?;
-                self.need(a.reset_events_descriptor, 3, "ResetEventsDescriptor")?;
-                self.event_dm(a.event_dm.as_ref())?;
-                if let Some(s) = &a.signals_descriptor {
-                    self.signals(s)?;
-                }
+        for a in e
+            .event_list
+            .iter()
+            .filter_map(|ev| ev.event_action.as_ref())
+        {
+            self.actions(
+                a.notify_behaviour.as_ref(),
+                a.reset_events_descriptor,
+                a.event_dm.as_ref(),
+                a.signals_descriptor.as_deref(),
+                None,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The checks `RequestedActions` and `SecondRequestedActions` share,
+    /// including what a regulated notification embeds.
+    fn actions(
+        &self,
+        notify: Option<&NotifyBehaviour>,
+        reset: bool,
+        dm: Option<&EventDm>,
+        signals: Option<&[SignalRequest]>,
+        second: Option<&SecondEventsDescriptor>,
+    ) -> Result<(), EncodeError> {
+        self.need(notify.is_some(), 3, "a notification behaviour")?;
+        self.need(reset, 3, "ResetEventsDescriptor")?;
+        self.event_dm(dm)?;
+        if let Some(s) = signals {
+            self.signals(s)?;
+        }
+        if let Some(second) = second {
+            self.second_events(second)?;
+        }
+        if let Some(NotifyBehaviour::NotifyRegulated(r)) = notify {
+            if let Some(s) = &r.signals_descriptor {
+                self.signals(s)?;
+            }
+            if let Some(second) = &r.second_event {
+                self.second_events(second)?;
             }
         }
         Ok(())
