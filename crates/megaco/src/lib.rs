@@ -13,6 +13,7 @@ pub mod asn1;
 pub mod ber;
 pub mod corpus;
 pub mod error;
+pub mod limits;
 pub mod model;
 #[cfg(feature = "native")]
 pub mod native;
@@ -21,6 +22,7 @@ pub mod text;
 pub mod version;
 
 pub use error::EncodeError;
+pub use limits::Limits;
 pub use model::MegacoMessage;
 
 /// The README's examples, compiled and run as doctests.

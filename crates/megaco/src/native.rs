@@ -63,15 +63,25 @@ use std::cell::RefCell;
 
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
-use crate::{EncodeError, MegacoMessage};
+use crate::{EncodeError, Limits, MegacoMessage};
 
 /// Which variant of the native format to write or read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NativeConfig {
     /// Frequent strings as one-byte codes (OTP: `megaco_compressed`).
     pub compact: bool,
     /// DEFLATE over the body (OTP: `compressed`).
     pub compressed: bool,
+    /// What the decoder accepts ([`Limits::DEFAULT`]); `max_depth` counts
+    /// nested containers (structures and lists), and the encoder refuses
+    /// a model nested deeper.
+    pub limits: Limits,
+}
+
+impl Default for NativeConfig {
+    fn default() -> Self {
+        NativeConfig::PLAIN
+    }
 }
 
 impl NativeConfig {
@@ -79,21 +89,25 @@ impl NativeConfig {
     pub const PLAIN: NativeConfig = NativeConfig {
         compact: false,
         compressed: false,
+        limits: Limits::DEFAULT,
     };
     /// Interned strings.
     pub const COMPACT: NativeConfig = NativeConfig {
         compact: true,
         compressed: false,
+        limits: Limits::DEFAULT,
     };
     /// Compressed.
     pub const COMPRESSED: NativeConfig = NativeConfig {
         compact: false,
         compressed: true,
+        limits: Limits::DEFAULT,
     };
     /// Interned strings, then compressed.
     pub const COMPACT_COMPRESSED: NativeConfig = NativeConfig {
         compact: true,
         compressed: true,
+        limits: Limits::DEFAULT,
     };
     /// The four configurations.
     pub const ALL: [NativeConfig; 4] = [
@@ -163,6 +177,34 @@ pub enum NativeErrorKind {
     /// A compact string code outside the table.
     #[error("unknown string code {0}")]
     StringCode(u64),
+    /// Containers nested deeper than [`Limits::max_depth`].
+    #[error("nesting deeper than {0}")]
+    TooDeep(usize),
+    /// The message (or its decompressed body) is larger than
+    /// [`Limits::max_message_size`].
+    #[error("message of {size} bytes exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// The message size.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A list longer than [`Limits::max_list_len`].
+    #[error("list of {len} items is longer than {limit}")]
+    TooManyItems {
+        /// Its length.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A string longer than [`Limits::max_string_len`].
+    #[error("string of {len} bytes is longer than {limit} bytes")]
+    StringTooLong {
+        /// Its length.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// Bytes left after the message.
     #[error("{0} trailing bytes after the message")]
     Trailing(usize),
@@ -186,10 +228,10 @@ pub fn encode(msg: &MegacoMessage, config: &NativeConfig) -> Result<Vec<u8>, Enc
     out.push(config.header());
     if config.compressed {
         let mut body = Vec::with_capacity(256);
-        ser::write(msg, config.compact, &mut body)?;
+        ser::write(msg, config.compact, config.limits.max_depth, &mut body)?;
         deflate(&body, &mut out)?;
     } else {
-        ser::write(msg, config.compact, &mut out)?;
+        ser::write(msg, config.compact, config.limits.max_depth, &mut out)?;
     }
     Ok(out)
 }
@@ -237,7 +279,7 @@ fn inflate(body: &[u8], limit: usize) -> Result<Vec<u8>, NativeError> {
     DECOMPRESS.with(|d| {
         let mut d = d.borrow_mut();
         d.reset(false);
-        let mut plain = Vec::with_capacity(body.len().saturating_mul(3).clamp(64, limit));
+        let mut plain = Vec::with_capacity(body.len().saturating_mul(3).max(64).min(limit));
         loop {
             let consumed = d.total_in() as usize;
             let produced = d.total_out();
@@ -248,7 +290,7 @@ fn inflate(body: &[u8], limit: usize) -> Result<Vec<u8>, NativeError> {
                         kind: NativeErrorKind::Expansion(limit),
                     });
                 }
-                plain.reserve_exact(plain.capacity().min(limit - plain.len()));
+                plain.reserve_exact(plain.capacity().max(64).min(limit - plain.len()));
             }
             let status = d
                 .decompress_vec(&body[consumed..], &mut plain, FlushDecompress::Finish)
@@ -290,14 +332,25 @@ pub fn decode(input: &[u8], config: &NativeConfig) -> Result<MegacoMessage, Nati
             },
         });
     }
+    let max = config.limits.max_message_size;
+    if input.len() > max {
+        return Err(NativeError {
+            offset: 0,
+            kind: NativeErrorKind::TooLarge {
+                size: input.len(),
+                limit: max,
+            },
+        });
+    }
     if config.compressed {
         let limit = body
             .len()
             .saturating_mul(MAX_DEFLATE_RATIO)
-            .saturating_add(64);
+            .saturating_add(64)
+            .min(max);
         let plain = inflate(body, limit)?;
-        de::read(&plain, config.compact, 0)
+        de::read(&plain, config.compact, 0, &config.limits)
     } else {
-        de::read(body, config.compact, 1)
+        de::read(body, config.compact, 1, &config.limits)
     }
 }

@@ -361,11 +361,21 @@ fn every_text_limit_gives_its_typed_error() {
     assert_eq!((e.line, e.column), (2, 19));
     assert_eq!(e.kind, TextErrorKind::TooDeep { max: 3 });
 
+    // The first word past 3 bytes is the port, `2944`.
+    let limits = Limits {
+        max_string_len: 3,
+        ..Limits::default()
+    };
+    let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
+    assert_eq!((e.line, e.column), (1, 16));
+    assert_eq!(e.kind, TextErrorKind::StringTooLong { len: 4, max: 3 });
+
     // At the limits themselves the message decodes.
     let limits = Limits {
         max_message_size: msg.len(),
         max_list_len: 3,
         max_depth: 4,
+        max_string_len: "al/on".len(),
     };
     assert!(decode_with(msg.as_bytes(), &limits).is_ok());
 }

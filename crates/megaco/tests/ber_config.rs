@@ -316,7 +316,10 @@ fn recursive_embedded_events_are_bounded() {
     ));
     // encoded with a higher limit, the decoder with the default one refuses it
     let loose = BerConfig {
-        max_depth: 10_000,
+        limits: megaco::Limits {
+            max_depth: 10_000,
+            ..megaco::Limits::DEFAULT
+        },
         ..BerConfig::default()
     };
     let bytes = ber::encode(&deep, &loose).unwrap();

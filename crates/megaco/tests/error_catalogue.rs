@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use megaco::ber::{self, BerConfig};
 use megaco::native::{self, NativeConfig};
 use megaco::per::{self, PerConfig};
-use megaco::text::{self, Limits};
+use megaco::text;
+use megaco::Limits;
 
 fn doc_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/errors.md")
@@ -113,18 +114,25 @@ fn run(c: &Case) -> (String, String) {
     let text_in = || unescape(&c.input);
     let bin_in = || unhex(&c.input);
     let fail = |what: &str| -> ! { panic!("{}: {what} succeeded", c.kind) };
+    // Limits named in `config:` over the codec's defaults.
+    let limits = |mut limits: Limits| {
+        if let Some(v) = cfg("max_depth") {
+            limits.max_depth = v;
+        }
+        if let Some(v) = cfg("max_list_len") {
+            limits.max_list_len = v;
+        }
+        if let Some(v) = cfg("max_message_size") {
+            limits.max_message_size = v;
+        }
+        if let Some(v) = cfg("max_string_len") {
+            limits.max_string_len = v;
+        }
+        limits
+    };
     match c.codec.as_str() {
         "text" => {
-            let mut limits = Limits::default();
-            if let Some(v) = cfg("max_depth") {
-                limits.max_depth = v;
-            }
-            if let Some(v) = cfg("max_list_len") {
-                limits.max_list_len = v;
-            }
-            if let Some(v) = cfg("max_message_size") {
-                limits.max_message_size = v;
-            }
+            let limits = limits(Limits::default());
             let e = text::decode_with(&text_in(), &limits)
                 .err()
                 .unwrap_or_else(|| fail("decode"));
@@ -134,10 +142,10 @@ fn run(c: &Case) -> (String, String) {
             )
         }
         "ber" => {
-            let mut config = BerConfig::default();
-            if let Some(v) = cfg("max_depth") {
-                config.max_depth = v;
-            }
+            let config = BerConfig {
+                limits: limits(Limits::default()),
+                ..BerConfig::default()
+            };
             let e = ber::decode(&bin_in(), &config)
                 .err()
                 .unwrap_or_else(|| fail("decode"));
@@ -147,7 +155,12 @@ fn run(c: &Case) -> (String, String) {
             )
         }
         "per" => {
-            let e = per::decode(&bin_in(), &PerConfig::default())
+            let config = PerConfig::default();
+            let config = PerConfig {
+                limits: limits(config.limits),
+                ..config
+            };
+            let e = per::decode(&bin_in(), &config)
                 .err()
                 .unwrap_or_else(|| fail("decode"));
             (
@@ -160,6 +173,10 @@ fn run(c: &Case) -> (String, String) {
                 "native" => NativeConfig::PLAIN,
                 "native-compact" => NativeConfig::COMPACT,
                 _ => NativeConfig::COMPRESSED,
+            };
+            let config = NativeConfig {
+                limits: limits(Limits::default()),
+                ..config
             };
             let e = native::decode(&bin_in(), &config)
                 .err()
@@ -220,12 +237,16 @@ const KINDS: &[&str] = &[
     "TextErrorKind::TooDeep",
     "TextErrorKind::TooLarge",
     "TextErrorKind::TooManyItems",
+    "TextErrorKind::StringTooLong",
     "TextErrorKind::InvalidUtf8",
     "TextErrorKind::UnsupportedVersion",
     "BerError::Truncated",
     "BerError::UnexpectedTag",
     "BerError::BadLength",
     "BerError::TooDeep",
+    "BerError::TooLarge",
+    "BerError::TooManyItems",
+    "BerError::StringTooLong",
     "BerError::Missing",
     "BerError::BadValue",
     "BerError::UnsupportedVersion",
@@ -235,6 +256,10 @@ const KINDS: &[&str] = &[
     "PerErrorKind::Invalid",
     "PerErrorKind::UnsupportedVersion",
     "PerErrorKind::Form",
+    "PerErrorKind::TooDeep",
+    "PerErrorKind::TooLarge",
+    "PerErrorKind::TooManyItems",
+    "PerErrorKind::StringTooLong",
     "NativeErrorKind::UnexpectedEnd",
     "NativeErrorKind::Header",
     "NativeErrorKind::Varint",
@@ -245,6 +270,11 @@ const KINDS: &[&str] = &[
     "NativeErrorKind::Trailing",
     "NativeErrorKind::Compression",
     "NativeErrorKind::Invalid",
+    "NativeErrorKind::Expansion",
+    "NativeErrorKind::TooDeep",
+    "NativeErrorKind::TooLarge",
+    "NativeErrorKind::TooManyItems",
+    "NativeErrorKind::StringTooLong",
     "EncodeError::Version",
     "EncodeError::UnsupportedVersion",
     "EncodeError::Invalid",

@@ -221,7 +221,7 @@ fn with_behaviour(n: NotifyBehaviour) -> MegacoMessage {
 #[test]
 fn nesting_of_notify_behaviours_is_limited() {
     let cfg = PerConfig::default();
-    assert_eq!(cfg.max_depth, 16);
+    assert_eq!(cfg.limits.max_depth, 16);
     let ok = with_behaviour(nested(16));
     let b = per::encode(&ok, &cfg).unwrap();
     assert_eq!(per::decode(&b, &cfg).unwrap(), ok);
@@ -232,7 +232,10 @@ fn nesting_of_notify_behaviours_is_limited() {
         Err(EncodeError::Invalid { .. })
     ));
     let roomy = PerConfig {
-        max_depth: 64,
+        limits: megaco::Limits {
+            max_depth: 64,
+            ..megaco::Limits::DEFAULT
+        },
         ..PerConfig::default()
     };
     let b = per::encode(&deep, &roomy).unwrap();

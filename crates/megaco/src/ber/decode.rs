@@ -10,6 +10,7 @@ use crate::asn1::names::{ItemKind, NameRegistry};
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
 use crate::asn1::values::{self, ValueType};
 use crate::model::*;
+use crate::Limits;
 
 type D<T> = Result<T, BerError>;
 
@@ -32,7 +33,17 @@ pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> 
         standard: cfg.dialect == Dialect::Standard,
         native,
     };
-    let mut r = Reader::new(bytes, cfg.max_depth.max(1));
+    if bytes.len() > cfg.limits.max_message_size {
+        return Err(BerError::TooLarge {
+            size: bytes.len(),
+            limit: cfg.limits.max_message_size,
+        });
+    }
+    let limits = Limits {
+        max_depth: cfg.limits.max_depth.max(1),
+        ..cfg.limits
+    };
+    let mut r = Reader::new(bytes, &limits);
     let top = r.next()?.ok_or(BerError::Truncated {
         offset: 0,
         expected: "MegacoMessage",

@@ -74,7 +74,7 @@ pub(super) fn encode_message(msg: &MegacoMessage, cfg: &BerConfig, out: &mut Vec
         standard: cfg.dialect == Dialect::Standard,
         scratch: Vec::new(),
         depth: 0,
-        max_depth: cfg.max_depth,
+        max_depth: cfg.limits.max_depth,
         fixups: [(0, 0); INLINE_FIXUPS],
         nfix: 0,
         spill: Vec::new(),

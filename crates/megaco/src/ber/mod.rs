@@ -38,9 +38,11 @@
 //! # Robustness
 //!
 //! The decoder takes untrusted bytes: every length is checked against the
-//! bytes left in its container before anything is read, nesting is bounded
-//! by [`BerConfig::max_depth`] (which also bounds the one recursive ASN.1
-//! type, regulated notify behaviours), and errors are a [`BerError`] with
+//! bytes left in its container before anything is read, and the
+//! [`BerConfig::limits`] bound the message size, the nesting (which also
+//! bounds the one recursive ASN.1 type, regulated notify behaviours), the
+//! components of one constructed value and the length of a primitive
+//! value. Errors are a [`BerError`] with
 //! the byte offset and what was expected. Long-form and indefinite lengths
 //! are accepted; components of a SEQUENCE may come in any order, and
 //! components with tags the v3 module does not have (extension additions
@@ -91,7 +93,7 @@ use std::sync::Arc;
 
 pub use crate::asn1::names::NameRegistry;
 pub use crate::asn1::termid::TermIdLevels;
-use crate::{EncodeError, MegacoMessage};
+use crate::{EncodeError, Limits, MegacoMessage};
 
 /// Which BER flavour to read and write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -128,10 +130,11 @@ pub struct BerConfig {
     /// Names, codes and value types of packages (standard packages by
     /// default).
     pub registry: Arc<NameRegistry>,
-    /// Deepest nesting of constructed values the decoder accepts, and of
-    /// embedded events (regulated notify behaviours) the encoder writes.
-    /// Default 64.
-    pub max_depth: usize,
+    /// What the decoder accepts ([`Limits::DEFAULT`]): message size,
+    /// nesting of constructed values, components of one constructed value
+    /// and length of a primitive value. The encoder refuses embedded events
+    /// (regulated notify behaviours) nested deeper than `max_depth`.
+    pub limits: Limits,
 }
 
 impl Default for BerConfig {
@@ -140,7 +143,7 @@ impl Default for BerConfig {
             dialect: Dialect::Standard,
             mapping: Mapping::default(),
             registry: NameRegistry::standard_arc().clone(),
-            max_depth: 64,
+            limits: Limits::DEFAULT,
         }
     }
 }
@@ -186,11 +189,38 @@ pub enum BerError {
         /// What is wrong with it.
         detail: &'static str,
     },
-    /// Nesting deeper than [`BerConfig::max_depth`].
+    /// Nesting deeper than [`Limits::max_depth`].
     #[error("byte {offset}: nesting deeper than {limit}")]
     TooDeep {
         /// Where.
         offset: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The message is larger than [`Limits::max_message_size`].
+    #[error("byte 0: message of {size} bytes exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// The message size.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A constructed value with more than [`Limits::max_list_len`]
+    /// components.
+    #[error("byte {offset}: more than {limit} items in a list")]
+    TooManyItems {
+        /// Where the first component past the limit starts.
+        offset: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A primitive value longer than [`Limits::max_string_len`].
+    #[error("byte {offset}: value of {len} bytes is longer than {limit} bytes")]
+    StringTooLong {
+        /// Where the value's tag is.
+        offset: usize,
+        /// Its length.
+        len: usize,
         /// The limit.
         limit: usize,
     },
@@ -234,10 +264,13 @@ impl BerError {
             | BerError::UnexpectedTag { offset, .. }
             | BerError::BadLength { offset, .. }
             | BerError::TooDeep { offset, .. }
+            | BerError::TooManyItems { offset, .. }
+            | BerError::StringTooLong { offset, .. }
             | BerError::Missing { offset, .. }
             | BerError::BadValue { offset, .. }
             | BerError::UnsupportedVersion { offset, .. }
             | BerError::TrailingData { offset } => offset,
+            BerError::TooLarge { .. } => 0,
         }
     }
 }

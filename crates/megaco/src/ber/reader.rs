@@ -6,6 +6,7 @@
 //! the nesting depth is bounded. Nothing here allocates.
 
 use super::BerError;
+use crate::Limits;
 
 /// The tag octet of a high-tag-number value (number ≥ 31) is kept as its
 /// first octet, which never equals a tag the Megaco module uses, so such
@@ -23,7 +24,7 @@ pub(super) struct Tlv<'a> {
     pub end: usize,
     data: &'a [u8],
     depth: usize,
-    max_depth: usize,
+    limits: &'a Limits,
 }
 
 impl<'a> Tlv<'a> {
@@ -43,10 +44,10 @@ impl<'a> Tlv<'a> {
                 found: self.tag,
             });
         }
-        if self.depth >= self.max_depth {
+        if self.depth >= self.limits.max_depth {
             return Err(BerError::TooDeep {
                 offset: self.offset,
-                limit: self.max_depth,
+                limit: self.limits.max_depth,
             });
         }
         Ok(Reader {
@@ -54,7 +55,8 @@ impl<'a> Tlv<'a> {
             pos: self.start,
             end: self.end,
             depth: self.depth + 1,
-            max_depth: self.max_depth,
+            count: 0,
+            limits: self.limits,
         })
     }
 }
@@ -66,18 +68,22 @@ pub(super) struct Reader<'a> {
     pos: usize,
     end: usize,
     depth: usize,
-    max_depth: usize,
+    /// TLVs read so far from this container.
+    count: usize,
+    limits: &'a Limits,
 }
 
 impl<'a> Reader<'a> {
-    /// A reader over the whole input.
-    pub fn new(data: &'a [u8], max_depth: usize) -> Self {
+    /// A reader over the whole input, within `limits` (depth, components
+    /// per container, primitive value length).
+    pub fn new(data: &'a [u8], limits: &'a Limits) -> Self {
         Reader {
             data,
             pos: 0,
             end: data.len(),
             depth: 0,
-            max_depth,
+            count: 0,
+            limits,
         }
     }
 
@@ -91,6 +97,13 @@ impl<'a> Reader<'a> {
     pub fn next(&mut self) -> Result<Option<Tlv<'a>>, BerError> {
         if self.pos >= self.end {
             return Ok(None);
+        }
+        self.count += 1;
+        if self.count > self.limits.max_list_len {
+            return Err(BerError::TooManyItems {
+                offset: self.pos,
+                limit: self.limits.max_list_len,
+            });
         }
         // Fast path: low tag number, short definite length.
         if self.pos + 2 <= self.end {
@@ -107,28 +120,42 @@ impl<'a> Reader<'a> {
                         start,
                         end,
                         self.depth,
-                        self.max_depth,
+                        self.limits,
                     );
                     self.pos = end;
-                    return Ok(Some(t));
+                    return check_string(t).map(Some);
                 }
             }
         }
-        let (tlv, next) = read_tlv(self.data, self.pos, self.end, self.depth, self.max_depth)?;
+        let (tlv, next) = read_tlv(self.data, self.pos, self.end, self.depth, self.limits)?;
         self.pos = next;
-        Ok(Some(tlv))
+        check_string(tlv).map(Some)
     }
+}
+
+/// Refuses a primitive value longer than [`Limits::max_string_len`].
+#[inline]
+fn check_string(t: Tlv<'_>) -> Result<Tlv<'_>, BerError> {
+    let len = t.end - t.start;
+    if t.tag & 0x20 == 0 && len > t.limits.max_string_len {
+        return Err(BerError::StringTooLong {
+            offset: t.offset,
+            len,
+            limit: t.limits.max_string_len,
+        });
+    }
+    Ok(t)
 }
 
 /// Reads one TLV at `pos`, which must lie before `limit`; returns it and
 /// the offset after it.
-fn read_tlv(
-    data: &[u8],
+fn read_tlv<'a>(
+    data: &'a [u8],
     pos: usize,
     limit: usize,
     depth: usize,
-    max_depth: usize,
-) -> Result<(Tlv<'_>, usize), BerError> {
+    limits: &'a Limits,
+) -> Result<(Tlv<'a>, usize), BerError> {
     let offset = pos;
     let tag = data[pos];
     let mut p = pos + 1;
@@ -173,7 +200,7 @@ fn read_tlv(
                 expected: "content of the stated length",
             });
         }
-        return Ok((tlv(data, tag, offset, p, end, depth, max_depth), end));
+        return Ok((tlv(data, tag, offset, p, end, depth, limits), end));
     }
     if l0 == 0x80 {
         if tag & 0x20 == 0 {
@@ -182,10 +209,10 @@ fn read_tlv(
                 detail: "indefinite length on a primitive value",
             });
         }
-        if depth >= max_depth {
+        if depth >= limits.max_depth {
             return Err(BerError::TooDeep {
                 offset,
-                limit: max_depth,
+                limit: limits.max_depth,
             });
         }
         // Scan the components up to the end-of-contents octets.
@@ -199,10 +226,10 @@ fn read_tlv(
                 });
             }
             if data[q] == 0 && data[q + 1] == 0 {
-                let t = tlv(data, tag, offset, start, q, depth, max_depth);
+                let t = tlv(data, tag, offset, start, q, depth, limits);
                 return Ok((t, q + 2));
             }
-            let (_, next) = read_tlv(data, q, limit, depth + 1, max_depth)?;
+            let (_, next) = read_tlv(data, q, limit, depth + 1, limits)?;
             q = next;
         }
     }
@@ -237,19 +264,19 @@ fn read_tlv(
         });
     }
     let end = p + len;
-    Ok((tlv(data, tag, offset, p, end, depth, max_depth), end))
+    Ok((tlv(data, tag, offset, p, end, depth, limits), end))
 }
 
 #[inline]
-fn tlv(
-    data: &[u8],
+fn tlv<'a>(
+    data: &'a [u8],
     tag: u8,
     offset: usize,
     start: usize,
     end: usize,
     depth: usize,
-    max_depth: usize,
-) -> Tlv<'_> {
+    limits: &'a Limits,
+) -> Tlv<'a> {
     Tlv {
         tag,
         offset,
@@ -257,7 +284,7 @@ fn tlv(
         end,
         data,
         depth,
-        max_depth,
+        limits,
     }
 }
 
@@ -266,7 +293,17 @@ mod tests {
     use super::*;
 
     fn all(data: &[u8]) -> Result<Vec<(u8, Vec<u8>)>, BerError> {
-        let mut r = Reader::new(data, 8);
+        all_with(
+            data,
+            &Limits {
+                max_depth: 8,
+                ..Limits::DEFAULT
+            },
+        )
+    }
+
+    fn all_with(data: &[u8], limits: &Limits) -> Result<Vec<(u8, Vec<u8>)>, BerError> {
+        let mut r = Reader::new(data, limits);
         let mut v = Vec::new();
         while let Some(t) = r.next()? {
             v.push((t.tag, t.content().to_vec()));
@@ -322,5 +359,37 @@ mod tests {
             deep.extend_from_slice(&[0xA0, 0x80]);
         }
         assert!(matches!(all(&deep), Err(BerError::TooDeep { .. })));
+    }
+
+    #[test]
+    fn list_and_string_limits() {
+        let tight = Limits {
+            max_list_len: 2,
+            max_string_len: 3,
+            ..Limits::DEFAULT
+        };
+        let three = [0x80, 0, 0x81, 0, 0x82, 0];
+        assert_eq!(all_with(&three[..4], &tight).unwrap().len(), 2);
+        assert!(matches!(
+            all_with(&three, &tight),
+            Err(BerError::TooManyItems {
+                offset: 4,
+                limit: 2
+            })
+        ));
+        assert_eq!(all_with(&[0x80, 3, 1, 2, 3], &tight).unwrap().len(), 1);
+        assert!(matches!(
+            all_with(&[0x80, 0x81, 4, 1, 2, 3, 4], &tight),
+            Err(BerError::StringTooLong {
+                offset: 0,
+                len: 4,
+                limit: 3
+            })
+        ));
+        // a constructed value may be longer: its components are checked
+        assert_eq!(
+            all_with(&[0xA0, 4, 0x80, 2, 1, 2], &tight).unwrap().len(),
+            1
+        );
     }
 }

@@ -6,15 +6,22 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use super::names;
 use super::{NativeError, NativeErrorKind};
-use crate::MegacoMessage;
+use crate::{Limits, MegacoMessage};
 
 /// Reads one message body (no header) filling all of `input`; `base` is
 /// added to the offsets in errors.
-pub(super) fn read(input: &[u8], compact: bool, base: usize) -> Result<MegacoMessage, NativeError> {
+pub(super) fn read(
+    input: &[u8],
+    compact: bool,
+    base: usize,
+    limits: &Limits,
+) -> Result<MegacoMessage, NativeError> {
     let mut reader = Reader {
         input,
         pos: 0,
         compact,
+        depth: 0,
+        limits,
     };
     let result = <MegacoMessage as de::Deserialize>::deserialize(&mut reader);
     let at = |offset: Option<usize>, pos: usize| base + offset.unwrap_or(pos);
@@ -60,6 +67,9 @@ struct Reader<'de> {
     input: &'de [u8],
     pos: usize,
     compact: bool,
+    /// Open containers (sequences, maps, structs, tuples).
+    depth: usize,
+    limits: &'de Limits,
 }
 
 type Res<T> = Result<T, DeError>;
@@ -134,6 +144,47 @@ impl<'de> Reader<'de> {
         }
     }
 
+    /// A string length within the remaining input and the limit.
+    fn string_length(&mut self, len: u64) -> Res<usize> {
+        let n = self.length(len)?;
+        if n > self.limits.max_string_len {
+            return Err(self.err(NativeErrorKind::StringTooLong {
+                len: n,
+                limit: self.limits.max_string_len,
+            }));
+        }
+        Ok(n)
+    }
+
+    /// A list length within the remaining input and the limit.
+    fn list_length(&mut self, len: u64) -> Res<usize> {
+        let n = self.length(len)?;
+        if n > self.limits.max_list_len {
+            return Err(self.err(NativeErrorKind::TooManyItems {
+                len: n,
+                limit: self.limits.max_list_len,
+            }));
+        }
+        Ok(n)
+    }
+
+    /// Reads `left` items one level deeper.
+    fn nested<V, F>(&mut self, left: usize, visit: F) -> Res<V>
+    where
+        F: FnOnce(Items<'_, 'de>) -> Res<V>,
+    {
+        if self.depth >= self.limits.max_depth {
+            return Err(self.err(NativeErrorKind::TooDeep(self.limits.max_depth)));
+        }
+        self.depth += 1;
+        let r = visit(Items {
+            reader: &mut *self,
+            left,
+        });
+        self.depth -= 1;
+        r
+    }
+
     fn take(&mut self, n: usize) -> &'de [u8] {
         let s = &self.input[self.pos..self.pos + n];
         self.pos += n;
@@ -142,7 +193,7 @@ impl<'de> Reader<'de> {
 
     fn byte_string(&mut self) -> Res<&'de [u8]> {
         let len = self.u64()?;
-        let n = self.length(len)?;
+        let n = self.string_length(len)?;
         Ok(self.take(n))
     }
 
@@ -164,7 +215,7 @@ impl<'de> Reader<'de> {
                     kind: NativeErrorKind::StringCode(code),
                 });
             }
-            let n = self.length(tag >> 1)?;
+            let n = self.string_length(tag >> 1)?;
             let raw = self.take(n);
             self.text(raw, start)
         } else {
@@ -284,17 +335,11 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Res<V::Value> {
         let len = self.u64()?;
-        let n = self.length(len)?;
-        visitor.visit_seq(Items {
-            reader: self,
-            left: n,
-        })
+        let n = self.list_length(len)?;
+        self.nested(n, |items| visitor.visit_seq(items))
     }
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Res<V::Value> {
-        visitor.visit_seq(Items {
-            reader: self,
-            left: len,
-        })
+        self.nested(len, |items| visitor.visit_seq(items))
     }
     fn deserialize_tuple_struct<V: Visitor<'de>>(
         self,
@@ -306,11 +351,8 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Res<V::Value> {
         let len = self.u64()?;
-        let n = self.length(len)?;
-        visitor.visit_map(Items {
-            reader: self,
-            left: n,
-        })
+        let n = self.list_length(len)?;
+        self.nested(n, |items| visitor.visit_map(items))
     }
     fn deserialize_struct<V: Visitor<'de>>(
         self,

@@ -8,10 +8,16 @@ use crate::EncodeError;
 pub(super) fn write<T: Serialize + ?Sized>(
     value: &T,
     compact: bool,
+    max_depth: usize,
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
     value
-        .serialize(&mut Writer { out, compact })
+        .serialize(&mut Writer {
+            out,
+            compact,
+            depth: 0,
+            max_depth,
+        })
         .map_err(|e| EncodeError::Invalid {
             what: "native",
             detail: e.0,
@@ -39,6 +45,10 @@ impl ser::Error for SerError {
 struct Writer<'a> {
     out: &'a mut Vec<u8>,
     compact: bool,
+    /// Open containers (sequences, maps, structs, tuples): the reader
+    /// refuses nesting deeper than its limit, so the writer does too.
+    depth: usize,
+    max_depth: usize,
 }
 
 /// Appends `v` as an unsigned LEB128 varint.
@@ -55,6 +65,19 @@ impl Writer<'_> {
     #[inline]
     fn varint(&mut self, v: u64) {
         put_varint(self.out, v);
+    }
+
+    /// Opens a container, one level deeper.
+    #[inline]
+    fn enter(&mut self) -> Res {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(SerError(format!(
+                "nested deeper than max_depth {}",
+                self.max_depth
+            )));
+        }
+        Ok(())
     }
 
     #[inline]
@@ -179,12 +202,15 @@ impl<'a, 'b> ser::Serializer for &'a mut Writer<'b> {
     fn serialize_seq(self, len: Option<usize>) -> Result<Self, SerError> {
         let len = len.ok_or_else(|| SerError("sequence without a known length".into()))?;
         self.varint(len as u64);
+        self.enter()?;
         Ok(self)
     }
     fn serialize_tuple(self, _len: usize) -> Result<Self, SerError> {
+        self.enter()?;
         Ok(self)
     }
     fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Self, SerError> {
+        self.enter()?;
         Ok(self)
     }
     fn serialize_tuple_variant(
@@ -195,14 +221,17 @@ impl<'a, 'b> ser::Serializer for &'a mut Writer<'b> {
         _len: usize,
     ) -> Result<Self, SerError> {
         self.varint(index.into());
+        self.enter()?;
         Ok(self)
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Self, SerError> {
         let len = len.ok_or_else(|| SerError("map without a known length".into()))?;
         self.varint(len as u64);
+        self.enter()?;
         Ok(self)
     }
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self, SerError> {
+        self.enter()?;
         Ok(self)
     }
     fn serialize_struct_variant(
@@ -213,6 +242,7 @@ impl<'a, 'b> ser::Serializer for &'a mut Writer<'b> {
         _len: usize,
     ) -> Result<Self, SerError> {
         self.varint(index.into());
+        self.enter()?;
         Ok(self)
     }
     fn is_human_readable(&self) -> bool {
@@ -232,6 +262,7 @@ macro_rules! compound {
                 }
                 #[inline]
                 fn end(self) -> Res {
+                    self.depth -= 1;
                     Ok(())
                 }
             }
@@ -256,6 +287,7 @@ impl ser::SerializeMap for &mut Writer<'_> {
         value.serialize(&mut **self)
     }
     fn end(self) -> Res {
+        self.depth -= 1;
         Ok(())
     }
 }
@@ -268,6 +300,7 @@ impl ser::SerializeStruct for &mut Writer<'_> {
         value.serialize(&mut **self)
     }
     fn end(self) -> Res {
+        self.depth -= 1;
         Ok(())
     }
 }
@@ -280,6 +313,7 @@ impl ser::SerializeStructVariant for &mut Writer<'_> {
         value.serialize(&mut **self)
     }
     fn end(self) -> Res {
+        self.depth -= 1;
         Ok(())
     }
 }

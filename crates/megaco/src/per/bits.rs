@@ -4,6 +4,7 @@
 //! and open types.
 
 use super::{PerError, PerErrorKind};
+use crate::Limits;
 
 /// Fragment size unit for length determinants (X.691 11.9.3.8): 16K.
 const FRAG: usize = 16384;
@@ -229,12 +230,31 @@ pub(crate) struct BitReader<'a> {
     pos: usize,
     /// Byte offset of `data` within the whole message, for error reports.
     base: usize,
+    /// List and string length bounds.
+    limits: &'a Limits,
 }
 
 impl<'a> BitReader<'a> {
     /// A reader over `data`, which starts at byte `base` of the message.
-    pub(crate) fn new(data: &'a [u8], base: usize) -> Self {
-        BitReader { data, pos: 0, base }
+    pub(crate) fn new(data: &'a [u8], base: usize, limits: &'a Limits) -> Self {
+        BitReader {
+            data,
+            pos: 0,
+            base,
+            limits,
+        }
+    }
+
+    /// Refuses a string of `len` octets longer than the limit.
+    #[inline]
+    pub(crate) fn check_string(&self, len: usize) -> Result<(), PerError> {
+        if len > self.limits.max_string_len {
+            return Err(self.err(PerErrorKind::StringTooLong {
+                len,
+                limit: self.limits.max_string_len,
+            }));
+        }
+        Ok(())
     }
 
     /// Bit offset within the whole message.
@@ -406,6 +426,12 @@ impl<'a> BitReader<'a> {
             if n.saturating_mul(min_bits) > self.remaining_bits() {
                 return Err(self.err(PerErrorKind::Truncated { expected: what }));
             }
+            if out.len() + n > self.limits.max_list_len {
+                return Err(self.err(PerErrorKind::TooManyItems {
+                    what,
+                    limit: self.limits.max_list_len,
+                }));
+            }
             out.reserve(n);
             for _ in 0..n {
                 out.push(item(self)?);
@@ -424,6 +450,7 @@ impl<'a> BitReader<'a> {
                 Ok(n) => (n, false),
                 Err(n) => (n, true),
             };
+            self.check_string(out.len() + n)?;
             let s = self.aligned_slice(n, what)?;
             out.extend_from_slice(s);
             if !more {
@@ -450,7 +477,7 @@ impl<'a> BitReader<'a> {
         let n = self.length(what)?;
         let base = self.base + self.pos.div_ceil(8);
         let s = self.aligned_slice(n, what)?;
-        Ok(BitReader::new(s, base))
+        Ok(BitReader::new(s, base, self.limits))
     }
 }
 
@@ -483,7 +510,7 @@ mod tests {
             vec![0x40, 0x27, 0x0F]
         );
         assert_eq!(enc(|w| w.constrained(0, 0, 4294967295)), vec![0x00, 0x00]);
-        let mut r = BitReader::new(&[0x40, 0x27, 0x0F], 0);
+        let mut r = BitReader::new(&[0x40, 0x27, 0x0F], 0, &Limits::DEFAULT);
         assert_eq!(r.constrained(0, 4294967295, "x").unwrap(), 9999);
     }
 
@@ -493,7 +520,7 @@ mod tests {
         let out = enc(|w| w.octet_string(&data));
         assert_eq!(out[0], 0xC2);
         assert_eq!(out[1 + 32768..1 + 32768 + 2], [0x9C, 0x40]); // 7232 left
-        let mut r = BitReader::new(&out, 0);
+        let mut r = BitReader::new(&out, 0, &Limits::DEFAULT);
         assert_eq!(r.octet_string("x").unwrap(), data);
         assert_eq!(enc(|w| w.octet_string(&[1; 200]))[..2], [0x80, 200]);
     }
@@ -505,7 +532,7 @@ mod tests {
             w.open_type::<()>(|_| Ok(())).unwrap();
         });
         assert_eq!(out, vec![1, 0]);
-        let mut r = BitReader::new(&[0x80], 0);
+        let mut r = BitReader::new(&[0x80], 0, &Limits::DEFAULT);
         assert!(r.bits(9, "x").is_err());
     }
 }

@@ -1,8 +1,9 @@
 //! Aligned PER → model, following the module of the version found in the
 //! message. The one recursion of the ASN.1 types (a regulated notify
 //! behaviour embeds events whose actions have a notify behaviour again) is
-//! bounded by [`PerConfig::max_depth`](super::PerConfig::max_depth); every
-//! count is checked against the bits left before anything is allocated.
+//! bounded by the `max_depth` of [`PerConfig::limits`](super::PerConfig::limits);
+//! every count is checked against the bits left and the limits before
+//! anything is allocated.
 
 use std::cell::Cell;
 
@@ -144,6 +145,7 @@ fn ia5(r: &mut BitReader<'_>, what: &'static str) -> R<String> {
 /// An octet string with SIZE(lb..ub), ub < 64K.
 fn sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<Vec<u8>> {
     if lb == ub {
+        r.check_string(lb)?;
         if lb <= 2 {
             r.octets(lb, what)
         } else {
@@ -151,6 +153,7 @@ fn sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<V
         }
     } else {
         let n = r.constrained(lb as u64, ub as u64, what)? as usize;
+        r.check_string(n)?;
         Ok(r.aligned_slice(n, what)?.to_vec())
     }
 }

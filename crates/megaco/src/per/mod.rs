@@ -33,10 +33,11 @@
 //!   model has no place for them).
 //!
 //! The decoder refuses nothing it can represent and never panics; counts
-//! and lengths are checked against the input left before anything is
-//! allocated. The one recursion of the ASN.1 types (a regulated notify
-//! behaviour embeds events whose actions have a notify behaviour again) is
-//! bounded by [`PerConfig::max_depth`].
+//! and lengths are checked against the input left and the
+//! [`PerConfig::limits`] (message size, list and string lengths) before
+//! anything is allocated. The one recursion of the ASN.1 types (a regulated
+//! notify behaviour embeds events whose actions have a notify behaviour
+//! again) is bounded by the limits' `max_depth`.
 //!
 //! ```
 //! use megaco::model::*;
@@ -69,7 +70,7 @@ use crate::asn1::names::{ItemKind, NameRegistry};
 use crate::asn1::termid::{self, AsnTermId};
 pub use crate::ber::Mapping;
 use crate::model::{MegacoMessage, TerminationId};
-use crate::EncodeError;
+use crate::{EncodeError, Limits};
 use form::{Form, Scope};
 
 /// How the PER codec maps the model's text-form values to ASN.1.
@@ -90,11 +91,13 @@ pub struct PerConfig {
     /// Package, item, parameter and digit map names ↔ codes (standard
     /// packages by default).
     pub registry: Arc<NameRegistry>,
-    /// How deeply regulated notify behaviours may nest (v3
-    /// `NotifyRegulated` embeds events that can carry a notify behaviour
-    /// again): the only recursion of the ASN.1 types. Deeper input is an
-    /// error for the decoder and the encoder alike. Default 16.
-    pub max_depth: usize,
+    /// What the decoder accepts: message size, list and string lengths,
+    /// and in `max_depth` how deeply regulated notify behaviours may nest
+    /// (v3 `NotifyRegulated` embeds events that can carry a notify
+    /// behaviour again): the only recursion of the ASN.1 types. Deeper
+    /// input is an error for the decoder and the encoder alike. Default
+    /// [`Limits::DEFAULT`] with `max_depth` 16.
+    pub limits: Limits,
 }
 
 impl Default for PerConfig {
@@ -102,7 +105,10 @@ impl Default for PerConfig {
         PerConfig {
             mapping: Mapping::default(),
             registry: NameRegistry::standard_arc().clone(),
-            max_depth: 16,
+            limits: Limits {
+                max_depth: 16,
+                ..Limits::DEFAULT
+            },
         }
     }
 }
@@ -166,8 +172,29 @@ pub enum PerErrorKind {
     /// The message's version is not 1 to 3.
     UnsupportedVersion(u8),
     /// Regulated notify behaviours nested deeper than
-    /// [`PerConfig::max_depth`].
+    /// [`Limits::max_depth`].
     TooDeep {
+        /// The limit.
+        limit: usize,
+    },
+    /// The message is larger than [`Limits::max_message_size`].
+    TooLarge {
+        /// The message size.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A list with more than [`Limits::max_list_len`] items.
+    TooManyItems {
+        /// Which list.
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+    },
+    /// A string longer than [`Limits::max_string_len`].
+    StringTooLong {
+        /// Its length in octets.
+        len: usize,
         /// The limit.
         limit: usize,
     },
@@ -196,6 +223,18 @@ impl fmt::Display for PerError {
                 write!(f, "unsupported protocol version {v} (expected 1 to 3)")
             }
             PerErrorKind::Form { what, detail } => write!(f, "cannot map {what}: {detail}"),
+            PerErrorKind::TooLarge { size, limit } => {
+                write!(
+                    f,
+                    "message of {size} bytes exceeds the limit of {limit} bytes"
+                )
+            }
+            PerErrorKind::TooManyItems { what, limit } => {
+                write!(f, "more than {limit} items in {what}")
+            }
+            PerErrorKind::StringTooLong { len, limit } => {
+                write!(f, "string of {len} bytes is longer than {limit} bytes")
+            }
             PerErrorKind::TooDeep { limit } => {
                 write!(f, "notify behaviours nested deeper than {limit}")
             }
@@ -231,7 +270,7 @@ pub fn encode_into(
         v,
         form: cfg,
         depth: std::cell::Cell::new(0),
-        max_depth: cfg.max_depth,
+        max_depth: cfg.limits.max_depth,
     };
     let mut w = bits::BitWriter::new(out);
     let res = encode::megaco_message(&mut w, &cx, msg);
@@ -244,8 +283,17 @@ pub fn encode_into(
 /// Decodes an aligned PER message; the version is read from the message
 /// and selects the ASN.1 module for the rest.
 pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> {
-    let mut r = bits::BitReader::new(bytes, 0);
-    decode::megaco_message(&mut r, cfg, cfg.max_depth)
+    if bytes.len() > cfg.limits.max_message_size {
+        return Err(PerError {
+            bit_offset: 0,
+            kind: PerErrorKind::TooLarge {
+                size: bytes.len(),
+                limit: cfg.limits.max_message_size,
+            },
+        });
+    }
+    let mut r = bits::BitReader::new(bytes, 0, &cfg.limits);
+    decode::megaco_message(&mut r, cfg, cfg.limits.max_depth)
 }
 
 fn kind(s: Scope) -> ItemKind {

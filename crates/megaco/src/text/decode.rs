@@ -41,34 +41,7 @@ use super::lexer::{
 };
 use crate::model::*;
 
-/// Limits on what the decoder accepts.
-///
-/// ```
-/// let limits = megaco::text::Limits { max_depth: 16, ..Default::default() };
-/// let msg = megaco::text::decode_with(b"!/1 [10.0.0.1]:2944 P=1{C=-{N=ROOT}}", &limits);
-/// assert!(msg.is_ok());
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Limits {
-    /// Deepest nesting of `{ }` and `[ ]` (default 64). The parser
-    /// recurses once per level, so keep this in the hundreds at most.
-    pub max_depth: usize,
-    /// Largest message, in bytes (default 4 MiB).
-    pub max_message_size: usize,
-    /// Most items in any one list: transactions, actions, commands,
-    /// descriptors, parameters, SDP lines, ... (default 65 536).
-    pub max_list_len: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_depth: 64,
-            max_message_size: 4 * 1024 * 1024,
-            max_list_len: 65_536,
-        }
-    }
-}
+pub use crate::limits::Limits;
 
 /// A decode error with its position.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -165,6 +138,15 @@ pub enum TextErrorKind {
     /// A list longer than [`Limits::max_list_len`].
     #[error("more than {max} items in a list")]
     TooManyItems {
+        /// The limit.
+        max: usize,
+    },
+    /// A word, quoted string or `{ }` text (SDP, digit map, ...) longer
+    /// than [`Limits::max_string_len`].
+    #[error("string of {len} bytes is longer than {max} bytes")]
+    StringTooLong {
+        /// Its length.
+        len: usize,
         /// The limit.
         max: usize,
     },
@@ -469,6 +451,21 @@ impl<'a> P<'a> {
         }
     }
 
+    /// Refuses a string of `len` bytes at `at` longer than the limit.
+    #[inline]
+    fn string_len(&self, at: usize, len: usize) -> R<()> {
+        if len > self.limits.max_string_len {
+            return Err(self.err_at(
+                at,
+                TextErrorKind::StringTooLong {
+                    len,
+                    max: self.limits.max_string_len,
+                },
+            ));
+        }
+        Ok(())
+    }
+
     /// A run of safe characters, with its offset.
     fn word(&mut self, expected: &'static str) -> R<(usize, &'a [u8])> {
         self.ws();
@@ -481,6 +478,7 @@ impl<'a> P<'a> {
         if end == start {
             return Err(self.expected(expected));
         }
+        self.string_len(start, end - start)?;
         self.pos = end;
         Ok((start, &s[start..end]))
     }
@@ -585,6 +583,7 @@ impl<'a> P<'a> {
                 Some(_) => i += 1,
             }
         }
+        self.string_len(start, i - start)?;
         let text = self.utf8(start, &s[start..i])?;
         self.pos = i + 1;
         Ok(text)
@@ -629,6 +628,7 @@ impl<'a> P<'a> {
         while end > start && is_ws(s[end - 1]) {
             end -= 1;
         }
+        self.string_len(start, end - start)?;
         self.pos = i + 1;
         Ok((start, &s[start..end]))
     }
