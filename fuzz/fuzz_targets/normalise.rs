@@ -42,15 +42,49 @@ where
     *v = serde_json::to_value(items).expect("bits serialise");
 }
 
+/// `msg` as text gives it back: an action's context request or context
+/// audit with nothing set has no text form (its items are elements of the
+/// action's list), so it reads back as `None`.
+fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
+    fn empty(v: &Value) -> bool {
+        match v {
+            Value::Object(map) => map.values().all(|f| {
+                f.is_null() || *f == Value::Bool(false) || f.as_array().is_some_and(Vec::is_empty)
+            }),
+            _ => false,
+        }
+    }
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                for (k, child) in map.iter_mut() {
+                    if (k == "context_request" || k == "context_attr_audit_req") && empty(child) {
+                        *child = Value::Null;
+                    } else {
+                        strip(child);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(msg).expect("the model serialises");
+    strip(&mut v);
+    serde_json::from_value(v).expect("the model deserialises")
+}
+
 /// Whether `back`, read from our text encoding of `msg`, is `msg` as far
 /// as the text codec promises: names in text are case-insensitive and the
 /// decoder reads domain, device, package, property and other names in
 /// lower case (as OTP's scanner does), so the two must agree up to ASCII
-/// case, and `back` must itself be a fixed point of encode → decode.
+/// case; empty context requests are dropped (`text_canonical`); and
+/// `back` must itself be a fixed point of encode → decode.
 pub fn text_equivalent(msg: &MegacoMessage, back: &MegacoMessage, style: megaco::text::Style) {
     if back == msg {
         return;
     }
+    let msg = &text_canonical(msg);
     assert_eq!(
         format!("{back:?}").to_ascii_lowercase(),
         format!("{msg:?}").to_ascii_lowercase(),

@@ -55,6 +55,11 @@ pub enum Style {
 ///   `EventBuffer` in [`EmptyDescriptors`](crate::model::AuditReturnParameter::EmptyDescriptors))
 ///   are written as their keywords.
 ///
+/// What text cannot tell apart: an action's `ContextRequest` or
+/// `ContextAttrAuditRequest` with nothing set writes nothing (its items
+/// are elements of the action's list; the grammar has no empty form), so
+/// it reads back as `None`.
+///
 /// ```
 /// use megaco::model::*;
 /// use megaco::text::{encode, Style};
