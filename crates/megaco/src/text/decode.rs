@@ -194,6 +194,28 @@ pub fn decode_with(input: &[u8], limits: &Limits) -> Result<MegacoMessage, TextE
     p.megaco_message()
 }
 
+/// The protocol version of a text message, read from its header alone
+/// (as Erlang/OTP's `version_of/2`): what a transport needs to pick a
+/// configuration or answer in the peer's version before decoding the
+/// whole message. Only the header is checked.
+///
+/// ```
+/// assert_eq!(megaco::text::version_of(b"MEGACO/2 <mg1> T=1{}"), Ok(2));
+/// assert!(megaco::text::version_of(b"MEGACO/4 <mg1>").is_err());
+/// ```
+pub fn version_of(input: &[u8]) -> Result<u8, TextError> {
+    let limits = Limits::DEFAULT;
+    let mut p = P {
+        s: input,
+        pos: 0,
+        depth: 0,
+        version: 1,
+        limits: &limits,
+    };
+    p.header()?;
+    Ok(p.version)
+}
+
 type R<T> = Result<T, TextError>;
 
 /// The parser state: a cursor over the input.
@@ -638,6 +660,25 @@ impl<'a> P<'a> {
     // ---------------------------------------------------------------
 
     fn megaco_message(&mut self) -> R<MegacoMessage> {
+        let auth_header = self.header()?;
+        let mid = self.mid()?;
+        let body = self.message_body()?;
+        self.ws();
+        if self.pos < self.s.len() {
+            return Err(self.expected("end of message"));
+        }
+        Ok(MegacoMessage {
+            auth_header,
+            mess: Message {
+                version: self.version,
+                mid,
+                body,
+            },
+        })
+    }
+
+    /// The authentication header, if any, and `MEGACO/v` (sets `version`).
+    fn header(&mut self) -> R<Option<AuthenticationHeader>> {
         self.ws();
         let auth_header = if self.peek_kw() == Some(Kw::Auth) {
             self.word("Authentication")?;
@@ -659,20 +700,7 @@ impl<'a> P<'a> {
             return Err(self.err_at(at, TextErrorKind::UnsupportedVersion(v as u32)));
         }
         self.version = v as u8;
-        let mid = self.mid()?;
-        let body = self.message_body()?;
-        self.ws();
-        if self.pos < self.s.len() {
-            return Err(self.expected("end of message"));
-        }
-        Ok(MegacoMessage {
-            auth_header,
-            mess: Message {
-                version: self.version,
-                mid,
-                body,
-            },
-        })
+        Ok(auth_header)
     }
 
     /// `= 0xSPI:0xSEQ:0xDATA` after `Authentication`.
