@@ -468,7 +468,7 @@ impl Dec<'_> {
             0xA1 => Mid::Ip6(self.ip6(&alt)?),
             0xA2 => Mid::Domain(self.domain(&alt)?),
             0x83 => Mid::Device(string(&alt)),
-            0x84 => Mid::Mtp(mtp(&alt)?),
+            0x84 => Mid::Mtp(mtp(&alt, self.standard)?),
             _ => {
                 return Err(BerError::UnexpectedTag {
                     offset: alt.offset,
@@ -2247,7 +2247,7 @@ impl Dec<'_> {
             0xA2 => ServiceChangeAddress::Ip6(self.ip6(&alt)?),
             0xA3 => ServiceChangeAddress::Domain(self.domain(&alt)?),
             0x84 => ServiceChangeAddress::Device(string(&alt)),
-            0x85 => ServiceChangeAddress::Mtp(mtp(&alt)?),
+            0x85 => ServiceChangeAddress::Mtp(mtp(&alt, self.standard)?),
             _ => {
                 return Err(BerError::UnexpectedTag {
                     offset: alt.offset,
@@ -2330,10 +2330,15 @@ impl Dec<'_> {
     }
 }
 
-fn mtp(t: &Tlv) -> D<String> {
+/// An MTP address (2 to 4 octets): as hex text in the standard dialect,
+/// as the characters themselves in OTP's.
+fn mtp(t: &Tlv, standard: bool) -> D<String> {
     let c = t.content();
     if !(2..=4).contains(&c.len()) {
         return Err(bad(t, "mtpAddress of 2 to 4 octets"));
+    }
+    if !standard {
+        return Ok(string(t));
     }
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let mut s = String::with_capacity(c.len() * 2);

@@ -3505,16 +3505,7 @@ fn ind_aud_signal(s: Signal) -> IndAudSignal {
 
 /// `None` for a context audit that asks for nothing.
 fn strip_audit(a: ContextAttrAuditRequest) -> Option<ContextAttrAuditRequest> {
-    let empty = !a.topology
-        && !a.emergency
-        && !a.priority
-        && !a.iepscallind
-        && a.context_prop_aud.as_ref().map_or(true, Vec::is_empty)
-        && a.select_priority.is_none()
-        && a.select_emergency.is_none()
-        && a.select_iepscallind.is_none()
-        && a.select_logic.is_none();
-    (!empty).then_some(a)
+    (!a.is_empty()).then_some(a)
 }
 
 impl ContextRequest {
@@ -3531,13 +3522,7 @@ impl ContextRequest {
 
     /// `None` when nothing is set (as OTP strips it).
     fn strip(self) -> Option<Self> {
-        let empty = self.priority.is_none()
-            && self.emergency.is_none()
-            && self.topology_req.is_none()
-            && self.iepscallind.is_none()
-            && self.context_prop.as_ref().map_or(true, Vec::is_empty)
-            && self.context_list.is_none();
-        (!empty).then_some(self)
+        (!self.is_empty()).then_some(self)
     }
 }
 
