@@ -61,31 +61,36 @@ where
 
 /// `msg` as text gives it back: an empty context request, context audit
 /// or context reply has no text form (their items are elements of the
-/// action's list), so it reads back as `None`.
+/// action's list), so it reads back as `None`, as does an empty list of
+/// context properties or audited context properties, and the default
+/// select logic (AND), which is not written.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     let mut msg = msg.clone();
+    let v = msg.mess.version;
     if let MessageBody::Transactions(ts) = &mut msg.mess.body {
         for t in ts {
             match t {
                 Transaction::Request(r) => {
                     for a in &mut r.actions {
-                        if a.context_request.as_ref().is_some_and(|c| c.is_empty()) {
-                            a.context_request = None;
-                        }
-                        if a.context_attr_audit_req
-                            .as_ref()
-                            .is_some_and(|c| c.is_empty())
-                        {
-                            a.context_attr_audit_req = None;
+                        canonical_context(&mut a.context_request, v);
+                        if let Some(c) = &mut a.context_attr_audit_req {
+                            if c.context_prop_aud.as_ref().is_some_and(Vec::is_empty) {
+                                c.context_prop_aud = None;
+                            }
+                            // AND is the default; OTP writes nothing for it
+                            if c.select_logic == Some(megaco::model::SelectLogic::And) {
+                                c.select_logic = None;
+                            }
+                            if c.is_empty() {
+                                a.context_attr_audit_req = None;
+                            }
                         }
                     }
                 }
                 Transaction::Reply(r) => {
                     if let TransactionResult::ActionReplies(actions) = &mut r.result {
                         for a in actions {
-                            if a.context_reply.as_ref().is_some_and(|c| c.is_empty()) {
-                                a.context_reply = None;
-                            }
+                            canonical_context(&mut a.context_reply, v);
                         }
                     }
                 }
@@ -94,6 +99,27 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
         }
     }
     msg
+}
+
+/// An empty list of context properties or context ids reads back as
+/// none, and an empty
+/// context request as none; v1 text has no `EmergencyOff` (OTP's v1
+/// encoder writes nothing for it either).
+fn canonical_context(c: &mut Option<megaco::model::ContextRequest>, version: u8) {
+    if let Some(cr) = c {
+        if version < 2 && cr.emergency == Some(false) {
+            cr.emergency = None;
+        }
+        if cr.context_prop.as_ref().is_some_and(Vec::is_empty) {
+            cr.context_prop = None;
+        }
+        if cr.context_list.as_ref().is_some_and(Vec::is_empty) {
+            cr.context_list = None;
+        }
+        if cr.is_empty() {
+            *c = None;
+        }
+    }
 }
 
 /// Whether `back`, read from our text encoding of `msg`, is `msg` as far

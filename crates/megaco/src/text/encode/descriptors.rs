@@ -1413,7 +1413,12 @@ impl Enc<'_> {
             self.item(&mut sep, s1, |e| e.service_change_profile(pf))?;
         }
         match p.service_change_reason.as_slice() {
-            [] => {}
+            [] => {
+                return Err(invalid(
+                    "service change reason",
+                    "missing (text requires one)",
+                ))
+            }
             [reason] => self.item(&mut sep, s1, |e| {
                 e.raw(e.t.reason);
                 e.eq();

@@ -572,7 +572,8 @@ impl Enc<'_> {
         self.eq();
         self.context_id(a.context_id);
         let ed = a.error_descriptor.as_ref();
-        let cr = a.context_reply.as_ref();
+        // An empty context reply has no text form (`ContextRequest::is_empty`).
+        let cr = a.context_reply.as_ref().filter(|c| !c.is_empty());
         let cmds = &a.command_reply;
         let s1 = s + 1;
         if self.v >= 3 {
@@ -855,10 +856,11 @@ impl Enc<'_> {
         // OTP keeps the root termination as `root` and writes it so.
         if t.is_root() {
             self.raw(b"root");
+            Ok(())
         } else {
-            self.str(&t.id);
+            // one word to the scanner, like a name
+            self.bounded(&t.id, 1, usize::MAX, "termination id")
         }
-        Ok(())
     }
 
     /// A command's termination ids: one bare id, or (v3) a bracketed list.
