@@ -291,7 +291,7 @@ fn duplicate_request_after_reply_gets_cached_reply() {
     let reply = mgc.poll_transmit().unwrap(); // lost on the way
     mgc.handle_input(t0 + secs(7), &first);
     assert_eq!(mgc.poll_event(), None);
-    assert_eq!(drain(&mut mgc), [reply.clone()]);
+    assert_eq!(drain(&mut mgc), [reply]);
     // Replying twice is refused.
     assert!(mgc.reply(t0, transaction_id, sc_reply()).is_err());
     // The cache lives for the reply timer (30 s), then the id is forgotten.
