@@ -77,7 +77,7 @@ pub(crate) enum Input {
 
 pub(crate) enum Sink {
     Udp(Arc<UdpSocket>),
-    Tcp(OwnedWriteHalf),
+    Tcp(OwnedWriteHalf, SocketAddr),
 }
 
 /// What arrives from peers, in order.
@@ -292,19 +292,16 @@ impl Driver {
             }
         }
         reader.abort();
-        let peers: Vec<SocketAddr> = self.peers.keys().copied().collect();
         for (_, p) in self.peers.drain() {
             for (_, w) in p.waiters {
                 let _ = w.send(Err(Error::Closed));
             }
         }
-        if let Sink::Tcp(_) = self.sink {
-            for peer in peers {
-                let _ = self.inbound.send(Inbound::Closed {
-                    peer,
-                    error: close_error.take(),
-                });
-            }
+        if let Sink::Tcp(_, peer) = self.sink {
+            let _ = self.inbound.send(Inbound::Closed {
+                peer,
+                error: close_error,
+            });
         }
     }
 
@@ -399,7 +396,7 @@ impl Driver {
                 Sink::Udp(sock) => {
                     let _ = sock.send_to(&bytes, addr).await;
                 }
-                Sink::Tcp(w) => {
+                Sink::Tcp(w, _) => {
                     let Ok(h) = tpkt::header(bytes.len()) else {
                         continue;
                     };

@@ -51,7 +51,7 @@ pub fn start(stream: TcpStream, mut config: Config) -> io::Result<(Connection, I
     let local = stream.local_addr()?;
     let peer = stream.peer_addr()?;
     let (mut read, write) = stream.into_split();
-    let (handle, incoming) = driver::spawn(config, Sink::Tcp(write), move |tx| {
+    let (handle, incoming) = driver::spawn(config, Sink::Tcp(write, peer), move |tx| {
         tokio::spawn(async move {
             loop {
                 match tpkt::read_frame(&mut read, tpkt::MAX_PAYLOAD).await {
