@@ -1,0 +1,225 @@
+//! Live interop with Erlang/OTP megaco over UDP: our MG registers with an
+//! OTP MGC (tests/otp/otp_mgc.erl, a `megaco_user` callback module using
+//! `megaco_udp`) and sends a Notify; OTP's replies must arrive and decode.
+//!
+//! Needs `erl` and `erlc` with the megaco application (Debian:
+//! erlang-base, erlang-megaco, erlang-asn1). Without them the test fails
+//! when `CI=true` and is skipped, saying so, otherwise.
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use megaco::model::*;
+use megaco_stack::engine::Config;
+use megaco_stack::{build, udp, Encoding};
+
+fn otp_available() -> bool {
+    let ok = Command::new("erl")
+        .args(["-noshell", "-eval", "halt()."])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+        && Command::new("erlc")
+            .arg("-help")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok();
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "erl/erlc with Erlang/OTP megaco are required under CI (run scripts/setup.sh)"
+        );
+        eprintln!("SKIPPED: erl/erlc not installed (run scripts/setup.sh)");
+    }
+    ok
+}
+
+/// The OTP MGC, stopped (stdin closed, then killed) when dropped.
+struct OtpMgc {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Drop for OtpMgc {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn start_otp_mgc(encoding: &str, version: u8) -> OtpMgc {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otp/otp_mgc.erl");
+    let dir = std::env::temp_dir().join(format!(
+        "megaco-stack-otp-{}-{encoding}-{version}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new("erlc")
+        .arg("-o")
+        .arg(&dir)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "erlc failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut child = Command::new("erl")
+        .arg("-noshell")
+        .arg("-pa")
+        .arg(&dir)
+        .args([
+            "-s",
+            "otp_mgc",
+            "start",
+            "0",
+            encoding,
+            &version.to_string(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut mgc = OtpMgc {
+        child,
+        port: 0,
+        dir,
+        lines,
+    };
+    let first = mgc
+        .lines
+        .recv_timeout(Duration::from_secs(30))
+        .expect("OTP MGC did not start");
+    mgc.port = first
+        .strip_prefix("port ")
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("unexpected OTP output: {first}"));
+    mgc
+}
+
+fn mg_config(encoding: Encoding, version: u8) -> Config {
+    let mut c = Config::new(Mid::Ip4(Ip4Address {
+        address: [127, 0, 0, 1],
+        port: Some(2945),
+    }));
+    c.encoding = encoding;
+    c.version = version;
+    c
+}
+
+async fn register_and_notify(mgc: &OtpMgc, config: Config) {
+    let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
+    let (conn, _incoming) = udp::connect("127.0.0.1:0".parse().unwrap(), remote, config)
+        .await
+        .unwrap();
+    let sc = build::service_change(
+        TerminationId::root(),
+        ServiceChangeMethod::Restart,
+        "901 mg col boot",
+    );
+    let reply = tokio::time::timeout(Duration::from_secs(20), conn.request(vec![sc]))
+        .await
+        .expect("no reply from OTP")
+        .unwrap();
+    let TransactionResult::ActionReplies(a) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].context_id, ContextId::NULL);
+    match &a[0].command_reply[..] {
+        [CommandReply::ServiceChange(ServiceChangeReply {
+            termination_ids,
+            service_change_result: ServiceChangeResult::ServiceChangeResParms(p),
+        })] => {
+            assert_eq!(termination_ids, &[TerminationId::root()]);
+            assert_eq!(
+                p.service_change_address,
+                Some(ServiceChangeAddress::PortNumber(2944))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let notify = build::notify(
+        ContextId(17),
+        TerminationId::new("11111111/00000000/00000001"),
+        3,
+        "al/of",
+    );
+    let reply = tokio::time::timeout(Duration::from_secs(20), conn.request(vec![notify]))
+        .await
+        .expect("no reply from OTP")
+        .unwrap();
+    let TransactionResult::ActionReplies(a) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(a[0].context_id, ContextId(17));
+    assert!(matches!(
+        &a[0].command_reply[..],
+        [CommandReply::Notify(NotifyReply { termination_ids, error_descriptor: None })]
+            if termination_ids[0].id == "11111111/00000000/00000001"
+    ));
+    // The OTP side saw both requests.
+    let mut seen = Vec::new();
+    while let Ok(line) = mgc.lines.recv_timeout(Duration::from_secs(10)) {
+        seen.push(line);
+        if seen.iter().any(|l| l == "service change") && seen.iter().any(|l| l == "notify") {
+            break;
+        }
+    }
+    assert!(seen.contains(&"service change".to_string()), "{seen:?}");
+    assert!(seen.contains(&"notify".to_string()), "{seen:?}");
+}
+
+fn run(otp_encoding: &str, version: u8, ours: Encoding) {
+    if !otp_available() {
+        return;
+    }
+    let mgc = start_otp_mgc(otp_encoding, version);
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(register_and_notify(&mgc, mg_config(ours, version)));
+}
+
+#[test]
+fn otp_mgc_answers_pretty_text_v1() {
+    run("pretty", 1, Encoding::pretty());
+}
+
+#[test]
+fn otp_mgc_answers_compact_text_v1() {
+    run("compact", 1, Encoding::compact());
+}
+
+#[test]
+fn otp_mgc_answers_compact_text_v3() {
+    run("compact", 3, Encoding::compact());
+}
+
+#[test]
+fn otp_mgc_answers_ber_v3() {
+    run("ber", 3, Encoding::ber());
+}
