@@ -113,7 +113,7 @@ pub struct IncomingRequest {
     pub transaction_id: u32,
     /// Its actions.
     pub actions: Vec<ActionRequest>,
-    cmd: Option<mpsc::UnboundedSender<Cmd>>,
+    cmd: mpsc::UnboundedSender<Cmd>,
 }
 
 impl IncomingRequest {
@@ -121,35 +121,36 @@ impl IncomingRequest {
     /// request, as the engine does.
     pub async fn reply(self, result: TransactionResult) -> Result<(), Error> {
         let (tx, rx) = oneshot::channel();
-        let cmd = self.cmd.as_ref().ok_or(Error::Closed)?;
-        cmd.send(Cmd::Reply {
-            peer: self.peer,
-            id: self.transaction_id,
-            result,
-            tx,
-        })
-        .map_err(|_| Error::Closed)?;
+        self.cmd
+            .send(Cmd::Reply {
+                peer: self.peer,
+                id: self.transaction_id,
+                result,
+                tx,
+            })
+            .map_err(|_| Error::Closed)?;
         rx.await.map_err(|_| Error::Closed)?
     }
 
     /// Tells the peer we are still working on it (TransactionPending).
     pub async fn send_pending(&self) -> Result<(), Error> {
         let (tx, rx) = oneshot::channel();
-        let cmd = self.cmd.as_ref().ok_or(Error::Closed)?;
-        cmd.send(Cmd::Pending {
-            peer: self.peer,
-            id: self.transaction_id,
-            tx,
-        })
-        .map_err(|_| Error::Closed)?;
+        self.cmd
+            .send(Cmd::Pending {
+                peer: self.peer,
+                id: self.transaction_id,
+                tx,
+            })
+            .map_err(|_| Error::Closed)?;
         rx.await.map_err(|_| Error::Closed)?
     }
 }
 
 /// The receiving side of a transport: requests to answer and other events.
 ///
-/// Dropping it (and every [`Handle`]/[`crate::Connection`]) stops the
-/// driver.
+/// The driver runs until this and every [`Handle`]/[`crate::Connection`]
+/// are dropped, or the TCP stream ends. Requests already handed out can
+/// still be answered while it runs.
 #[derive(Debug)]
 pub struct Incoming {
     rx: mpsc::UnboundedReceiver<Inbound>,
@@ -209,7 +210,9 @@ struct Driver {
     peers: HashMap<SocketAddr, Peer>,
     sink: Sink,
     inbound: mpsc::UnboundedSender<Inbound>,
-    weak_cmd: mpsc::WeakUnboundedSender<Cmd>,
+    /// Given to each [`IncomingRequest`]; separate from the handles'
+    /// channel so that a reply can be sent after every handle is gone.
+    reply_cmd: mpsc::UnboundedSender<Cmd>,
 }
 
 /// Starts a driver; returns its handle and the receiving side.
@@ -221,15 +224,16 @@ pub(crate) fn spawn(
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let (input_tx, input_rx) = mpsc::unbounded_channel();
+    let (reply_tx, reply_rx) = mpsc::unbounded_channel();
     let reader = reader(input_tx);
     let driver = Driver {
         config,
         peers: HashMap::new(),
         sink,
         inbound: in_tx,
-        weak_cmd: cmd_tx.downgrade(),
+        reply_cmd: reply_tx,
     };
-    tokio::spawn(driver.run(cmd_rx, input_rx, reader));
+    tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx, reader));
     (Handle { cmd: cmd_tx }, Incoming { rx: in_rx })
 }
 
@@ -245,6 +249,7 @@ impl Driver {
     async fn run(
         mut self,
         mut cmd_rx: mpsc::UnboundedReceiver<Cmd>,
+        mut reply_rx: mpsc::UnboundedReceiver<Cmd>,
         mut input_rx: mpsc::UnboundedReceiver<Input>,
         reader: JoinHandle<()>,
     ) {
@@ -268,11 +273,14 @@ impl Driver {
                     None => std::future::pending().await,
                 }
             };
+            let inbound = self.inbound.clone();
             tokio::select! {
                 cmd = cmd_rx.recv(), if cmds_open => match cmd {
                     Some(cmd) => self.command(cmd),
                     None => cmds_open = false,
                 },
+                Some(cmd) = reply_rx.recv() => self.command(cmd),
+                () = inbound.closed(), if !cmds_open => break,
                 input = input_rx.recv() => match input {
                     Some(Input::Message(peer, bytes)) => {
                         self.peer(peer).conn.handle_input(Instant::now(), &bytes);
@@ -378,7 +386,7 @@ impl Driver {
                             peer: addr,
                             transaction_id,
                             actions,
-                            cmd: self.weak_cmd.upgrade(),
+                            cmd: self.reply_cmd.clone(),
                         }));
                         None
                     }

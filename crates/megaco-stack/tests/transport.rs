@@ -250,3 +250,22 @@ async fn tcp_raw_tpkt_request_is_answered() {
     };
     assert!(matches!(&t[0], Transaction::Reply(r) if r.transaction_id == 42));
 }
+
+/// A controller that keeps only the receiving side of an accepted stream
+/// still answers (the handle is not needed to reply).
+#[tokio::test]
+async fn tcp_serving_without_connection_handle() {
+    let listener = tcp::Listener::bind(any_port(), config(1, Encoding::compact()))
+        .await
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (conn, incoming) = listener.accept().await.unwrap();
+        drop(conn);
+        serve(incoming).await.unwrap()
+    });
+    let (conn, _incoming) = tcp::connect(addr, config(2, Encoding::compact()))
+        .await
+        .unwrap();
+    mg_session(&conn).await;
+}
