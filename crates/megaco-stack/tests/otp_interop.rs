@@ -1,6 +1,11 @@
-//! Live interop with Erlang/OTP megaco over UDP: our MG registers with an
-//! OTP MGC (tests/otp/otp_mgc.erl, a `megaco_user` callback module using
-//! `megaco_udp`) and sends a Notify; OTP's replies must arrive and decode.
+//! Live interop with Erlang/OTP megaco over UDP, both ways:
+//!
+//! - our MG registers with an OTP MGC (tests/otp/otp_mgc.erl, a
+//!   `megaco_user` callback module using `megaco_udp`) and sends a Notify;
+//!   OTP's replies must arrive and decode;
+//! - an OTP MG (tests/otp/otp_mg.erl, `megaco:connect/4` and
+//!   `megaco:call/3`) registers with our MGC and sends a Notify; our
+//!   replies must reach OTP's `megaco:call` as `{ok, ActionReplies}`.
 //!
 //! Needs `erl` and `erlc` with the megaco application (Debian:
 //! erlang-base, erlang-megaco, erlang-asn1). Without them the test fails
@@ -56,10 +61,11 @@ impl Drop for OtpMgc {
     }
 }
 
-fn start_otp_mgc(encoding: &str, version: u8) -> OtpMgc {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otp/otp_mgc.erl");
+/// Compiles tests/otp/`module`.erl into a fresh temporary directory.
+fn compile(module: &str, tag: &str) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/otp/{module}.erl"));
     let dir = std::env::temp_dir().join(format!(
-        "megaco-stack-otp-{}-{encoding}-{version}",
+        "megaco-stack-otp-{}-{module}-{tag}",
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap();
@@ -74,6 +80,11 @@ fn start_otp_mgc(encoding: &str, version: u8) -> OtpMgc {
         "erlc failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    dir
+}
+
+fn start_otp_mgc(encoding: &str, version: u8) -> OtpMgc {
+    let dir = compile("otp_mgc", &format!("{encoding}-{version}"));
     let mut child = Command::new("erl")
         .arg("-noshell")
         .arg("-pa")
@@ -222,4 +233,116 @@ fn otp_mgc_answers_compact_text_v3() {
 #[test]
 fn otp_mgc_answers_ber_v3() {
     run("ber", 3, Encoding::ber());
+}
+
+/// Runs the OTP MG against our MGC; returns OTP's output and the commands
+/// our MGC received.
+fn run_otp_mg(otp_encoding: &str, version: u8, ours: Encoding) {
+    if !otp_available() {
+        return;
+    }
+    let dir = compile("otp_mg", &format!("{otp_encoding}-{version}"));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut config = Config::new(Mid::Ip4(Ip4Address {
+        address: [127, 0, 0, 1],
+        port: Some(2944),
+    }));
+    config.encoding = ours;
+    config.version = version;
+    let (endpoint, mut incoming) = rt
+        .block_on(udp::bind("127.0.0.1:0".parse().unwrap(), config))
+        .unwrap();
+    let (seen_tx, seen_rx) = mpsc::channel();
+    rt.spawn(async move {
+        while let Some(req) = incoming.next_request().await {
+            let _ = seen_tx.send(req.actions.clone());
+            let result = build::default_replies(&req.actions);
+            req.reply(result).await.unwrap();
+        }
+    });
+    let out = Command::new("erl")
+        .arg("-noshell")
+        .arg("-pa")
+        .arg(&dir)
+        .args([
+            "-s",
+            "otp_mg",
+            "start",
+            &endpoint.local_addr().port().to_string(),
+            otp_encoding,
+            &version.to_string(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.ends_with("done\n"),
+        "OTP MG failed: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = |prefix: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in {stdout}"))
+            .to_string()
+    };
+    // megaco:call/3 returned {Version, {ok, ActionReplies}}.
+    let sc = line("servicechange ");
+    assert!(
+        sc.starts_with(&format!(
+            "servicechange {{{version},{{ok,[{{'ActionReply',0,"
+        )) && sc.contains("serviceChangeReply"),
+        "{sc}"
+    );
+    let notify = line("notify ");
+    assert!(
+        notify.starts_with(&format!("notify {{{version},{{ok,[{{'ActionReply',5,"))
+            && notify.contains("notifyReply"),
+        "{notify}"
+    );
+    // What our MGC decoded from OTP's requests.
+    let seen: Vec<Vec<ActionRequest>> = seen_rx.try_iter().collect();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    match &seen[0][0].command_requests[0].command {
+        megaco::model::Command::ServiceChange(sc) => {
+            assert!(sc.termination_ids[0].is_root());
+            assert_eq!(
+                sc.service_change_parms.service_change_method,
+                ServiceChangeMethod::Restart
+            );
+            assert_eq!(
+                sc.service_change_parms.service_change_reason,
+                ["901 mg col boot"]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(seen[1][0].context_id, ContextId(5));
+    assert!(matches!(
+        &seen[1][0].command_requests[0].command,
+        megaco::model::Command::Notify(n) if n.observed_events_descriptor.observed_event_lst[0].event_name == "al/of"
+    ));
+    drop(endpoint);
+}
+
+#[test]
+fn otp_mg_registers_with_our_mgc_pretty_text_v1() {
+    run_otp_mg("pretty", 1, Encoding::pretty());
+}
+
+#[test]
+fn otp_mg_registers_with_our_mgc_compact_text_v2() {
+    run_otp_mg("compact", 2, Encoding::compact());
+}
+
+#[test]
+fn otp_mg_registers_with_our_mgc_ber_v3() {
+    run_otp_mg("ber", 3, Encoding::ber());
 }
