@@ -53,7 +53,7 @@
 //! a received segment reply is ignored and a segmented reply is delivered
 //! as a whole reply.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use megaco::model::*;
@@ -322,8 +322,21 @@ pub struct Connection {
     next_id: u32,
     outgoing: HashMap<u32, OutRequest>,
     incoming: HashMap<u32, InState>,
+    /// Every armed timer, soonest first.
+    timers: BTreeSet<(Instant, Key)>,
+    /// The armed deadline of each key, to find its entry in `timers`.
+    deadlines: HashMap<Key, Instant>,
     transmits: VecDeque<Vec<u8>>,
     events: VecDeque<Event>,
+}
+
+/// Which transaction a timer belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Key {
+    /// One of our requests.
+    Out(u32),
+    /// A request from the peer.
+    In(u32),
 }
 
 impl Connection {
@@ -334,6 +347,8 @@ impl Connection {
             config,
             outgoing: HashMap::new(),
             incoming: HashMap::new(),
+            timers: BTreeSet::new(),
+            deadlines: HashMap::new(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
         }
@@ -356,16 +371,31 @@ impl Connection {
 
     /// When [`Connection::handle_timeout`] must next be called, if ever.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let out = self.outgoing.values().map(|r| match r.state {
-            OutState::Short { deadline, .. } | OutState::Long { deadline, .. } => deadline,
-        });
-        let inc = self.incoming.values().filter_map(|s| match s {
-            InState::Processing {
-                pending_deadline, ..
-            } => *pending_deadline,
-            InState::Replied { expires, .. } => Some(*expires),
-        });
-        out.chain(inc).min()
+        self.timers.first().map(|(at, _)| *at)
+    }
+
+    /// Re-arms the timer of `key` from its transaction's current state
+    /// (disarms it if the transaction is gone or has no deadline).
+    fn reschedule(&mut self, key: Key) {
+        if let Some(old) = self.deadlines.remove(&key) {
+            self.timers.remove(&(old, key));
+        }
+        let deadline = match key {
+            Key::Out(id) => self.outgoing.get(&id).map(|r| match r.state {
+                OutState::Short { deadline, .. } | OutState::Long { deadline, .. } => deadline,
+            }),
+            Key::In(id) => match self.incoming.get(&id) {
+                Some(InState::Processing {
+                    pending_deadline, ..
+                }) => *pending_deadline,
+                Some(InState::Replied { expires, .. }) => Some(*expires),
+                None => None,
+            },
+        };
+        if let Some(at) = deadline {
+            self.deadlines.insert(key, at);
+            self.timers.insert((at, key));
+        }
     }
 
     /// How many of our requests await a reply.
@@ -434,6 +464,7 @@ impl Connection {
                 },
             },
         );
+        self.reschedule(Key::Out(id));
         Ok(id)
     }
 
@@ -441,7 +472,9 @@ impl Connection {
     /// a late reply is [`Event::UnexpectedReply`]. Returns whether it was
     /// outstanding.
     pub fn cancel(&mut self, transaction_id: u32) -> bool {
-        self.outgoing.remove(&transaction_id).is_some()
+        let was = self.outgoing.remove(&transaction_id).is_some();
+        self.reschedule(Key::Out(transaction_id));
+        was
     }
 
     /// Replies to the received request `transaction_id`.
@@ -474,6 +507,7 @@ impl Connection {
                 ack_required,
             },
         );
+        self.reschedule(Key::In(transaction_id));
         Ok(())
     }
 
@@ -510,6 +544,7 @@ impl Connection {
             return;
         }
         *pending_deadline = self.config.pending_timer.map(|d| now + d);
+        self.reschedule(Key::In(id));
         let body = MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
             transaction_id: id,
         })]);
@@ -541,74 +576,74 @@ impl Connection {
                 ack_required: false,
             },
         );
+        self.reschedule(Key::In(id));
         self.events
             .push_back(Event::RequestAborted { transaction_id: id });
     }
 
-    /// Processes the timers due at `now`.
+    /// Processes the timers due at `now`. Each due timer fires once, even
+    /// if it re-arms at or before `now` (zero intervals).
     pub fn handle_timeout(&mut self, now: Instant) {
-        let t = self.config.request_timer;
-        let mut timed_out = Vec::new();
-        for (&id, req) in self.outgoing.iter_mut() {
-            match &mut req.state {
-                OutState::Short {
-                    deadline,
-                    interval,
-                    retries_left,
-                } if *deadline <= now => {
-                    if *retries_left == 0 {
-                        timed_out.push(id);
-                        continue;
-                    }
-                    *retries_left -= 1;
-                    let next = interval
-                        .checked_mul(t.factor)
-                        .unwrap_or(t.max_interval)
-                        .min(t.max_interval);
-                    *interval = next;
-                    *deadline = now + next;
-                    if !self.config.reliable {
-                        self.transmits.push_back(req.bytes.clone());
-                    }
-                }
-                OutState::Long { deadline, .. } if *deadline <= now => timed_out.push(id),
-                _ => {}
+        let mut due = Vec::new();
+        while let Some(&(at, key)) = self.timers.first() {
+            if at > now {
+                break;
+            }
+            self.timers.pop_first();
+            self.deadlines.remove(&key);
+            due.push(key);
+        }
+        for key in due {
+            match key {
+                Key::Out(id) => self.request_timer_fired(now, id),
+                Key::In(id) => self.incoming_timer_fired(now, id),
             }
         }
-        timed_out.sort_unstable();
-        for id in timed_out {
-            self.outgoing.remove(&id);
-            self.events
-                .push_back(Event::RequestTimedOut { transaction_id: id });
-        }
+    }
 
-        let mut due_pending = Vec::new();
-        let mut expired = Vec::new();
-        for (&id, st) in &self.incoming {
-            match st {
-                InState::Processing {
-                    pending_deadline: Some(d),
-                    ..
-                } if *d <= now => due_pending.push(id),
-                InState::Replied {
-                    expires,
-                    ack_required,
-                    ..
-                } if *expires <= now => expired.push((id, *ack_required)),
-                _ => {}
+    fn request_timer_fired(&mut self, now: Instant, id: u32) {
+        let t = self.config.request_timer;
+        let Some(req) = self.outgoing.get_mut(&id) else {
+            return;
+        };
+        match &mut req.state {
+            OutState::Short {
+                deadline,
+                interval,
+                retries_left,
+            } if *retries_left > 0 => {
+                *retries_left -= 1;
+                let next = interval
+                    .checked_mul(t.factor)
+                    .unwrap_or(t.max_interval)
+                    .min(t.max_interval);
+                *interval = next;
+                *deadline = now + next;
+                if !self.config.reliable {
+                    self.transmits.push_back(req.bytes.clone());
+                }
+                self.reschedule(Key::Out(id));
             }
-        }
-        due_pending.sort_unstable();
-        for id in due_pending {
-            self.pending(now, id);
-        }
-        expired.sort_unstable();
-        for (id, ack_required) in expired {
-            self.incoming.remove(&id);
-            if ack_required {
+            _ => {
+                self.outgoing.remove(&id);
                 self.events
-                    .push_back(Event::AckTimedOut { transaction_id: id });
+                    .push_back(Event::RequestTimedOut { transaction_id: id });
             }
+        }
+    }
+
+    fn incoming_timer_fired(&mut self, now: Instant, id: u32) {
+        match self.incoming.get(&id) {
+            Some(InState::Processing { .. }) => self.pending(now, id),
+            Some(InState::Replied { ack_required, .. }) => {
+                let ack_required = *ack_required;
+                self.incoming.remove(&id);
+                if ack_required {
+                    self.events
+                        .push_back(Event::AckTimedOut { transaction_id: id });
+                }
+            }
+            None => {}
         }
     }
 
@@ -676,6 +711,7 @@ impl Connection {
                         pendings_sent: 0,
                     },
                 );
+                self.reschedule(Key::In(id));
                 self.events.push_back(Event::RequestReceived {
                     transaction_id: id,
                     actions: r.actions,
@@ -704,6 +740,7 @@ impl Connection {
             .is_some_and(|limit| pendings > limit)
         {
             self.outgoing.remove(&id);
+            self.reschedule(Key::Out(id));
             self.events.push_back(Event::RequestFailed {
                 transaction_id: id,
                 reason: FailReason::PendingLimitExceeded,
@@ -714,6 +751,7 @@ impl Connection {
             deadline: now + self.config.long_request_timer,
             pendings,
         };
+        self.reschedule(Key::Out(id));
         self.events
             .push_back(Event::PendingReceived { transaction_id: id });
     }
@@ -721,6 +759,7 @@ impl Connection {
     fn on_reply(&mut self, r: TransactionReply) {
         let id = r.transaction_id;
         if self.outgoing.remove(&id).is_some() {
+            self.reschedule(Key::Out(id));
             self.events.push_back(Event::ReplyReceived {
                 transaction_id: id,
                 result: r.result,
@@ -756,6 +795,7 @@ impl Connection {
         acked.dedup();
         for id in acked {
             self.incoming.remove(&id);
+            self.reschedule(Key::In(id));
             self.events
                 .push_back(Event::AckReceived { transaction_id: id });
         }

@@ -663,3 +663,69 @@ fn every_encoding_carries_a_transaction() {
         );
     }
 }
+
+/// Zero-length timers fire once per call instead of looping.
+#[test]
+fn zero_timers_fire_once_per_call() {
+    let mut cfg = Config::new(mid(2));
+    cfg.pending_timer = Some(Duration::ZERO);
+    let mut mgc = Connection::new(cfg);
+    let mut mg = Connection::new(Config::new(mid(1)));
+    let t0 = Instant::now();
+    mg.send_request(t0, vec![sc()]).unwrap();
+    let id = deliver_request(&mut mg, &mut mgc, t0);
+    for _ in 0..3 {
+        assert_eq!(mgc.poll_timeout(), Some(t0));
+        mgc.handle_timeout(t0);
+        assert_eq!(
+            transactions(&mgc.poll_transmit().unwrap()),
+            [Transaction::Pending(TransactionPending {
+                transaction_id: id
+            })]
+        );
+        assert_eq!(mgc.poll_transmit(), None);
+    }
+}
+
+/// Many transactions in flight: each timer fires at its own deadline, in
+/// order, and answered ones are disarmed.
+#[test]
+fn many_requests_keep_their_own_timers() {
+    let (mut mg, mut mgc) = pair();
+    let t0 = Instant::now();
+    let ids: Vec<u32> = (0..100)
+        .map(|k| {
+            mg.send_request(t0 + Duration::from_millis(k), vec![sc()])
+                .unwrap()
+        })
+        .collect();
+    // The MGC answers the even ones.
+    let sent = drain(&mut mg);
+    for bytes in &sent {
+        mgc.handle_input(t0, bytes);
+    }
+    while let Some(ev) = mgc.poll_event() {
+        let Event::RequestReceived { transaction_id, .. } = ev else {
+            panic!()
+        };
+        if transaction_id % 2 == 0 {
+            mgc.reply(t0, transaction_id, sc_reply()).unwrap();
+        }
+    }
+    for bytes in drain(&mut mgc) {
+        mg.handle_input(t0, &bytes);
+    }
+    assert_eq!(events(&mut mg).len(), 50);
+    // Odd ones are resent 7 s after their own send time, one at a time.
+    for (k, id) in ids.iter().enumerate().filter(|(_, id)| *id % 2 == 1) {
+        let at = t0 + Duration::from_millis(k as u64) + secs(7);
+        assert_eq!(mg.poll_timeout(), Some(at));
+        mg.handle_timeout(at);
+        let resent = drain(&mut mg);
+        assert_eq!(resent.len(), 1);
+        assert!(matches!(
+            &transactions(&resent[0])[0],
+            Transaction::Request(r) if r.transaction_id == *id
+        ));
+    }
+}
