@@ -2,7 +2,7 @@
 //! engines (one per peer address) and the socket's sending side; a reader
 //! task feeds it received messages; handles talk to it over a channel.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -203,6 +203,8 @@ type Waiter = oneshot::Sender<Result<TransactionResult, Error>>;
 struct Peer {
     conn: engine::Connection,
     waiters: HashMap<u32, Waiter>,
+    /// The deadline of this peer's entry in [`Driver::timers`].
+    armed: Option<Instant>,
 }
 
 struct Driver {
@@ -213,6 +215,10 @@ struct Driver {
     /// Given to each [`IncomingRequest`]; separate from the handles'
     /// channel so that a reply can be sent after every handle is gone.
     reply_cmd: mpsc::UnboundedSender<Cmd>,
+    /// Peers whose engine was handed something since the last flush.
+    dirty: Vec<SocketAddr>,
+    /// The next deadline of every peer that has one, soonest first.
+    timers: BTreeSet<(Instant, SocketAddr)>,
 }
 
 /// Starts a driver; returns its handle and the receiving side.
@@ -232,17 +238,22 @@ pub(crate) fn spawn(
         sink,
         inbound: in_tx,
         reply_cmd: reply_tx,
+        dirty: Vec::new(),
+        timers: BTreeSet::new(),
     };
     tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx, reader));
     (Handle { cmd: cmd_tx }, Incoming { rx: in_rx })
 }
 
 impl Driver {
+    /// The peer at `addr` (created if new), marked for the next flush.
     fn peer(&mut self, addr: SocketAddr) -> &mut Peer {
+        self.dirty.push(addr);
         let config = &self.config;
         self.peers.entry(addr).or_insert_with(|| Peer {
             conn: engine::Connection::new(config.clone()),
             waiters: HashMap::new(),
+            armed: None,
         })
     }
 
@@ -262,11 +273,7 @@ impl Driver {
             if !cmds_open && self.inbound.is_closed() {
                 break;
             }
-            let deadline = self
-                .peers
-                .values()
-                .filter_map(|p| p.conn.poll_timeout())
-                .min();
+            let deadline = self.timers.first().map(|(at, _)| *at);
             let sleep = async move {
                 match deadline {
                     Some(d) => tokio::time::sleep_until(tokio::time::Instant::from_std(d)).await,
@@ -293,7 +300,13 @@ impl Driver {
                 },
                 () = sleep => {
                     let now = Instant::now();
-                    for p in self.peers.values_mut() {
+                    while let Some(&(at, addr)) = self.timers.first() {
+                        if at > now {
+                            break;
+                        }
+                        self.timers.pop_first();
+                        let p = self.peer(addr);
+                        p.armed = None;
                         p.conn.handle_timeout(now);
                     }
                 }
@@ -347,7 +360,23 @@ impl Driver {
     /// Returns false if the transport failed.
     async fn flush(&mut self) -> bool {
         let mut out: Vec<(SocketAddr, Vec<u8>)> = Vec::new();
-        for (&addr, p) in self.peers.iter_mut() {
+        let mut dirty = std::mem::take(&mut self.dirty);
+        dirty.sort_unstable();
+        dirty.dedup();
+        for addr in dirty {
+            let Some(p) = self.peers.get_mut(&addr) else {
+                continue;
+            };
+            let next = p.conn.poll_timeout();
+            if next != p.armed {
+                if let Some(old) = p.armed {
+                    self.timers.remove(&(old, addr));
+                }
+                if let Some(at) = next {
+                    self.timers.insert((at, addr));
+                }
+                p.armed = next;
+            }
             while let Some(bytes) = p.conn.poll_transmit() {
                 out.push((addr, bytes));
             }

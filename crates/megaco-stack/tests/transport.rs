@@ -269,3 +269,28 @@ async fn tcp_serving_without_connection_handle() {
         .unwrap();
     mg_session(&conn).await;
 }
+
+/// One UDP controller socket serves many gateways at once, each with its
+/// own transaction ids.
+#[tokio::test]
+async fn udp_endpoint_serves_many_gateways() {
+    let (mgc, incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
+        .await
+        .unwrap();
+    let server = serve(incoming);
+    let mut gateways = Vec::new();
+    for _ in 0..20 {
+        let (conn, incoming) =
+            udp::connect(any_port(), mgc.local_addr(), config(2, Encoding::compact()))
+                .await
+                .unwrap();
+        gateways.push(tokio::spawn(async move {
+            let _incoming = incoming;
+            mg_session(&conn).await;
+        }));
+    }
+    for g in gateways {
+        g.await.unwrap();
+    }
+    server.abort();
+}
