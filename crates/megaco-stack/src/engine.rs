@@ -46,7 +46,8 @@
 //! - **Undecodable input** is [`Event::DecodeError`] and, when
 //!   [`Config::reply_to_decode_errors`] is set (the default, as OTP's
 //!   default `handle_syntax_error` does), the peer gets a message-level
-//!   error 400 ("Syntax error in message"). A received message-level error
+//!   error ([`decode_error_descriptor`]: 400, or 406 for an unsupported
+//!   version). A received message-level error
 //!   is [`Event::MessageError`]. Nothing panics on any input.
 //!
 //! Segmentation (v3 `SegmentReply`, segmented replies) is not implemented:
@@ -65,6 +66,9 @@ use crate::codec::{DecodeError, Encoding};
 pub const ERR_PENDING_LIMIT: u16 = 506;
 /// Error code sent in answer to an undecodable message (H.248.8).
 pub const ERR_SYNTAX: u16 = 400;
+/// Error code sent in answer to a message of an unsupported version
+/// (H.248.8).
+pub const ERR_VERSION: u16 = 406;
 
 /// Backoff of the request (resend) timer.
 ///
@@ -652,12 +656,10 @@ impl Connection {
         let msg = match self.config.encoding.decode(bytes) {
             Ok(msg) => msg,
             Err(error) => {
+                let descriptor = decode_error_descriptor(&error);
                 self.events.push_back(Event::DecodeError { error });
                 if self.config.reply_to_decode_errors {
-                    let body = MessageBody::Error(ErrorDescriptor {
-                        error_code: ERR_SYNTAX,
-                        error_text: Some("Syntax error in message".into()),
-                    });
+                    let body = MessageBody::Error(descriptor);
                     if let Ok(bytes) = self.encode(body) {
                         self.transmits.push_back(bytes);
                     }
@@ -803,6 +805,42 @@ impl Connection {
 
     fn is_replied(&self, id: u32) -> bool {
         matches!(self.incoming.get(&id), Some(InState::Replied { .. }))
+    }
+}
+
+/// The message-level error answering an undecodable message, as OTP's
+/// messenger words it: 406 "Unsupported version: V" for a version this
+/// codec does not speak, otherwise 400 "Syntax error on line L" (text) or
+/// "Syntax error" (binary).
+pub fn decode_error_descriptor(error: &DecodeError) -> ErrorDescriptor {
+    use megaco::ber::BerError;
+    use megaco::per::PerErrorKind;
+    use megaco::text::TextErrorKind;
+    let version = match error {
+        DecodeError::Text(e) => match e.kind {
+            TextErrorKind::UnsupportedVersion(v) => Some(u64::from(v)),
+            _ => None,
+        },
+        DecodeError::Ber(BerError::UnsupportedVersion { version, .. }) => Some(*version),
+        DecodeError::Per(e) => match e.kind {
+            PerErrorKind::UnsupportedVersion(v) => Some(u64::from(v)),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (version, error) {
+        (Some(v), _) => ErrorDescriptor {
+            error_code: ERR_VERSION,
+            error_text: Some(format!("Unsupported version: {v}")),
+        },
+        (None, DecodeError::Text(e)) => ErrorDescriptor {
+            error_code: ERR_SYNTAX,
+            error_text: Some(format!("Syntax error on line {}", e.line)),
+        },
+        (None, _) => ErrorDescriptor {
+            error_code: ERR_SYNTAX,
+            error_text: Some("Syntax error".into()),
+        },
     }
 }
 

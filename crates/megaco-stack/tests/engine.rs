@@ -548,10 +548,24 @@ fn garbage_input_is_an_event_and_gets_error_400() {
     mg.handle_input(t0, b"this is not megaco");
     assert!(matches!(mg.poll_event(), Some(Event::DecodeError { .. })));
     let reply = decode(&mg.poll_transmit().unwrap());
-    match reply.mess.body {
-        MessageBody::Error(e) => assert_eq!(e.error_code, 400),
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(reply.mess.mid, mid(1));
+    assert_eq!(
+        reply.mess.body,
+        MessageBody::Error(ErrorDescriptor {
+            error_code: 400,
+            error_text: Some("Syntax error on line 1".into())
+        })
+    );
+    // A version we do not speak: 406, as OTP answers.
+    mg.handle_input(t0, b"MEGACO/9 [10.0.0.2]:2944 T=1{C=-{SC=ROOT{SV{MT=RS}}}}");
+    assert!(matches!(mg.poll_event(), Some(Event::DecodeError { .. })));
+    assert_eq!(
+        decode(&mg.poll_transmit().unwrap()).mess.body,
+        MessageBody::Error(ErrorDescriptor {
+            error_code: 406,
+            error_text: Some("Unsupported version: 9".into())
+        })
+    );
     // Without the error reply.
     let mut cfg = Config::new(mid(1));
     cfg.reply_to_decode_errors = false;
