@@ -1,4 +1,4 @@
-//! Live interop with Erlang/OTP megaco over UDP, both ways:
+//! Live interop with Erlang/OTP megaco over UDP and TCP (TPKT), both ways:
 //!
 //! - our MG registers with an OTP MGC (tests/otp/otp_mgc.erl, a
 //!   `megaco_user` callback module using `megaco_udp`) and sends a Notify;
@@ -19,7 +19,29 @@ use std::time::Duration;
 
 use megaco::model::*;
 use megaco_stack::engine::Config;
-use megaco_stack::{build, udp, Encoding};
+use megaco_stack::{build, tcp, udp, Encoding};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Transport {
+    Udp,
+    Tcp,
+}
+
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Udp => "udp",
+            Transport::Tcp => "tcp",
+        }
+    }
+}
+
+/// A free TCP port on the loopback (OTP's `megaco_tcp:listen` takes a
+/// fixed port).
+fn free_tcp_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
 
 fn otp_available() -> bool {
     let ok = Command::new("erl")
@@ -83,8 +105,15 @@ fn compile(module: &str, tag: &str) -> PathBuf {
     dir
 }
 
-fn start_otp_mgc(encoding: &str, version: u8) -> OtpMgc {
-    let dir = compile("otp_mgc", &format!("{encoding}-{version}"));
+fn start_otp_mgc(encoding: &str, version: u8, transport: Transport) -> OtpMgc {
+    let dir = compile(
+        "otp_mgc",
+        &format!("{encoding}-{version}-{}", transport.name()),
+    );
+    let port = match transport {
+        Transport::Udp => 0,
+        Transport::Tcp => free_tcp_port(),
+    };
     let mut child = Command::new("erl")
         .arg("-noshell")
         .arg("-pa")
@@ -93,9 +122,10 @@ fn start_otp_mgc(encoding: &str, version: u8) -> OtpMgc {
             "-s",
             "otp_mgc",
             "start",
-            "0",
+            &port.to_string(),
             encoding,
             &version.to_string(),
+            transport.name(),
         ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -139,11 +169,13 @@ fn mg_config(encoding: Encoding, version: u8) -> Config {
     c
 }
 
-async fn register_and_notify(mgc: &OtpMgc, config: Config) {
+async fn register_and_notify(mgc: &OtpMgc, config: Config, transport: Transport) {
     let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
-    let (conn, _incoming) = udp::connect("127.0.0.1:0".parse().unwrap(), remote, config)
-        .await
-        .unwrap();
+    let (conn, _incoming) = match transport {
+        Transport::Udp => udp::connect("127.0.0.1:0".parse().unwrap(), remote, config).await,
+        Transport::Tcp => tcp::connect(remote, config).await,
+    }
+    .unwrap();
     let sc = build::service_change(
         TerminationId::root(),
         ServiceChangeMethod::Restart,
@@ -203,45 +235,52 @@ async fn register_and_notify(mgc: &OtpMgc, config: Config) {
     assert!(seen.contains(&"notify".to_string()), "{seen:?}");
 }
 
-fn run(otp_encoding: &str, version: u8, ours: Encoding) {
+fn run(otp_encoding: &str, version: u8, ours: Encoding, transport: Transport) {
     if !otp_available() {
         return;
     }
-    let mgc = start_otp_mgc(otp_encoding, version);
+    let mgc = start_otp_mgc(otp_encoding, version, transport);
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap()
-        .block_on(register_and_notify(&mgc, mg_config(ours, version)));
+        .block_on(register_and_notify(
+            &mgc,
+            mg_config(ours, version),
+            transport,
+        ));
 }
 
 #[test]
 fn otp_mgc_answers_pretty_text_v1() {
-    run("pretty", 1, Encoding::pretty());
+    run("pretty", 1, Encoding::pretty(), Transport::Udp);
 }
 
 #[test]
 fn otp_mgc_answers_compact_text_v1() {
-    run("compact", 1, Encoding::compact());
+    run("compact", 1, Encoding::compact(), Transport::Udp);
 }
 
 #[test]
 fn otp_mgc_answers_compact_text_v3() {
-    run("compact", 3, Encoding::compact());
+    run("compact", 3, Encoding::compact(), Transport::Udp);
 }
 
 #[test]
 fn otp_mgc_answers_ber_v3() {
-    run("ber", 3, Encoding::ber());
+    run("ber", 3, Encoding::ber(), Transport::Udp);
 }
 
 /// Runs the OTP MG against our MGC; returns OTP's output and the commands
 /// our MGC received.
-fn run_otp_mg(otp_encoding: &str, version: u8, ours: Encoding) {
+fn run_otp_mg(otp_encoding: &str, version: u8, ours: Encoding, transport: Transport) {
     if !otp_available() {
         return;
     }
-    let dir = compile("otp_mg", &format!("{otp_encoding}-{version}"));
+    let dir = compile(
+        "otp_mg",
+        &format!("{otp_encoding}-{version}-{}", transport.name()),
+    );
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -253,17 +292,35 @@ fn run_otp_mg(otp_encoding: &str, version: u8, ours: Encoding) {
     }));
     config.encoding = ours;
     config.version = version;
-    let (endpoint, mut incoming) = rt
-        .block_on(udp::bind("127.0.0.1:0".parse().unwrap(), config))
-        .unwrap();
     let (seen_tx, seen_rx) = mpsc::channel();
-    rt.spawn(async move {
+    let serve = |mut incoming: megaco_stack::Incoming, seen: mpsc::Sender<Vec<ActionRequest>>| async move {
         while let Some(req) = incoming.next_request().await {
-            let _ = seen_tx.send(req.actions.clone());
+            let _ = seen.send(req.actions.clone());
             let result = build::default_replies(&req.actions);
             req.reply(result).await.unwrap();
         }
-    });
+    };
+    let any: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let port = match transport {
+        Transport::Udp => {
+            let (endpoint, incoming) = rt.block_on(udp::bind(any, config)).unwrap();
+            let port = endpoint.local_addr().port();
+            rt.spawn(async move {
+                let _endpoint = endpoint;
+                serve(incoming, seen_tx).await
+            });
+            port
+        }
+        Transport::Tcp => {
+            let listener = rt.block_on(tcp::Listener::bind(any, config)).unwrap();
+            let port = listener.local_addr().unwrap().port();
+            rt.spawn(async move {
+                let (_conn, incoming) = listener.accept().await.unwrap();
+                serve(incoming, seen_tx).await
+            });
+            port
+        }
+    };
     let out = Command::new("erl")
         .arg("-noshell")
         .arg("-pa")
@@ -272,9 +329,10 @@ fn run_otp_mg(otp_encoding: &str, version: u8, ours: Encoding) {
             "-s",
             "otp_mg",
             "start",
-            &endpoint.local_addr().port().to_string(),
+            &port.to_string(),
             otp_encoding,
             &version.to_string(),
+            transport.name(),
         ])
         .stdin(Stdio::null())
         .output()
@@ -329,20 +387,39 @@ fn run_otp_mg(otp_encoding: &str, version: u8, ours: Encoding) {
         &seen[1][0].command_requests[0].command,
         megaco::model::Command::Notify(n) if n.observed_events_descriptor.observed_event_lst[0].event_name == "al/of"
     ));
-    drop(endpoint);
 }
 
 #[test]
 fn otp_mg_registers_with_our_mgc_pretty_text_v1() {
-    run_otp_mg("pretty", 1, Encoding::pretty());
+    run_otp_mg("pretty", 1, Encoding::pretty(), Transport::Udp);
 }
 
 #[test]
 fn otp_mg_registers_with_our_mgc_compact_text_v2() {
-    run_otp_mg("compact", 2, Encoding::compact());
+    run_otp_mg("compact", 2, Encoding::compact(), Transport::Udp);
 }
 
 #[test]
 fn otp_mg_registers_with_our_mgc_ber_v3() {
-    run_otp_mg("ber", 3, Encoding::ber());
+    run_otp_mg("ber", 3, Encoding::ber(), Transport::Udp);
+}
+
+#[test]
+fn otp_mgc_answers_over_tcp_pretty_text_v1() {
+    run("pretty", 1, Encoding::pretty(), Transport::Tcp);
+}
+
+#[test]
+fn otp_mgc_answers_over_tcp_ber_v3() {
+    run("ber", 3, Encoding::ber(), Transport::Tcp);
+}
+
+#[test]
+fn otp_mg_registers_with_our_mgc_over_tcp_compact_text_v1() {
+    run_otp_mg("compact", 1, Encoding::compact(), Transport::Tcp);
+}
+
+#[test]
+fn otp_mg_registers_with_our_mgc_over_tcp_ber_v2() {
+    run_otp_mg("ber", 2, Encoding::ber(), Transport::Tcp);
 }

@@ -1,9 +1,11 @@
-%% A minimal Erlang/OTP megaco MG for the interop tests: over UDP, sends a
+%% A minimal Erlang/OTP megaco MG for the interop tests: over UDP or TCP
+%% (TPKT), sends a
 %% ServiceChange (Restart on ROOT) and then a Notify to the MGC at
 %% 127.0.0.1:PORT with megaco:call/3, and prints each result.
 %%
-%% erl -noshell -pa DIR -s otp_mg start PORT ENCODING VERSION
+%% erl -noshell -pa DIR -s otp_mg start PORT ENCODING VERSION [TRANSPORT]
 %%   ENCODING: pretty | compact | ber
+%%   TRANSPORT: udp (default) | tcp
 %%
 %% The requests are built by decoding their text form with OTP's own text
 %% decoder, so they are the records of the version in use.
@@ -21,6 +23,8 @@ start(Args) ->
     ok.
 
 run([PortA, EncA, VsnA]) ->
+    run([PortA, EncA, VsnA, udp]);
+run([PortA, EncA, VsnA, Transport]) ->
     Port = list_to_integer(atom_to_list(PortA)),
     Vsn = list_to_integer(atom_to_list(VsnA)),
     EncMod = case EncA of
@@ -31,15 +35,16 @@ run([PortA, EncA, VsnA]) ->
     ok = megaco:start(),
     Mid = {deviceName, "otpmg"},
     ok = megaco:start_user(Mid, [{user_mod, ?MODULE},
-                                 {send_mod, megaco_udp},
+                                 {send_mod, case Transport of
+                                                udp -> megaco_udp;
+                                                tcp -> megaco_tcp
+                                            end},
                                  {encoding_mod, EncMod},
                                  {encoding_config, []},
                                  {protocol_version, Vsn},
                                  {request_timer, 2000}]),
     RH = megaco:user_info(Mid, receive_handle),
-    {ok, Sup} = megaco_udp:start_transport(),
-    {ok, SH0, Ctrl} = megaco_udp:open(Sup, [{port, 0}, {receive_handle, RH}]),
-    SH = megaco_udp:create_send_handle(megaco_udp:socket(SH0), {127, 0, 0, 1}, Port),
+    {SH, Ctrl} = open(Transport, Port, RH),
     {ok, CH} = megaco:connect(RH, preliminary_mid, SH, Ctrl),
     V = integer_to_list(Vsn),
     SC = actions(Vsn, "MEGACO/" ++ V ++ " [127.0.0.1]:2944 Transaction = 1 { Context = - { "
@@ -53,6 +58,16 @@ run([PortA, EncA, VsnA]) ->
     io:format("notify ~w~n", [megaco:call(CH2, N, [])]),
     io:format("done~n"),
     erlang:halt(0).
+
+open(udp, Port, RH) ->
+    {ok, Sup} = megaco_udp:start_transport(),
+    {ok, SH0, Ctrl} = megaco_udp:open(Sup, [{port, 0}, {receive_handle, RH}]),
+    {megaco_udp:create_send_handle(megaco_udp:socket(SH0), {127, 0, 0, 1}, Port), Ctrl};
+open(tcp, Port, RH) ->
+    {ok, Sup} = megaco_tcp:start_transport(),
+    {ok, SH, Ctrl} = megaco_tcp:connect(Sup, [{host, "127.0.0.1"}, {port, Port},
+                                              {receive_handle, RH}]),
+    {SH, Ctrl}.
 
 actions(Vsn, Text) ->
     {ok, {'MegacoMessage', _, {'Message', _, _, {transactions, [{transactionRequest, T}]}}}} =

@@ -1,11 +1,13 @@
-%% A minimal Erlang/OTP megaco MGC for the interop tests: listens on UDP,
+%% A minimal Erlang/OTP megaco MGC for the interop tests: listens on UDP or
+%% TCP (TPKT),
 %% answers ServiceChange with a ServiceChangeReply (address port 2944) and
 %% Notify with a NotifyReply, anything else with error 501.
 %%
-%% erl -noshell -pa DIR -s otp_mgc start PORT ENCODING VERSION
-%%   PORT: UDP port (0: any; the port bound is printed as "port N")
+%% erl -noshell -pa DIR -s otp_mgc start PORT ENCODING VERSION [TRANSPORT]
+%%   PORT: port to listen on (UDP: 0 for any); printed as "port N" when ready
 %%   ENCODING: pretty | compact | ber
 %%   VERSION: protocol version of the replies (1..3)
+%%   TRANSPORT: udp (default) | tcp
 -module(otp_mgc).
 
 -export([start/1]).
@@ -29,6 +31,8 @@ start(Args) ->
     ok.
 
 run([PortA, EncA, VsnA]) ->
+    run([PortA, EncA, VsnA, udp]);
+run([PortA, EncA, VsnA, Transport]) ->
     Port = list_to_integer(atom_to_list(PortA)),
     Vsn = list_to_integer(atom_to_list(VsnA)),
     EncMod = case EncA of
@@ -39,17 +43,28 @@ run([PortA, EncA, VsnA]) ->
     ok = megaco:start(),
     Mid = {ip4Address, {'IP4Address', [127, 0, 0, 1], 2944}},
     ok = megaco:start_user(Mid, [{user_mod, ?MODULE},
-                                 {send_mod, megaco_udp},
+                                 {send_mod, send_mod(Transport)},
                                  {encoding_mod, EncMod},
                                  {encoding_config, []},
                                  {protocol_version, Vsn}]),
     RH = megaco:user_info(Mid, receive_handle),
-    {ok, Sup} = megaco_udp:start_transport(),
-    {ok, SendHandle, _Ctrl} = megaco_udp:open(Sup, [{port, Port}, {receive_handle, RH}]),
-    {ok, Bound} = inet:port(megaco_udp:socket(SendHandle)),
+    Bound = listen(Transport, Port, RH),
     io:format("port ~w~n", [Bound]),
     %% Stop when the test closes our stdin.
     wait_eof().
+
+send_mod(udp) -> megaco_udp;
+send_mod(tcp) -> megaco_tcp.
+
+listen(udp, Port, RH) ->
+    {ok, Sup} = megaco_udp:start_transport(),
+    {ok, SendHandle, _Ctrl} = megaco_udp:open(Sup, [{port, Port}, {receive_handle, RH}]),
+    {ok, Bound} = inet:port(megaco_udp:socket(SendHandle)),
+    Bound;
+listen(tcp, Port, RH) ->
+    {ok, Sup} = megaco_tcp:start_transport(),
+    ok = megaco_tcp:listen(Sup, [{port, Port}, {receive_handle, RH}]),
+    Port.
 
 wait_eof() ->
     case io:get_line('') of
