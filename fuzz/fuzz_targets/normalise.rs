@@ -1,30 +1,47 @@
 //! The canonical form the binary codecs give back: audit tokens and
 //! notify-completion reasons travel as ASN.1 BIT STRINGs, so they decode
-//! in bit order, each once. Shared by the `roundtrip` fuzz target and the
+//! in bit order, each once; standard BER carries MTP addresses as the
+//! octets their hex digits stand for, so that text comes back in upper
+//! case. Shared by the `roundtrip` fuzz target and the
 //! regression replay test (crates/megaco/tests/fuzz_regressions.rs).
-use megaco::model::{AuditToken, MegacoMessage, NotifyCompletion};
+use megaco::model::{
+    AuditToken, MegacoMessage, MessageBody, NotifyCompletion, Transaction, TransactionResult,
+};
 use serde_json::Value;
 
 /// `msg` with every audit token and notify-completion list in bit order
-/// without duplicates.
+/// without duplicates (what OTP-dialect BER and PER give back).
 pub fn bit_strings(msg: &MegacoMessage) -> MegacoMessage {
     let mut v = serde_json::to_value(msg).expect("the model serialises");
-    walk(&mut v);
+    walk(&mut v, false);
     serde_json::from_value(v).expect("the model deserialises")
 }
 
-fn walk(v: &mut Value) {
+/// [`bit_strings`], and MTP addresses in upper-case hex (what
+/// standard-dialect BER gives back).
+pub fn standard_ber(msg: &MegacoMessage) -> MegacoMessage {
+    let mut v = serde_json::to_value(msg).expect("the model serialises");
+    walk(&mut v, true);
+    serde_json::from_value(v).expect("the model deserialises")
+}
+
+fn walk(v: &mut Value, hex_mtp: bool) {
     match v {
         Value::Object(map) => {
             for (k, child) in map.iter_mut() {
                 match k.as_str() {
                     "audit_token" => sort::<AuditToken>(child),
                     "notify_completion" => sort::<NotifyCompletion>(child),
-                    _ => walk(child),
+                    "Mtp" if hex_mtp => {
+                        if let Value::String(hex) = child {
+                            hex.make_ascii_uppercase();
+                        }
+                    }
+                    _ => walk(child, hex_mtp),
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(walk),
+        Value::Array(items) => items.iter_mut().for_each(|x| walk(x, hex_mtp)),
         _ => {}
     }
 }
@@ -42,36 +59,41 @@ where
     *v = serde_json::to_value(items).expect("bits serialise");
 }
 
-/// `msg` as text gives it back: an action's context request or context
-/// audit with nothing set has no text form (its items are elements of the
+/// `msg` as text gives it back: an empty context request, context audit
+/// or context reply has no text form (their items are elements of the
 /// action's list), so it reads back as `None`.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
-    fn empty(v: &Value) -> bool {
-        match v {
-            Value::Object(map) => map.values().all(|f| {
-                f.is_null() || *f == Value::Bool(false) || f.as_array().is_some_and(Vec::is_empty)
-            }),
-            _ => false,
-        }
-    }
-    fn strip(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                for (k, child) in map.iter_mut() {
-                    if (k == "context_request" || k == "context_attr_audit_req") && empty(child) {
-                        *child = Value::Null;
-                    } else {
-                        strip(child);
+    let mut msg = msg.clone();
+    if let MessageBody::Transactions(ts) = &mut msg.mess.body {
+        for t in ts {
+            match t {
+                Transaction::Request(r) => {
+                    for a in &mut r.actions {
+                        if a.context_request.as_ref().is_some_and(|c| c.is_empty()) {
+                            a.context_request = None;
+                        }
+                        if a.context_attr_audit_req
+                            .as_ref()
+                            .is_some_and(|c| c.is_empty())
+                        {
+                            a.context_attr_audit_req = None;
+                        }
                     }
                 }
+                Transaction::Reply(r) => {
+                    if let TransactionResult::ActionReplies(actions) = &mut r.result {
+                        for a in actions {
+                            if a.context_reply.as_ref().is_some_and(|c| c.is_empty()) {
+                                a.context_reply = None;
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
         }
     }
-    let mut v = serde_json::to_value(msg).expect("the model serialises");
-    strip(&mut v);
-    serde_json::from_value(v).expect("the model deserialises")
+    msg
 }
 
 /// Whether `back`, read from our text encoding of `msg`, is `msg` as far

@@ -1321,6 +1321,51 @@ impl TerminationId {
     }
 }
 
+impl ContextRequest {
+    /// Whether nothing is set. Text has no form for an empty context
+    /// request (its items are elements of the action's list), so it writes
+    /// nothing and the text decoder reads such an action with none.
+    ///
+    /// ```
+    /// use megaco::model::ContextRequest;
+    /// let mut cr = ContextRequest {
+    ///     priority: None,
+    ///     emergency: None,
+    ///     topology_req: None,
+    ///     iepscallind: None,
+    ///     context_prop: Some(vec![]),
+    ///     context_list: None,
+    /// };
+    /// assert!(cr.is_empty());
+    /// cr.priority = Some(3);
+    /// assert!(!cr.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.priority.is_none()
+            && self.emergency.is_none()
+            && self.topology_req.is_none()
+            && self.iepscallind.is_none()
+            && self.context_prop.as_ref().map_or(true, Vec::is_empty)
+            && self.context_list.is_none()
+    }
+}
+
+impl ContextAttrAuditRequest {
+    /// Whether nothing is audited or selected; as with
+    /// [`ContextRequest::is_empty`], text writes nothing for it.
+    pub fn is_empty(&self) -> bool {
+        !self.topology
+            && !self.emergency
+            && !self.priority
+            && !self.iepscallind
+            && self.context_prop_aud.as_ref().map_or(true, Vec::is_empty)
+            && self.select_priority.is_none()
+            && self.select_emergency.is_none()
+            && self.select_iepscallind.is_none()
+            && self.select_logic.is_none()
+    }
+}
+
 impl AuditDescriptor {
     /// An audit descriptor with neither tokens nor items (`Audit { }`).
     pub fn empty() -> Self {

@@ -329,3 +329,35 @@ fn recursive_embedded_events_are_bounded() {
     ));
     assert_eq!(ber::decode(&bytes, &loose).unwrap(), deep);
 }
+
+/// An MTP address in OTP's dialect is the text itself as octets: the bytes
+/// below are what Erlang/OTP 25 (megaco 4.4.2) writes for
+/// `!/1 MTP{12AB} K{1}` (`megaco_compact_text_encoder:decode_message/2`,
+/// then `megaco_ber_encoder:encode_message/2`). The standard dialect
+/// writes the hex digits as the octets they stand for, and reads them
+/// back as upper-case hex.
+#[test]
+fn mtp_address_in_each_dialect() {
+    let otp_bytes: [u8; 26] = [
+        48, 24, 161, 22, 128, 1, 1, 161, 6, 132, 4, 49, 50, 65, 66, 162, 9, 161, 7, 163, 5, 48, 3,
+        128, 1, 1,
+    ];
+    let msg = megaco::text::decode(b"!/1 MTP{12AB} K{1}").unwrap();
+    assert_eq!(ber::encode(&msg, &BerConfig::otp()).unwrap(), otp_bytes);
+    assert_eq!(ber::decode(&otp_bytes, &BerConfig::otp()).unwrap(), msg);
+
+    let lower = megaco::text::decode(b"!/1 MTP{12ab} K{1}").unwrap();
+    let standard = ber::encode(&lower, &BerConfig::default()).unwrap();
+    assert_eq!(&standard[9..13], &[0x84, 2, 0x12, 0xAB]);
+    assert_eq!(ber::decode(&standard, &BerConfig::default()).unwrap(), msg);
+    // OTP's dialect keeps the text as written
+    let otp = ber::encode(&lower, &BerConfig::otp()).unwrap();
+    assert_eq!(ber::decode(&otp, &BerConfig::otp()).unwrap(), lower);
+    // and holds at most 4 characters
+    let long = megaco::text::decode(b"!/1 MTP{12ABCD} K{1}").unwrap();
+    assert!(ber::encode(&long, &BerConfig::default()).is_ok());
+    assert!(matches!(
+        ber::encode(&long, &BerConfig::otp()),
+        Err(EncodeError::Invalid { .. })
+    ));
+}

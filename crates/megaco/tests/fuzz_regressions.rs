@@ -86,6 +86,28 @@ fn native_decode_regressions() {
     }
 }
 
+#[test]
+fn version_of_regressions() {
+    use megaco::ber::BerConfig;
+    use megaco::per::PerConfig;
+    for (name, data) in inputs("version_of") {
+        let v = megaco::text::version_of(&data);
+        if let Ok(msg) = megaco::text::decode(&data) {
+            assert_eq!(v, Ok(msg.mess.version), "{name}: text");
+        }
+        let v = megaco::ber::version_of(&data);
+        for cfg in [BerConfig::default(), BerConfig::otp()] {
+            if let Ok(msg) = megaco::ber::decode(&data, &cfg) {
+                assert_eq!(v, Ok(msg.mess.version), "{name}: BER");
+            }
+        }
+        let v = megaco::per::version_of(&data).map_err(|e| e.kind);
+        if let Ok(msg) = megaco::per::decode(&data, &PerConfig::default()) {
+            assert_eq!(v, Ok(msg.mess.version), "{name}: PER");
+        }
+    }
+}
+
 #[path = "../../../fuzz/fuzz_targets/normalise.rs"]
 mod normalise;
 
@@ -110,11 +132,12 @@ fn roundtrip_regressions() {
             }
         }
         let bits = normalise::bit_strings(&msg);
-        for cfg in [BerConfig::default(), BerConfig::otp()] {
+        let standard = normalise::standard_ber(&msg);
+        for (cfg, expected) in [(BerConfig::default(), &standard), (BerConfig::otp(), &bits)] {
             if let Ok(bytes) = megaco::ber::encode(&msg, &cfg) {
                 let back = megaco::ber::decode(&bytes, &cfg)
                     .unwrap_or_else(|e| panic!("{name}: our {:?} BER fails: {e}", cfg.dialect));
-                assert_eq!(back, bits, "{name}: BER {:?} round trip", cfg.dialect);
+                assert_eq!(&back, expected, "{name}: BER {:?} round trip", cfg.dialect);
             }
         }
         let cfg = PerConfig::default();

@@ -55,6 +55,40 @@ pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> 
     d.megaco_message(&top)
 }
 
+/// The version of a message, from its header alone.
+pub(super) fn version_of(bytes: &[u8]) -> D<u8> {
+    let limits = Limits::DEFAULT;
+    let mut r = Reader::new(bytes, &limits);
+    let top = r.next()?.ok_or(BerError::Truncated {
+        offset: 0,
+        expected: "MegacoMessage",
+    })?;
+    expect(&top, 0x30, "MegacoMessage (SEQUENCE, tag 0x30)")?;
+    let mut c = top.children()?;
+    while let Some(x) = c.next()? {
+        if x.tag == 0xA1 {
+            return message_version(&x, &mut x.children()?);
+        }
+    }
+    Err(missing(&top, "Message"))
+}
+
+/// `Message.version`, the first component of `Message` `t` (read from
+/// `r`, a reader over its components): it tells which module the rest
+/// follows.
+fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
+    let first = r.next()?.ok_or_else(|| missing(t, "Message.version"))?;
+    expect(&first, 0x80, "Message.version [0] INTEGER")?;
+    let version = uint(&first, u64::MAX, "version INTEGER")?;
+    if !(1..=3).contains(&version) {
+        return Err(BerError::UnsupportedVersion {
+            offset: first.offset,
+            version,
+        });
+    }
+    Ok(version as u8)
+}
+
 // ---- primitive helpers -------------------------------------------------
 
 #[inline]
@@ -384,16 +418,7 @@ impl Dec<'_> {
 
     fn message(&self, t: &Tlv) -> D<Message> {
         let mut r = t.children()?;
-        // The version comes first: it tells which module the rest follows.
-        let first = r.next()?.ok_or_else(|| missing(t, "Message.version"))?;
-        expect(&first, 0x80, "Message.version [0] INTEGER")?;
-        let version = uint(&first, u64::MAX, "version INTEGER")?;
-        if !(1..=3).contains(&version) {
-            return Err(BerError::UnsupportedVersion {
-                offset: first.offset,
-                version,
-            });
-        }
+        let version = message_version(t, &mut r)?;
         let (mut mid, mut body) = (None, None);
         while let Some(x) = r.next()? {
             match x.tag {
@@ -428,7 +453,7 @@ impl Dec<'_> {
             }
         }
         Ok(Message {
-            version: version as u8,
+            version,
             mid: mid.ok_or_else(|| missing(t, "Message.mId"))?,
             body: body.ok_or_else(|| missing(t, "Message.messageBody"))?,
         })
@@ -443,7 +468,7 @@ impl Dec<'_> {
             0xA1 => Mid::Ip6(self.ip6(&alt)?),
             0xA2 => Mid::Domain(self.domain(&alt)?),
             0x83 => Mid::Device(string(&alt)),
-            0x84 => Mid::Mtp(mtp(&alt)?),
+            0x84 => Mid::Mtp(mtp(&alt, self.standard)?),
             _ => {
                 return Err(BerError::UnexpectedTag {
                     offset: alt.offset,
@@ -2222,7 +2247,7 @@ impl Dec<'_> {
             0xA2 => ServiceChangeAddress::Ip6(self.ip6(&alt)?),
             0xA3 => ServiceChangeAddress::Domain(self.domain(&alt)?),
             0x84 => ServiceChangeAddress::Device(string(&alt)),
-            0x85 => ServiceChangeAddress::Mtp(mtp(&alt)?),
+            0x85 => ServiceChangeAddress::Mtp(mtp(&alt, self.standard)?),
             _ => {
                 return Err(BerError::UnexpectedTag {
                     offset: alt.offset,
@@ -2305,10 +2330,15 @@ impl Dec<'_> {
     }
 }
 
-fn mtp(t: &Tlv) -> D<String> {
+/// An MTP address (2 to 4 octets): as hex text in the standard dialect,
+/// as the characters themselves in OTP's.
+fn mtp(t: &Tlv, standard: bool) -> D<String> {
     let c = t.content();
     if !(2..=4).contains(&c.len()) {
         return Err(bad(t, "mtpAddress of 2 to 4 octets"));
+    }
+    if !standard {
+        return Ok(string(t));
     }
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let mut s = String::with_capacity(c.len() * 2);

@@ -32,6 +32,14 @@ fn invalid(what: &'static str, detail: impl ToString) -> EncodeError {
     }
 }
 
+/// `v` within its ASN.1 range `0..=max` (the decoder refuses the rest).
+fn bounded(v: u8, max: u8, what: &'static str) -> Result<u8, EncodeError> {
+    if v > max {
+        return Err(invalid(what, format!("{v} is above {max}")));
+    }
+    Ok(v)
+}
+
 /// An open constructed value: where its content starts, and how many
 /// length octets were pending when it was opened.
 #[derive(Clone, Copy)]
@@ -395,8 +403,21 @@ impl Enc<'_> {
         self.close(s);
     }
 
+    /// An MTP address: its hex digits as octets in the standard dialect;
+    /// in OTP's, the characters themselves (as `megaco_ber_encoder`
+    /// writes the string OTP's text parser keeps).
     fn mtp(&mut self, tag: u8, hex: &str) -> R {
         let digits = hex.as_bytes();
+        if !self.standard {
+            if !(2..=4).contains(&digits.len()) {
+                return Err(invalid(
+                    "MTP address",
+                    format!("{hex:?}: 2 to 4 characters in OTP's dialect"),
+                ));
+            }
+            self.prim(tag, digits);
+            return Ok(());
+        }
         if !(4..=8).contains(&digits.len()) || digits.len() % 2 != 0 {
             return Err(invalid(
                 "MTP address",
@@ -538,7 +559,12 @@ impl Enc<'_> {
 
     fn context_request(&mut self, tag: u8, cr: &ContextRequest) -> R {
         let s = self.open(tag);
-        self.opt_uint(p(0), cr.priority);
+        self.opt_uint(
+            p(0),
+            cr.priority
+                .map(|v| bounded(v, 15, "priority"))
+                .transpose()?,
+        );
         self.opt_bool(p(1), cr.emergency);
         if let Some(ts) = &cr.topology_req {
             let l = self.open(c(2));
@@ -587,7 +613,8 @@ impl Enc<'_> {
             }
             self.close(l);
         }
-        self.opt_uint(p(5), ca.select_priority);
+        let select_priority = ca.select_priority.map(|v| bounded(v, 15, "selectpriority"));
+        self.opt_uint(p(5), select_priority.transpose()?);
         self.opt_bool(p(6), ca.select_emergency);
         self.opt_bool(p(7), ca.select_iepscallind);
         if let Some(sl) = ca.select_logic {
@@ -772,7 +799,8 @@ impl Enc<'_> {
                     for item in pk {
                         let e = self.open(SEQ);
                         self.package_name(p(0), &item.package_name)?;
-                        self.uint(p(1), u64::from(item.package_version));
+                        let v = bounded(item.package_version, 99, "packageVersion")?;
+                        self.uint(p(1), u64::from(v));
                         self.close(e);
                     }
                     self.close(l);
@@ -889,7 +917,8 @@ impl Enc<'_> {
             IndAuditParameter::Packages(pk) => {
                 let s = self.open(c(6));
                 self.package_name(p(0), &pk.package_name)?;
-                self.uint(p(1), u64::from(pk.package_version));
+                let v = bounded(pk.package_version, 99, "packageVersion")?;
+                self.uint(p(1), u64::from(v));
                 self.close(s);
             }
         }

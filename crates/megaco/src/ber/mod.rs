@@ -302,3 +302,18 @@ pub fn encode_into(
 pub fn decode(bytes: &[u8], cfg: &BerConfig) -> Result<MegacoMessage, BerError> {
     decode::decode_message(bytes, cfg)
 }
+
+/// The protocol version of a BER message, read from its header alone (as
+/// Erlang/OTP's `version_of/2`), in either dialect: enough to pick a
+/// configuration or answer in the peer's version before decoding.
+///
+/// ```
+/// use megaco::ber;
+/// let msg = megaco::text::decode(b"!/2 <mg1> T=1{C=-{AV=ROOT}}").unwrap();
+/// let bytes = ber::encode(&msg, &ber::BerConfig::default()).unwrap();
+/// assert_eq!(ber::version_of(&bytes), Ok(2));
+/// assert!(ber::version_of(&bytes[..4]).is_err());
+/// ```
+pub fn version_of(bytes: &[u8]) -> Result<u8, BerError> {
+    decode::version_of(bytes)
+}

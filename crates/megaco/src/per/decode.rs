@@ -225,12 +225,9 @@ fn bit_string(r: &mut BitReader<'_>, what: &'static str) -> R<Vec<u32>> {
 
 // ------------------------------------------------------------- top level
 
-/// Decodes a whole MegacoMessage; the version is read from the message.
-pub(crate) fn megaco_message(
-    r: &mut BitReader<'_>,
-    form: &dyn Form,
-    max_depth: usize,
-) -> R<MegacoMessage> {
+/// The authentication header, the Message extension bit and the version:
+/// everything before the mId.
+pub(crate) fn header(r: &mut BitReader<'_>) -> R<(Option<AuthenticationHeader>, bool, u8)> {
     let has_auth = r.bit("authHeader presence")?;
     let auth_header = if has_auth {
         let spi = r.aligned_slice(4, "secParmIndex")?;
@@ -251,6 +248,16 @@ pub(crate) fn megaco_message(
     if !(1..=3).contains(&version) {
         return Err(r.err(PerErrorKind::UnsupportedVersion(version)));
     }
+    Ok((auth_header, ext, version))
+}
+
+/// Decodes a whole MegacoMessage; the version is read from the message.
+pub(crate) fn megaco_message(
+    r: &mut BitReader<'_>,
+    form: &dyn Form,
+    max_depth: usize,
+) -> R<MegacoMessage> {
+    let (auth_header, ext, version) = header(r)?;
     let cx = Dcx {
         v: version,
         form,

@@ -296,6 +296,24 @@ pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> 
     decode::megaco_message(&mut r, cfg, cfg.limits.max_depth)
 }
 
+/// The protocol version of a PER message, read from its header alone (as
+/// Erlang/OTP's `version_of/2`): the authentication header, if any, is
+/// skipped. PER's layout of everything after the version depends on it,
+/// so this is what picks the ASN.1 module.
+///
+/// ```
+/// use megaco::per;
+/// let msg = megaco::text::decode(b"!/3 <mg1> T=1{C=-{AV=ROOT}}").unwrap();
+/// let bytes = per::encode(&msg, &per::PerConfig::default()).unwrap();
+/// assert_eq!(per::version_of(&bytes), Ok(3));
+/// assert!(per::version_of(&[]).is_err());
+/// ```
+pub fn version_of(bytes: &[u8]) -> Result<u8, PerError> {
+    let limits = Limits::DEFAULT;
+    let mut r = bits::BitReader::new(bytes, 0, &limits);
+    Ok(decode::header(&mut r)?.2)
+}
+
 fn kind(s: Scope) -> ItemKind {
     match s {
         Scope::Property => ItemKind::Property,

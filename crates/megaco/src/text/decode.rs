@@ -194,6 +194,28 @@ pub fn decode_with(input: &[u8], limits: &Limits) -> Result<MegacoMessage, TextE
     p.megaco_message()
 }
 
+/// The protocol version of a text message, read from its header alone
+/// (as Erlang/OTP's `version_of/2`): what a transport needs to pick a
+/// configuration or answer in the peer's version before decoding the
+/// whole message. Only the header is checked.
+///
+/// ```
+/// assert_eq!(megaco::text::version_of(b"MEGACO/2 <mg1> T=1{}"), Ok(2));
+/// assert!(megaco::text::version_of(b"MEGACO/4 <mg1>").is_err());
+/// ```
+pub fn version_of(input: &[u8]) -> Result<u8, TextError> {
+    let limits = Limits::DEFAULT;
+    let mut p = P {
+        s: input,
+        pos: 0,
+        depth: 0,
+        version: 1,
+        limits: &limits,
+    };
+    p.header()?;
+    Ok(p.version)
+}
+
 type R<T> = Result<T, TextError>;
 
 /// The parser state: a cursor over the input.
@@ -638,6 +660,25 @@ impl<'a> P<'a> {
     // ---------------------------------------------------------------
 
     fn megaco_message(&mut self) -> R<MegacoMessage> {
+        let auth_header = self.header()?;
+        let mid = self.mid()?;
+        let body = self.message_body()?;
+        self.ws();
+        if self.pos < self.s.len() {
+            return Err(self.expected("end of message"));
+        }
+        Ok(MegacoMessage {
+            auth_header,
+            mess: Message {
+                version: self.version,
+                mid,
+                body,
+            },
+        })
+    }
+
+    /// The authentication header, if any, and `MEGACO/v` (sets `version`).
+    fn header(&mut self) -> R<Option<AuthenticationHeader>> {
         self.ws();
         let auth_header = if self.peek_kw() == Some(Kw::Auth) {
             self.word("Authentication")?;
@@ -659,20 +700,7 @@ impl<'a> P<'a> {
             return Err(self.err_at(at, TextErrorKind::UnsupportedVersion(v as u32)));
         }
         self.version = v as u8;
-        let mid = self.mid()?;
-        let body = self.message_body()?;
-        self.ws();
-        if self.pos < self.s.len() {
-            return Err(self.expected("end of message"));
-        }
-        Ok(MegacoMessage {
-            auth_header,
-            mess: Message {
-                version: self.version,
-                mid,
-                body,
-            },
-        })
+        Ok(auth_header)
     }
 
     /// `= 0xSPI:0xSEQ:0xDATA` after `Authentication`.
@@ -3477,16 +3505,7 @@ fn ind_aud_signal(s: Signal) -> IndAudSignal {
 
 /// `None` for a context audit that asks for nothing.
 fn strip_audit(a: ContextAttrAuditRequest) -> Option<ContextAttrAuditRequest> {
-    let empty = !a.topology
-        && !a.emergency
-        && !a.priority
-        && !a.iepscallind
-        && a.context_prop_aud.as_ref().map_or(true, Vec::is_empty)
-        && a.select_priority.is_none()
-        && a.select_emergency.is_none()
-        && a.select_iepscallind.is_none()
-        && a.select_logic.is_none();
-    (!empty).then_some(a)
+    (!a.is_empty()).then_some(a)
 }
 
 impl ContextRequest {
@@ -3503,13 +3522,7 @@ impl ContextRequest {
 
     /// `None` when nothing is set (as OTP strips it).
     fn strip(self) -> Option<Self> {
-        let empty = self.priority.is_none()
-            && self.emergency.is_none()
-            && self.topology_req.is_none()
-            && self.iepscallind.is_none()
-            && self.context_prop.as_ref().map_or(true, Vec::is_empty)
-            && self.context_list.is_none();
-        (!empty).then_some(self)
+        (!self.is_empty()).then_some(self)
     }
 }
 

@@ -8,5 +8,5 @@ mod decode;
 mod encode;
 mod lexer;
 
-pub use decode::{decode, decode_with, Limits, TextError, TextErrorKind};
+pub use decode::{decode, decode_with, version_of, Limits, TextError, TextErrorKind};
 pub use encode::{encode, encode_compact, encode_pretty, Style};

@@ -494,6 +494,10 @@ impl Enc<'_> {
     }
 
     fn context_attr_audit_v1(&mut self, c: &ContextAttrAuditRequest, s: usize) -> R {
+        // Nothing to audit: no `ContextAudit { }`, which no parser reads.
+        if !(c.topology || c.emergency || c.priority) {
+            return Ok(());
+        }
         self.raw(self.t.context_audit);
         self.lb_i(s);
         let s1 = s + 1;
@@ -512,16 +516,7 @@ impl Enc<'_> {
     }
 
     fn context_attr_audit_v3(&mut self, c: &ContextAttrAuditRequest, s: usize) -> R {
-        let empty = !c.topology
-            && !c.emergency
-            && !c.priority
-            && !c.iepscallind
-            && c.context_prop_aud.as_ref().map_or(true, |v| v.is_empty())
-            && c.select_priority.is_none()
-            && c.select_emergency.is_none()
-            && c.select_iepscallind.is_none()
-            && c.select_logic.is_none();
-        if empty {
+        if c.is_empty() {
             return Ok(());
         }
         self.raw(self.t.context_audit);
