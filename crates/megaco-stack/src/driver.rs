@@ -105,6 +105,12 @@ pub enum Inbound {
 }
 
 /// A received request, with what it takes to answer it.
+///
+/// Dropped without [`IncomingRequest::reply`], it is answered with error
+/// 500 ("Request dropped unanswered"), so that no transaction is left
+/// pending forever. Requests that arrive after the [`Incoming`] is dropped
+/// get error 501 ("Not Implemented"), as Erlang/OTP's default user
+/// module answers.
 #[derive(Debug)]
 pub struct IncomingRequest {
     /// Who sent it.
@@ -114,12 +120,35 @@ pub struct IncomingRequest {
     /// Its actions.
     pub actions: Vec<ActionRequest>,
     cmd: mpsc::UnboundedSender<Cmd>,
+    answered: bool,
+}
+
+impl Drop for IncomingRequest {
+    fn drop(&mut self) {
+        if !self.answered {
+            let (tx, _) = oneshot::channel();
+            let _ = self.cmd.send(Cmd::Reply {
+                peer: self.peer,
+                id: self.transaction_id,
+                result: error_result(500, "Request dropped unanswered"),
+                tx,
+            });
+        }
+    }
+}
+
+fn error_result(code: u16, text: &str) -> TransactionResult {
+    TransactionResult::Error(megaco::model::ErrorDescriptor {
+        error_code: code,
+        error_text: Some(text.to_string()),
+    })
 }
 
 impl IncomingRequest {
     /// Sends the reply. It is cached and resent to duplicates of the
     /// request, as the engine does.
-    pub async fn reply(self, result: TransactionResult) -> Result<(), Error> {
+    pub async fn reply(mut self, result: TransactionResult) -> Result<(), Error> {
+        self.answered = true;
         let (tx, rx) = oneshot::channel();
         self.cmd
             .send(Cmd::Reply {
@@ -411,12 +440,24 @@ impl Driver {
                         transaction_id,
                         actions,
                     } => {
-                        let _ = self.inbound.send(Inbound::Request(IncomingRequest {
+                        let req = IncomingRequest {
                             peer: addr,
                             transaction_id,
                             actions,
                             cmd: self.reply_cmd.clone(),
-                        }));
+                            answered: false,
+                        };
+                        if let Err(mpsc::error::SendError(Inbound::Request(mut req))) =
+                            self.inbound.send(Inbound::Request(req))
+                        {
+                            // Nobody listens: answer at once.
+                            req.answered = true;
+                            let result = error_result(501, "Not Implemented");
+                            let _ = p.conn.reply(Instant::now(), transaction_id, result);
+                            while let Some(bytes) = p.conn.poll_transmit() {
+                                out.push((addr, bytes));
+                            }
+                        }
                         None
                     }
                     other => Some(other),

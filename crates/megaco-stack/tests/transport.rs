@@ -294,3 +294,42 @@ async fn udp_endpoint_serves_many_gateways() {
     }
     server.abort();
 }
+
+/// Requests are never left hanging: one dropped unanswered gets error
+/// 500, and once nobody listens for requests they get error 501.
+#[tokio::test]
+async fn unanswered_requests_get_errors() {
+    let (ep, mut incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
+        .await
+        .unwrap();
+    let peer = tokio::net::UdpSocket::bind(any_port()).await.unwrap();
+    let mut buf = [0u8; 2048];
+    async fn ask(peer: &tokio::net::UdpSocket, to: SocketAddr, id: u32) {
+        let req =
+            format!("!/1 [127.0.0.9]:2944 T={id}{{C=-{{SC=ROOT{{SV{{MT=RS,RE=\"901\"}}}}}}}}");
+        peer.send_to(req.as_bytes(), to).await.unwrap();
+    }
+    ask(&peer, ep.local_addr(), 1).await;
+    let req = incoming.next_request().await.unwrap();
+    assert_eq!(req.transaction_id, 1);
+    drop(req);
+    let (n, _) = peer.recv_from(&mut buf).await.unwrap();
+    let reply = |bytes: &[u8]| {
+        let MessageBody::Transactions(t) = megaco::text::decode(bytes).unwrap().mess.body else {
+            panic!()
+        };
+        let Transaction::Reply(r) = &t[0] else {
+            panic!()
+        };
+        let TransactionResult::Error(e) = &r.result else {
+            panic!()
+        };
+        (r.transaction_id, e.error_code)
+    };
+    assert_eq!(reply(&buf[..n]), (1, 500));
+
+    drop(incoming);
+    ask(&peer, ep.local_addr(), 2).await;
+    let (n, _) = peer.recv_from(&mut buf).await.unwrap();
+    assert_eq!(reply(&buf[..n]), (2, 501));
+}
