@@ -462,7 +462,7 @@ impl Connection {
             OutRequest {
                 bytes,
                 state: OutState::Short {
-                    deadline: now + t.initial,
+                    deadline: after(now, t.initial),
                     interval: t.initial,
                     retries_left: t.max_retries,
                 },
@@ -507,7 +507,7 @@ impl Connection {
             transaction_id,
             InState::Replied {
                 bytes,
-                expires: now + self.config.reply_timer,
+                expires: after(now, self.config.reply_timer),
                 ack_required,
             },
         );
@@ -547,7 +547,7 @@ impl Connection {
             self.abort(now, id);
             return;
         }
-        *pending_deadline = self.config.pending_timer.map(|d| now + d);
+        *pending_deadline = self.config.pending_timer.map(|d| after(now, d));
         self.reschedule(Key::In(id));
         let body = MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
             transaction_id: id,
@@ -576,7 +576,7 @@ impl Connection {
             id,
             InState::Replied {
                 bytes,
-                expires: now + self.config.reply_timer,
+                expires: after(now, self.config.reply_timer),
                 ack_required: false,
             },
         );
@@ -622,7 +622,7 @@ impl Connection {
                     .unwrap_or(t.max_interval)
                     .min(t.max_interval);
                 *interval = next;
-                *deadline = now + next;
+                *deadline = after(now, next);
                 if !self.config.reliable {
                     self.transmits.push_back(req.bytes.clone());
                 }
@@ -709,7 +709,7 @@ impl Connection {
                 self.incoming.insert(
                     id,
                     InState::Processing {
-                        pending_deadline: self.config.pending_timer.map(|d| now + d),
+                        pending_deadline: self.config.pending_timer.map(|d| after(now, d)),
                         pendings_sent: 0,
                     },
                 );
@@ -750,7 +750,7 @@ impl Connection {
             return;
         }
         req.state = OutState::Long {
-            deadline: now + self.config.long_request_timer,
+            deadline: after(now, self.config.long_request_timer),
             pendings,
         };
         self.reschedule(Key::Out(id));
@@ -842,6 +842,16 @@ pub fn decode_error_descriptor(error: &DecodeError) -> ErrorDescriptor {
             error_text: Some("Syntax error".into()),
         },
     }
+}
+
+/// `now + d`, saturating: a duration too long for `Instant` (such as
+/// `Duration::MAX`, for "never") lands a century ahead instead of
+/// overflowing.
+fn after(now: Instant, d: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    now.checked_add(d.min(CENTURY))
+        .or_else(|| now.checked_add(Duration::from_secs(24 * 3600)))
+        .unwrap_or(now)
 }
 
 /// Sorted, coalesced ranges of transaction ids.

@@ -743,3 +743,25 @@ fn many_requests_keep_their_own_timers() {
         ));
     }
 }
+
+/// `Duration::MAX` timers mean "not in our lifetime", not a panic.
+#[test]
+fn huge_timers_do_not_overflow() {
+    let mut cfg = Config::new(mid(1));
+    cfg.request_timer.initial = Duration::MAX;
+    cfg.request_timer.max_interval = Duration::MAX;
+    cfg.long_request_timer = Duration::MAX;
+    cfg.reply_timer = Duration::MAX;
+    cfg.pending_timer = Some(Duration::MAX);
+    let mut a = Connection::new(cfg.clone());
+    let mut b = Connection::new(cfg);
+    let t0 = Instant::now();
+    a.send_request(t0, vec![sc()]).unwrap();
+    assert!(a.poll_timeout().unwrap() > t0 + secs(1_000_000));
+    let id = deliver_request(&mut a, &mut b, t0);
+    b.send_pending(t0, id).unwrap();
+    a.handle_input(t0, &b.poll_transmit().unwrap());
+    b.reply(t0, id, sc_reply()).unwrap();
+    a.handle_timeout(t0 + secs(1_000_000));
+    assert!(b.poll_timeout().unwrap() > t0 + secs(1_000_000));
+}
