@@ -105,10 +105,10 @@ fn compile(module: &str, tag: &str) -> PathBuf {
     dir
 }
 
-fn start_otp_mgc(encoding: &str, version: u8, transport: Transport) -> OtpMgc {
+fn start_otp_mgc(encoding: &str, version: u8, transport: Transport, mode: &str) -> OtpMgc {
     let dir = compile(
         "otp_mgc",
-        &format!("{encoding}-{version}-{}", transport.name()),
+        &format!("{encoding}-{version}-{}-{mode}", transport.name()),
     );
     let port = match transport {
         Transport::Udp => 0,
@@ -126,6 +126,7 @@ fn start_otp_mgc(encoding: &str, version: u8, transport: Transport) -> OtpMgc {
             encoding,
             &version.to_string(),
             transport.name(),
+            mode,
         ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -239,7 +240,7 @@ fn run(otp_encoding: &str, version: u8, ours: Encoding, transport: Transport) {
     if !otp_available() {
         return;
     }
-    let mgc = start_otp_mgc(otp_encoding, version, transport);
+    let mgc = start_otp_mgc(otp_encoding, version, transport, "plain");
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -273,7 +274,15 @@ fn otp_mgc_answers_ber_v3() {
 
 /// Runs the OTP MG against our MGC; returns OTP's output and the commands
 /// our MGC received.
-fn run_otp_mg(otp_encoding: &str, version: u8, ours: Encoding, transport: Transport) {
+/// With `imm_ack`, our replies ask for an ack and OTP's
+/// TransactionResponseAcks must arrive for both transactions.
+fn run_otp_mg(
+    otp_encoding: &str,
+    version: u8,
+    ours: Encoding,
+    transport: Transport,
+    imm_ack: bool,
+) {
     if !otp_available() {
         return;
     }
@@ -292,12 +301,25 @@ fn run_otp_mg(otp_encoding: &str, version: u8, ours: Encoding, transport: Transp
     }));
     config.encoding = ours;
     config.version = version;
+    config.imm_ack_required = imm_ack;
     let (seen_tx, seen_rx) = mpsc::channel();
+    let (ack_tx, ack_rx) = mpsc::channel();
     let serve = |mut incoming: megaco_stack::Incoming, seen: mpsc::Sender<Vec<ActionRequest>>| async move {
-        while let Some(req) = incoming.next_request().await {
-            let _ = seen.send(req.actions.clone());
-            let result = build::default_replies(&req.actions);
-            req.reply(result).await.unwrap();
+        while let Some(inbound) = incoming.recv().await {
+            match inbound {
+                megaco_stack::Inbound::Request(req) => {
+                    let _ = seen.send(req.actions.clone());
+                    let result = build::default_replies(&req.actions);
+                    req.reply(result).await.unwrap();
+                }
+                megaco_stack::Inbound::Event {
+                    event: megaco_stack::engine::Event::AckReceived { transaction_id },
+                    ..
+                } => {
+                    let _ = ack_tx.send(transaction_id);
+                }
+                _ => {}
+            }
         }
     };
     let any: SocketAddr = "127.0.0.1:0".parse().unwrap();
@@ -387,21 +409,38 @@ fn run_otp_mg(otp_encoding: &str, version: u8, ours: Encoding, transport: Transp
         &seen[1][0].command_requests[0].command,
         megaco::model::Command::Notify(n) if n.observed_events_descriptor.observed_event_lst[0].event_name == "al/of"
     ));
+    if imm_ack {
+        let mut acked: Vec<u32> = Vec::new();
+        while acked.len() < 2 {
+            match ack_rx.recv_timeout(Duration::from_secs(10)) {
+                Ok(id) => acked.push(id),
+                Err(_) => panic!("OTP acknowledged only {acked:?}"),
+            }
+        }
+        acked.sort_unstable();
+        assert_eq!(acked, [1, 2]);
+    }
+}
+
+/// Our replies carry ImmAckRequired; OTP's messenger acknowledges them.
+#[test]
+fn otp_mg_acks_our_replies() {
+    run_otp_mg("pretty", 1, Encoding::pretty(), Transport::Udp, true);
 }
 
 #[test]
 fn otp_mg_registers_with_our_mgc_pretty_text_v1() {
-    run_otp_mg("pretty", 1, Encoding::pretty(), Transport::Udp);
+    run_otp_mg("pretty", 1, Encoding::pretty(), Transport::Udp, false);
 }
 
 #[test]
 fn otp_mg_registers_with_our_mgc_compact_text_v2() {
-    run_otp_mg("compact", 2, Encoding::compact(), Transport::Udp);
+    run_otp_mg("compact", 2, Encoding::compact(), Transport::Udp, false);
 }
 
 #[test]
 fn otp_mg_registers_with_our_mgc_ber_v3() {
-    run_otp_mg("ber", 3, Encoding::ber(), Transport::Udp);
+    run_otp_mg("ber", 3, Encoding::ber(), Transport::Udp, false);
 }
 
 #[test]
@@ -416,10 +455,110 @@ fn otp_mgc_answers_over_tcp_ber_v3() {
 
 #[test]
 fn otp_mg_registers_with_our_mgc_over_tcp_compact_text_v1() {
-    run_otp_mg("compact", 1, Encoding::compact(), Transport::Tcp);
+    run_otp_mg("compact", 1, Encoding::compact(), Transport::Tcp, false);
 }
 
 #[test]
 fn otp_mg_registers_with_our_mgc_over_tcp_ber_v2() {
-    run_otp_mg("ber", 2, Encoding::ber(), Transport::Tcp);
+    run_otp_mg("ber", 2, Encoding::ber(), Transport::Tcp, false);
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn is_sc_reply(r: &TransactionResult) -> bool {
+    matches!(r, TransactionResult::ActionReplies(a)
+        if matches!(a[0].command_reply[..], [CommandReply::ServiceChange(_)]))
+}
+
+/// OTP takes 1.5 s over the request and sends TransactionPending
+/// meanwhile (its pending timer, or in answer to our resend): we switch to
+/// the long timer and still get the reply.
+#[test]
+fn otp_mgc_pending_then_reply() {
+    if !otp_available() {
+        return;
+    }
+    let mgc = start_otp_mgc("compact", 1, Transport::Udp, "slow");
+    let mut config = mg_config(Encoding::compact(), 1);
+    config.request_timer.initial = Duration::from_millis(300);
+    rt().block_on(async {
+        let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
+        let (conn, mut incoming) = udp::connect("127.0.0.1:0".parse().unwrap(), remote, config)
+            .await
+            .unwrap();
+        let sc = build::service_change(
+            TerminationId::root(),
+            ServiceChangeMethod::Restart,
+            "901 mg col boot",
+        );
+        let reply = tokio::time::timeout(Duration::from_secs(20), conn.request(vec![sc]))
+            .await
+            .expect("no reply from OTP")
+            .unwrap();
+        assert!(is_sc_reply(&reply), "{reply:?}");
+        // The pendings were reported before the reply.
+        let mut pendings = 0;
+        while let Ok(Some(inbound)) =
+            tokio::time::timeout(Duration::from_millis(200), incoming.recv()).await
+        {
+            if let megaco_stack::Inbound::Event {
+                event: megaco_stack::engine::Event::PendingReceived { transaction_id: 1 },
+                ..
+            } = inbound
+            {
+                pendings += 1;
+            }
+        }
+        assert!(pendings >= 1, "no TransactionPending from OTP");
+    });
+}
+
+/// OTP asks for an ack of its reply (ImmAckRequired): our
+/// TransactionResponseAck reaches its handle_trans_ack as `ok`.
+#[test]
+fn otp_mgc_gets_our_ack() {
+    if !otp_available() {
+        return;
+    }
+    for transport in [Transport::Udp, Transport::Tcp] {
+        let mgc = start_otp_mgc("pretty", 1, transport, "ack");
+        rt().block_on(async {
+            let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
+            let config = mg_config(Encoding::pretty(), 1);
+            let (conn, _incoming) = match transport {
+                Transport::Udp => {
+                    udp::connect("127.0.0.1:0".parse().unwrap(), remote, config).await
+                }
+                Transport::Tcp => tcp::connect(remote, config).await,
+            }
+            .unwrap();
+            let sc = build::service_change(
+                TerminationId::root(),
+                ServiceChangeMethod::Restart,
+                "901 mg col boot",
+            );
+            let reply = tokio::time::timeout(Duration::from_secs(20), conn.request(vec![sc]))
+                .await
+                .expect("no reply from OTP")
+                .unwrap();
+            assert!(is_sc_reply(&reply), "{reply:?}");
+            let mut seen = Vec::new();
+            while let Ok(line) = mgc.lines.recv_timeout(Duration::from_secs(10)) {
+                let done = line == "ack ok";
+                seen.push(line);
+                if done {
+                    break;
+                }
+            }
+            assert!(
+                seen.iter().any(|l| l == "ack ok"),
+                "{transport:?}: {seen:?}"
+            );
+        });
+    }
 }

@@ -8,6 +8,10 @@
 %%   ENCODING: pretty | compact | ber
 %%   VERSION: protocol version of the replies (1..3)
 %%   TRANSPORT: udp (default) | tcp
+%%   MODE: plain (default); slow: take 1.5 s over each request (OTP sends
+%%     pendings meanwhile, its pending timer set to 200 ms); ack: ask for an
+%%     ack of each reply (ImmAckRequired) and print "ack STATUS" when the
+%%     ack arrives
 -module(otp_mgc).
 
 -export([start/1]).
@@ -33,6 +37,13 @@ start(Args) ->
 run([PortA, EncA, VsnA]) ->
     run([PortA, EncA, VsnA, udp]);
 run([PortA, EncA, VsnA, Transport]) ->
+    run([PortA, EncA, VsnA, Transport, plain]);
+run([PortA, EncA, VsnA, Transport, Mode]) ->
+    persistent_term:put(otp_mgc_mode, Mode),
+    PendingTimer = case Mode of
+                       slow -> 200;
+                       _ -> 30000
+                   end,
     Port = list_to_integer(atom_to_list(PortA)),
     Vsn = list_to_integer(atom_to_list(VsnA)),
     EncMod = case EncA of
@@ -46,7 +57,8 @@ run([PortA, EncA, VsnA, Transport]) ->
                                  {send_mod, send_mod(Transport)},
                                  {encoding_mod, EncMod},
                                  {encoding_config, []},
-                                 {protocol_version, Vsn}]),
+                                 {protocol_version, Vsn},
+                                 {pending_timer, PendingTimer}]),
     RH = megaco:user_info(Mid, receive_handle),
     Bound = listen(Transport, Port, RH),
     io:format("port ~w~n", [Bound]),
@@ -83,7 +95,16 @@ handle_message_error(_CH, _PV, _ED, _Extra) -> ok.
 
 handle_trans_request(_CH, _PV, Actions) ->
     io:format("request ~w~n", [length(Actions)]),
-    {discard_ack, [action_reply(A) || A <- Actions]}.
+    Replies = [action_reply(A) || A <- Actions],
+    case persistent_term:get(otp_mgc_mode) of
+        slow ->
+            timer:sleep(1500),
+            {discard_ack, Replies};
+        ack ->
+            {{handle_ack, ack_data}, Replies};
+        _ ->
+            {discard_ack, Replies}
+    end.
 handle_trans_request(CH, PV, Actions, _Extra) ->
     handle_trans_request(CH, PV, Actions).
 
@@ -91,7 +112,9 @@ handle_trans_long_request(_CH, _PV, _Data) -> {discard_ack, []}.
 handle_trans_long_request(_CH, _PV, _Data, _Extra) -> {discard_ack, []}.
 handle_trans_reply(_CH, _PV, _Reply, _Data) -> ok.
 handle_trans_reply(_CH, _PV, _Reply, _Data, _Extra) -> ok.
-handle_trans_ack(_CH, _PV, _Status, _Data) -> ok.
+handle_trans_ack(_CH, _PV, Status, _Data) ->
+    io:format("ack ~w~n", [Status]),
+    ok.
 handle_trans_ack(_CH, _PV, _Status, _Data, _Extra) -> ok.
 handle_unexpected_trans(_CH, _PV, _Trans) -> ok.
 handle_unexpected_trans(_CH, _PV, _Trans, _Extra) -> ok.
