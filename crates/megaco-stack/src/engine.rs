@@ -31,7 +31,7 @@
 //!   again. While the user has not replied, a pending is also sent every
 //!   [`Config::pending_timer`]. Sending more than
 //!   [`Config::sent_pending_limit`] pendings aborts the transaction: the
-//!   peer gets error 506 ("Number of TransactionPendings Exceeded") and
+//!   peer gets error 506 ("Pending limit exceeded", as OTP words it) and
 //!   the user [`Event::RequestAborted`].
 //! - **Replies we send** are cached for [`Config::reply_timer`], or until
 //!   the peer acknowledges them with a TransactionResponseAck. With
@@ -563,7 +563,7 @@ impl Connection {
             imm_ack_required: false,
             result: TransactionResult::Error(ErrorDescriptor {
                 error_code: ERR_PENDING_LIMIT,
-                error_text: Some("Number of TransactionPendings Exceeded".into()),
+                error_text: Some("Pending limit exceeded".into()),
             }),
             segment_number: None,
             segmentation_complete: false,

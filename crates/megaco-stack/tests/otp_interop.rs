@@ -562,3 +562,65 @@ fn otp_mgc_gets_our_ack() {
         });
     }
 }
+
+/// Our MGC's user never answers: after `sent_pending_limit` pendings the
+/// engine aborts with error 506, which OTP's `megaco:call` returns.
+#[test]
+fn otp_mg_sees_our_pending_limit() {
+    if !otp_available() {
+        return;
+    }
+    let dir = compile("otp_mg", "pending-limit");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut config = Config::new(Mid::Ip4(Ip4Address {
+        address: [127, 0, 0, 1],
+        port: Some(2944),
+    }));
+    config.pending_timer = Some(Duration::from_millis(100));
+    config.sent_pending_limit = Some(2);
+    let (endpoint, mut incoming) = rt
+        .block_on(udp::bind("127.0.0.1:0".parse().unwrap(), config))
+        .unwrap();
+    let port = endpoint.local_addr().port();
+    let (aborted_tx, aborted_rx) = mpsc::channel();
+    rt.spawn(async move {
+        let _endpoint = endpoint;
+        let mut held = Vec::new();
+        while let Some(inbound) = incoming.recv().await {
+            match inbound {
+                // Keep the request, never answer it.
+                megaco_stack::Inbound::Request(req) => held.push(req),
+                megaco_stack::Inbound::Event {
+                    event: megaco_stack::engine::Event::RequestAborted { transaction_id },
+                    ..
+                } => {
+                    let _ = aborted_tx.send(transaction_id);
+                }
+                _ => {}
+            }
+        }
+    });
+    let out = Command::new("erl")
+        .arg("-noshell")
+        .arg("-pa")
+        .arg(&dir)
+        .args(["-s", "otp_mg", "start", &port.to_string(), "pretty", "1"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let sc = stdout
+        .lines()
+        .find(|l| l.starts_with("servicechange "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        sc.starts_with("servicechange {1,{error,{'ErrorDescriptor',506,"),
+        "{sc}"
+    );
+    assert_eq!(aborted_rx.recv_timeout(Duration::from_secs(5)).unwrap(), 1);
+}
