@@ -14,7 +14,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, OnceLock};
 use std::time::Duration;
 
 use megaco::model::*;
@@ -44,18 +44,21 @@ fn free_tcp_port() -> u16 {
 }
 
 fn otp_available() -> bool {
-    let ok = Command::new("erl")
-        .args(["-noshell", "-eval", "halt()."])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-        && Command::new("erlc")
-            .arg("-help")
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    let ok = *FOUND.get_or_init(|| {
+        Command::new("erl")
+            .args(["-noshell", "-eval", "halt()."])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()
-            .is_ok();
+            .is_ok_and(|s| s.success())
+            && Command::new("erlc")
+                .arg("-help")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok()
+    });
     if !ok {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
@@ -70,7 +73,6 @@ fn otp_available() -> bool {
 struct OtpMgc {
     child: Child,
     port: u16,
-    dir: PathBuf,
     lines: mpsc::Receiver<String>,
 }
 
@@ -79,37 +81,36 @@ impl Drop for OtpMgc {
         drop(self.child.stdin.take());
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
-/// Compiles tests/otp/`module`.erl into a fresh temporary directory.
-fn compile(module: &str, tag: &str) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/otp/{module}.erl"));
-    let dir = std::env::temp_dir().join(format!(
-        "megaco-stack-otp-{}-{module}-{tag}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = Command::new("erlc")
-        .arg("-o")
-        .arg(&dir)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "erlc failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+/// Compiles tests/otp/*.erl once per test run, into this test's
+/// directory under the target directory; returns that directory.
+fn beams() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otp");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("megaco-stack-otp");
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = Command::new("erlc")
+            .arg("-o")
+            .arg(&dir)
+            .arg(src.join("otp_mgc.erl"))
+            .arg(src.join("otp_mg.erl"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "erlc failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir
+    })
+    .clone()
 }
 
 fn start_otp_mgc(encoding: &str, version: u8, transport: Transport, mode: &str) -> OtpMgc {
-    let dir = compile(
-        "otp_mgc",
-        &format!("{encoding}-{version}-{}-{mode}", transport.name()),
-    );
+    let dir = beams();
     let port = match transport {
         Transport::Udp => 0,
         Transport::Tcp => free_tcp_port(),
@@ -146,7 +147,6 @@ fn start_otp_mgc(encoding: &str, version: u8, transport: Transport, mode: &str) 
     let mut mgc = OtpMgc {
         child,
         port: 0,
-        dir,
         lines,
     };
     let first = mgc
@@ -286,10 +286,7 @@ fn run_otp_mg(
     if !otp_available() {
         return;
     }
-    let dir = compile(
-        "otp_mg",
-        &format!("{otp_encoding}-{version}-{}", transport.name()),
-    );
+    let dir = beams();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -359,7 +356,6 @@ fn run_otp_mg(
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.ends_with("done\n"),
@@ -570,7 +566,7 @@ fn otp_mg_sees_our_pending_limit() {
     if !otp_available() {
         return;
     }
-    let dir = compile("otp_mg", "pending-limit");
+    let dir = beams();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -612,7 +608,6 @@ fn otp_mg_sees_our_pending_limit() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let sc = stdout
         .lines()
