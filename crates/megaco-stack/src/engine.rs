@@ -50,9 +50,31 @@
 //!   version). A received message-level error
 //!   is [`Event::MessageError`]. Nothing panics on any input.
 //!
-//! Segmentation (v3 `SegmentReply`, segmented replies) is not implemented:
-//! a received segment reply is ignored and a segmented reply is delivered
-//! as a whole reply.
+//! # Where it differs from Erlang/OTP megaco 4.4.2
+//!
+//! The timer defaults are OTP's (`megaco:user_info(Mid, all)` of a fresh
+//! user: `request_timer` `#megaco_incr_timer{wait_for = 7000, factor = 2,
+//! incr = 0}`, `long_request_timer` 60 000, `pending_timer` 30 000,
+//! `reply_timer` 30 000, `min_trans_id` 1, pending limits `infinity`),
+//! except:
+//!
+//! - OTP's request timer has `max_retries = infinity` (a request is resent
+//!   for ever); ours gives up after 3 resends, so a request to a dead peer
+//!   ends.
+//! - OTP resends on every transport; we do not resend over TCP
+//!   ([`Config::reliable`]), as RFC 3525 D.2 leaves retransmission to TCP.
+//! - OTP's reply timer may be incremental, resending an unacknowledged
+//!   reply at each intermediate expiry; ours is one interval.
+//! - OTP's `long_request_resend`, accumulated acks and requests
+//!   (`trans_ack`, `trans_req`) and the request keep-alive timer are not
+//!   implemented; acks owed for one received message go out together at
+//!   once.
+//! - Segmentation (v3 `SegmentReply`, segmented replies) is not
+//!   implemented: a received segment reply is ignored and a segmented
+//!   reply is delivered as a whole reply.
+//! - Where OTP calls `handle_syntax_error` and the user decides, the
+//!   answer to undecodable input is the [`Config::reply_to_decode_errors`]
+//!   flag.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
