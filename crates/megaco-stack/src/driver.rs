@@ -191,6 +191,42 @@ impl Incoming {
         self.rx.recv().await
     }
 
+    /// Answers every request with `handler`, each in its own task (so a
+    /// slow answer does not hold up the others), until the driver stops.
+    /// Other inbound items are dropped.
+    ///
+    /// ```no_run
+    /// use megaco::model::*;
+    /// use megaco_stack::{build, engine::Config, udp};
+    ///
+    /// # async fn run() -> std::io::Result<()> {
+    /// let mid = Mid::Device("mgc".into());
+    /// let (_endpoint, incoming) = udp::bind("0.0.0.0:2944".parse().unwrap(), Config::new(mid)).await?;
+    /// incoming
+    ///     .serve(|peer, actions| async move {
+    ///         println!("{peer}: {} actions", actions.len());
+    ///         build::default_replies(&actions)
+    ///     })
+    ///     .await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn serve<F, Fut>(mut self, handler: F)
+    where
+        F: Fn(SocketAddr, Vec<ActionRequest>) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = TransactionResult> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        while let Some(mut req) = self.next_request().await {
+            let handler = handler.clone();
+            tokio::spawn(async move {
+                let actions = std::mem::take(&mut req.actions);
+                let result = handler(req.peer, actions).await;
+                let _ = req.reply(result).await;
+            });
+        }
+    }
+
     /// The next request, skipping other events; `None` once the driver
     /// has stopped.
     pub async fn next_request(&mut self) -> Option<IncomingRequest> {

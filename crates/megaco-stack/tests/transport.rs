@@ -333,3 +333,45 @@ async fn unanswered_requests_get_errors() {
     let (n, _) = peer.recv_from(&mut buf).await.unwrap();
     assert_eq!(reply(&buf[..n]), (2, 501));
 }
+
+/// `Incoming::serve` answers concurrently: a slow request does not hold
+/// up a quick one.
+#[tokio::test]
+async fn serve_answers_concurrently() {
+    let (mgc, incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
+        .await
+        .unwrap();
+    let (release_tx, release_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(incoming.serve(move |_peer, actions| {
+        let mut release = release_rx.clone();
+        async move {
+            // The ServiceChange waits until the Notify has been answered.
+            if matches!(
+                actions[0].command_requests[0].command,
+                Command::ServiceChange(_)
+            ) {
+                let _ = release.wait_for(|r| *r).await;
+            }
+            build::default_replies(&actions)
+        }
+    }));
+    let (conn, _incoming) =
+        udp::connect(any_port(), mgc.local_addr(), config(2, Encoding::compact()))
+            .await
+            .unwrap();
+    let slow = tokio::spawn({
+        let conn = conn.clone();
+        async move { conn.request(vec![register()]).await }
+    });
+    let quick = conn.request(vec![notify()]).await.unwrap();
+    assert!(matches!(
+        &quick,
+        TransactionResult::ActionReplies(a) if matches!(a[0].command_reply[0], CommandReply::Notify(_))
+    ));
+    release_tx.send(true).unwrap();
+    let slow = slow.await.unwrap().unwrap();
+    assert!(matches!(
+        &slow,
+        TransactionResult::ActionReplies(a) if matches!(a[0].command_reply[0], CommandReply::ServiceChange(_))
+    ));
+}
