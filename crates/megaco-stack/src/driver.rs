@@ -1,0 +1,538 @@
+//! The async driver shared by the UDP and TCP transports: one task owns the
+//! engines (one per peer address) and the socket's sending side; a reader
+//! task feeds it received messages; handles talk to it over a channel.
+
+use std::collections::{BTreeSet, HashMap};
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use megaco::model::{ActionRequest, TransactionResult};
+use megaco::EncodeError;
+use tokio::io::AsyncWriteExt;
+use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::UdpSocket;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::engine::{self, Config, Event, FailReason};
+use crate::tpkt;
+
+/// Why a request or reply through a transport failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No reply came within the request timer schedule (or the long
+    /// timer after a pending).
+    #[error("request timed out")]
+    Timeout,
+    /// The peer sent more pendings than the configured limit.
+    #[error("pending limit exceeded")]
+    PendingLimitExceeded,
+    /// The connection is closed (TCP stream ended, or the driver stopped).
+    #[error("connection closed")]
+    Closed,
+    /// The request is not waiting for a reply (already replied, aborted
+    /// or expired).
+    #[error("no request {0} is waiting for a reply")]
+    UnknownTransaction(u32),
+    /// The message could not be encoded.
+    #[error("encode: {0}")]
+    Encode(#[from] EncodeError),
+}
+
+impl From<engine::Error> for Error {
+    fn from(e: engine::Error) -> Self {
+        match e {
+            engine::Error::UnknownTransaction(id) => Error::UnknownTransaction(id),
+            engine::Error::Encode(e) => Error::Encode(e),
+        }
+    }
+}
+
+pub(crate) enum Cmd {
+    Request {
+        peer: SocketAddr,
+        actions: Vec<ActionRequest>,
+        tx: oneshot::Sender<Result<TransactionResult, Error>>,
+    },
+    Reply {
+        peer: SocketAddr,
+        id: u32,
+        result: TransactionResult,
+        tx: oneshot::Sender<Result<(), Error>>,
+    },
+    Pending {
+        peer: SocketAddr,
+        id: u32,
+        tx: oneshot::Sender<Result<(), Error>>,
+    },
+}
+
+pub(crate) enum Input {
+    Message(SocketAddr, Vec<u8>),
+    Closed(Option<io::Error>),
+}
+
+pub(crate) enum Sink {
+    Udp(Arc<UdpSocket>),
+    Tcp(OwnedWriteHalf, SocketAddr),
+}
+
+/// What arrives from peers, in order.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Inbound {
+    /// A request to answer.
+    Request(IncomingRequest),
+    /// Any other engine event not consumed by a waiting
+    /// [`Handle::request_to`] (pendings, acks, unexpected replies, decode
+    /// errors, ...).
+    Event {
+        /// Who sent it.
+        peer: SocketAddr,
+        /// What happened.
+        event: Event,
+    },
+    /// The connection ended (TCP); nothing more will arrive.
+    Closed {
+        /// Who.
+        peer: SocketAddr,
+        /// Why, if not a clean end of stream.
+        error: Option<io::Error>,
+    },
+}
+
+/// A received request, with what it takes to answer it.
+///
+/// Dropped without [`IncomingRequest::reply`], it is answered with error
+/// 500 ("Request dropped unanswered"), so that no transaction is left
+/// pending forever. Requests that arrive after the [`Incoming`] is dropped
+/// get error 501 ("Not Implemented"), as Erlang/OTP's default user
+/// module answers.
+#[derive(Debug)]
+pub struct IncomingRequest {
+    /// Who sent it.
+    pub peer: SocketAddr,
+    /// Its transaction id.
+    pub transaction_id: u32,
+    /// Its actions.
+    pub actions: Vec<ActionRequest>,
+    cmd: mpsc::UnboundedSender<Cmd>,
+    answered: bool,
+}
+
+impl Drop for IncomingRequest {
+    fn drop(&mut self) {
+        if !self.answered {
+            let (tx, _) = oneshot::channel();
+            let _ = self.cmd.send(Cmd::Reply {
+                peer: self.peer,
+                id: self.transaction_id,
+                result: error_result(500, "Request dropped unanswered"),
+                tx,
+            });
+        }
+    }
+}
+
+fn error_result(code: u16, text: &str) -> TransactionResult {
+    TransactionResult::Error(megaco::model::ErrorDescriptor {
+        error_code: code,
+        error_text: Some(text.to_string()),
+    })
+}
+
+impl IncomingRequest {
+    /// Sends the reply. It is cached and resent to duplicates of the
+    /// request, as the engine does.
+    pub async fn reply(mut self, result: TransactionResult) -> Result<(), Error> {
+        self.answered = true;
+        let (tx, rx) = oneshot::channel();
+        self.cmd
+            .send(Cmd::Reply {
+                peer: self.peer,
+                id: self.transaction_id,
+                result,
+                tx,
+            })
+            .map_err(|_| Error::Closed)?;
+        rx.await.map_err(|_| Error::Closed)?
+    }
+
+    /// Tells the peer we are still working on it (TransactionPending).
+    pub async fn send_pending(&self) -> Result<(), Error> {
+        let (tx, rx) = oneshot::channel();
+        self.cmd
+            .send(Cmd::Pending {
+                peer: self.peer,
+                id: self.transaction_id,
+                tx,
+            })
+            .map_err(|_| Error::Closed)?;
+        rx.await.map_err(|_| Error::Closed)?
+    }
+}
+
+/// The receiving side of a transport: requests to answer and other events.
+///
+/// The driver runs until this and every [`Handle`]/[`crate::Connection`]
+/// are dropped, or the TCP stream ends. Requests already handed out can
+/// still be answered while it runs.
+#[derive(Debug)]
+pub struct Incoming {
+    rx: mpsc::UnboundedReceiver<Inbound>,
+}
+
+impl Incoming {
+    /// The next request or event; `None` once the driver has stopped.
+    pub async fn recv(&mut self) -> Option<Inbound> {
+        self.rx.recv().await
+    }
+
+    /// Answers every request with `handler`, each in its own task (so a
+    /// slow answer does not hold up the others), until the driver stops.
+    /// Other inbound items are dropped.
+    ///
+    /// ```no_run
+    /// use megaco::model::*;
+    /// use megaco_stack::{build, engine::Config, udp};
+    ///
+    /// # async fn run() -> std::io::Result<()> {
+    /// let mid = Mid::Device("mgc".into());
+    /// let (_endpoint, incoming) = udp::bind("0.0.0.0:2944".parse().unwrap(), Config::new(mid)).await?;
+    /// incoming
+    ///     .serve(|peer, actions| async move {
+    ///         println!("{peer}: {} actions", actions.len());
+    ///         build::default_replies(&actions)
+    ///     })
+    ///     .await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn serve<F, Fut>(mut self, handler: F)
+    where
+        F: Fn(SocketAddr, Vec<ActionRequest>) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = TransactionResult> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        while let Some(mut req) = self.next_request().await {
+            let handler = handler.clone();
+            tokio::spawn(async move {
+                let actions = std::mem::take(&mut req.actions);
+                let result = handler(req.peer, actions).await;
+                let _ = req.reply(result).await;
+            });
+        }
+    }
+
+    /// The next request, skipping other events; `None` once the driver
+    /// has stopped.
+    pub async fn next_request(&mut self) -> Option<IncomingRequest> {
+        loop {
+            match self.rx.recv().await? {
+                Inbound::Request(r) => return Some(r),
+                _ => continue,
+            }
+        }
+    }
+}
+
+/// A cloneable handle to a running driver, for sending requests.
+#[derive(Debug, Clone)]
+pub struct Handle {
+    cmd: mpsc::UnboundedSender<Cmd>,
+}
+
+impl Handle {
+    /// Sends a request to `peer` and waits for its reply.
+    ///
+    /// A reply carrying an error descriptor is `Ok`
+    /// ([`TransactionResult::Error`]): the peer answered.
+    pub async fn request_to(
+        &self,
+        peer: SocketAddr,
+        actions: Vec<ActionRequest>,
+    ) -> Result<TransactionResult, Error> {
+        let (tx, rx) = oneshot::channel();
+        self.cmd
+            .send(Cmd::Request { peer, actions, tx })
+            .map_err(|_| Error::Closed)?;
+        rx.await.map_err(|_| Error::Closed)?
+    }
+}
+
+type Waiter = oneshot::Sender<Result<TransactionResult, Error>>;
+
+struct Peer {
+    conn: engine::Connection,
+    waiters: HashMap<u32, Waiter>,
+    /// The deadline of this peer's entry in [`Driver::timers`].
+    armed: Option<Instant>,
+}
+
+struct Driver {
+    config: Config,
+    peers: HashMap<SocketAddr, Peer>,
+    sink: Sink,
+    inbound: mpsc::UnboundedSender<Inbound>,
+    /// Given to each [`IncomingRequest`]; separate from the handles'
+    /// channel so that a reply can be sent after every handle is gone.
+    reply_cmd: mpsc::UnboundedSender<Cmd>,
+    /// Peers whose engine was handed something since the last flush.
+    dirty: Vec<SocketAddr>,
+    /// The next deadline of every peer that has one, soonest first.
+    timers: BTreeSet<(Instant, SocketAddr)>,
+}
+
+/// Starts a driver; returns its handle and the receiving side.
+pub(crate) fn spawn(
+    config: Config,
+    sink: Sink,
+    reader: impl FnOnce(mpsc::UnboundedSender<Input>) -> JoinHandle<()>,
+) -> (Handle, Incoming) {
+    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let (input_tx, input_rx) = mpsc::unbounded_channel();
+    let (reply_tx, reply_rx) = mpsc::unbounded_channel();
+    let reader = reader(input_tx);
+    let driver = Driver {
+        config,
+        peers: HashMap::new(),
+        sink,
+        inbound: in_tx,
+        reply_cmd: reply_tx,
+        dirty: Vec::new(),
+        timers: BTreeSet::new(),
+    };
+    tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx, reader));
+    (Handle { cmd: cmd_tx }, Incoming { rx: in_rx })
+}
+
+impl Driver {
+    /// The peer at `addr` (created if new), marked for the next flush.
+    fn peer(&mut self, addr: SocketAddr) -> &mut Peer {
+        self.dirty.push(addr);
+        let config = &self.config;
+        self.peers.entry(addr).or_insert_with(|| Peer {
+            conn: engine::Connection::new(config.clone()),
+            waiters: HashMap::new(),
+            armed: None,
+        })
+    }
+
+    async fn run(
+        mut self,
+        mut cmd_rx: mpsc::UnboundedReceiver<Cmd>,
+        mut reply_rx: mpsc::UnboundedReceiver<Cmd>,
+        mut input_rx: mpsc::UnboundedReceiver<Input>,
+        reader: JoinHandle<()>,
+    ) {
+        let mut cmds_open = true;
+        let mut close_error = None;
+        loop {
+            if !self.flush().await {
+                break;
+            }
+            if !cmds_open && self.inbound.is_closed() {
+                break;
+            }
+            let deadline = self.timers.first().map(|(at, _)| *at);
+            let sleep = async move {
+                match deadline {
+                    Some(d) => tokio::time::sleep_until(tokio::time::Instant::from_std(d)).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let inbound = self.inbound.clone();
+            tokio::select! {
+                cmd = cmd_rx.recv(), if cmds_open => match cmd {
+                    Some(cmd) => self.command(cmd),
+                    None => cmds_open = false,
+                },
+                Some(cmd) = reply_rx.recv() => self.command(cmd),
+                () = inbound.closed(), if !cmds_open => break,
+                input = input_rx.recv() => match input {
+                    Some(Input::Message(peer, bytes)) => {
+                        self.peer(peer).conn.handle_input(Instant::now(), &bytes);
+                    }
+                    Some(Input::Closed(e)) => {
+                        close_error = e;
+                        break;
+                    }
+                    None => break,
+                },
+                () = sleep => {
+                    let now = Instant::now();
+                    while let Some(&(at, addr)) = self.timers.first() {
+                        if at > now {
+                            break;
+                        }
+                        self.timers.pop_first();
+                        let p = self.peer(addr);
+                        p.armed = None;
+                        p.conn.handle_timeout(now);
+                    }
+                }
+            }
+        }
+        reader.abort();
+        for (_, p) in self.peers.drain() {
+            for (_, w) in p.waiters {
+                let _ = w.send(Err(Error::Closed));
+            }
+        }
+        if let Sink::Tcp(_, peer) = self.sink {
+            let _ = self.inbound.send(Inbound::Closed {
+                peer,
+                error: close_error,
+            });
+        }
+    }
+
+    fn command(&mut self, cmd: Cmd) {
+        let now = Instant::now();
+        match cmd {
+            Cmd::Request { peer, actions, tx } => {
+                let p = self.peer(peer);
+                match p.conn.send_request(now, actions) {
+                    Ok(id) => {
+                        p.waiters.insert(id, tx);
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e.into()));
+                    }
+                }
+            }
+            Cmd::Reply {
+                peer,
+                id,
+                result,
+                tx,
+            } => {
+                let r = self.peer(peer).conn.reply(now, id, result);
+                let _ = tx.send(r.map_err(Error::from));
+            }
+            Cmd::Pending { peer, id, tx } => {
+                let r = self.peer(peer).conn.send_pending(now, id);
+                let _ = tx.send(r.map_err(Error::from));
+            }
+        }
+    }
+
+    /// Sends what the engines have to send and hands out their events.
+    /// Returns false if the transport failed.
+    async fn flush(&mut self) -> bool {
+        let mut out: Vec<(SocketAddr, Vec<u8>)> = Vec::new();
+        let mut dirty = std::mem::take(&mut self.dirty);
+        dirty.sort_unstable();
+        dirty.dedup();
+        for addr in dirty {
+            let Some(p) = self.peers.get_mut(&addr) else {
+                continue;
+            };
+            let next = p.conn.poll_timeout();
+            if next != p.armed {
+                if let Some(old) = p.armed {
+                    self.timers.remove(&(old, addr));
+                }
+                if let Some(at) = next {
+                    self.timers.insert((at, addr));
+                }
+                p.armed = next;
+            }
+            while let Some(bytes) = p.conn.poll_transmit() {
+                out.push((addr, bytes));
+            }
+            while let Some(event) = p.conn.poll_event() {
+                let unclaimed = match event {
+                    Event::ReplyReceived {
+                        transaction_id,
+                        result,
+                    } => match p.waiters.remove(&transaction_id) {
+                        Some(w) => {
+                            let _ = w.send(Ok(result));
+                            None
+                        }
+                        None => Some(Event::ReplyReceived {
+                            transaction_id,
+                            result,
+                        }),
+                    },
+                    Event::RequestTimedOut { transaction_id } => {
+                        finish(&mut p.waiters, transaction_id, Error::Timeout, event)
+                    }
+                    Event::RequestFailed {
+                        transaction_id,
+                        reason: FailReason::PendingLimitExceeded,
+                    } => finish(
+                        &mut p.waiters,
+                        transaction_id,
+                        Error::PendingLimitExceeded,
+                        event,
+                    ),
+                    Event::RequestReceived {
+                        transaction_id,
+                        actions,
+                    } => {
+                        let req = IncomingRequest {
+                            peer: addr,
+                            transaction_id,
+                            actions,
+                            cmd: self.reply_cmd.clone(),
+                            answered: false,
+                        };
+                        if let Err(mpsc::error::SendError(Inbound::Request(mut req))) =
+                            self.inbound.send(Inbound::Request(req))
+                        {
+                            // Nobody listens: answer at once.
+                            req.answered = true;
+                            let result = error_result(501, "Not Implemented");
+                            let _ = p.conn.reply(Instant::now(), transaction_id, result);
+                            while let Some(bytes) = p.conn.poll_transmit() {
+                                out.push((addr, bytes));
+                            }
+                        }
+                        None
+                    }
+                    other => Some(other),
+                };
+                if let Some(event) = unclaimed {
+                    let _ = self.inbound.send(Inbound::Event { peer: addr, event });
+                }
+            }
+        }
+        for (addr, bytes) in out {
+            match &mut self.sink {
+                // A datagram that cannot be sent is like one lost on the
+                // way: the timers take care of it.
+                Sink::Udp(sock) => {
+                    let _ = sock.send_to(&bytes, addr).await;
+                }
+                Sink::Tcp(w, _) => {
+                    let Ok(h) = tpkt::header(bytes.len()) else {
+                        continue;
+                    };
+                    let mut framed = Vec::with_capacity(bytes.len() + tpkt::HEADER_LEN);
+                    framed.extend_from_slice(&h);
+                    framed.extend_from_slice(&bytes);
+                    if w.write_all(&framed).await.is_err() {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+fn finish(waiters: &mut HashMap<u32, Waiter>, id: u32, err: Error, event: Event) -> Option<Event> {
+    match waiters.remove(&id) {
+        Some(w) => {
+            let _ = w.send(Err(err));
+            None
+        }
+        None => Some(event),
+    }
+}

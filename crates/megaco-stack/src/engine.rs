@@ -1,0 +1,925 @@
+//! The sans-IO transaction engine: one [`Connection`] per peer.
+//!
+//! The engine does no I/O and reads no clock. Received messages go in with
+//! [`Connection::handle_input`], elapsed timers with
+//! [`Connection::handle_timeout`], user commands with
+//! [`Connection::send_request`], [`Connection::reply`] and
+//! [`Connection::send_pending`]; each takes the current time. Out come
+//! messages to send ([`Connection::poll_transmit`]), events for the user
+//! ([`Connection::poll_event`]) and the next instant at which
+//! [`Connection::handle_timeout`] must be called
+//! ([`Connection::poll_timeout`]).
+//!
+//! # Behaviour (RFC 3525 section 8 and D.1, Erlang/OTP's `megaco_messenger`)
+//!
+//! - **Outgoing requests** get sequential transaction ids (from
+//!   [`Config::min_trans_id`], wrapping to it after
+//!   [`Config::max_trans_id`]). On an unreliable transport the request is
+//!   sent again each time the [`RequestTimer`] runs out, the interval
+//!   growing by its factor up to its maximum, until a reply, a pending or
+//!   `max_retries` resends; then [`Event::RequestTimedOut`]. On a reliable
+//!   transport ([`Config::reliable`]) nothing is resent but the same
+//!   schedule bounds the wait.
+//! - **TransactionPending** from the peer stops resending and switches the
+//!   request to [`Config::long_request_timer`], restarted by each further
+//!   pending. More than [`Config::recv_pending_limit`] pendings fail the
+//!   request ([`Event::RequestFailed`] with
+//!   [`FailReason::PendingLimitExceeded`]).
+//! - **Incoming requests** are reported once ([`Event::RequestReceived`]).
+//!   A duplicate while the user has not replied is answered with a
+//!   TransactionPending; a duplicate after the reply gets the cached reply
+//!   again. While the user has not replied, a pending is also sent every
+//!   [`Config::pending_timer`]. Sending more than
+//!   [`Config::sent_pending_limit`] pendings aborts the transaction: the
+//!   peer gets error 506 ("Pending limit exceeded", as OTP words it) and
+//!   the user [`Event::RequestAborted`].
+//! - **Replies we send** are cached for [`Config::reply_timer`], or until
+//!   the peer acknowledges them with a TransactionResponseAck. With
+//!   [`Config::imm_ack_required`] our replies carry `ImmAckRequired`, and
+//!   a reply that expires unacknowledged is reported
+//!   ([`Event::AckTimedOut`]).
+//! - **Replies we receive** that carry `ImmAckRequired` are acknowledged
+//!   at once; all the acks owed for one received message travel in one
+//!   TransactionResponseAck. A reply to an id with no outstanding request
+//!   (never sent, timed out, already answered) is
+//!   [`Event::UnexpectedReply`].
+//! - **Undecodable input** is [`Event::DecodeError`] and, when
+//!   [`Config::reply_to_decode_errors`] is set (the default, as OTP's
+//!   default `handle_syntax_error` does), the peer gets a message-level
+//!   error ([`decode_error_descriptor`]: 400, or 406 for an unsupported
+//!   version). A received message-level error
+//!   is [`Event::MessageError`]. Nothing panics on any input.
+//!
+//! # Where it differs from Erlang/OTP megaco 4.4.2
+//!
+//! The timer defaults are OTP's (`megaco:user_info(Mid, all)` of a fresh
+//! user: `request_timer` `#megaco_incr_timer{wait_for = 7000, factor = 2,
+//! incr = 0}`, `long_request_timer` 60 000, `pending_timer` 30 000,
+//! `reply_timer` 30 000, `min_trans_id` 1, pending limits `infinity`),
+//! except:
+//!
+//! - OTP's request timer has `max_retries = infinity` (a request is resent
+//!   for ever); ours gives up after 3 resends, so a request to a dead peer
+//!   ends.
+//! - OTP resends on every transport; we do not resend over TCP
+//!   ([`Config::reliable`]), as RFC 3525 D.2 leaves retransmission to TCP.
+//! - OTP's reply timer may be incremental, resending an unacknowledged
+//!   reply at each intermediate expiry; ours is one interval.
+//! - OTP's `long_request_resend`, accumulated acks and requests
+//!   (`trans_ack`, `trans_req`) and the request keep-alive timer are not
+//!   implemented; acks owed for one received message go out together at
+//!   once.
+//! - Segmentation (v3 `SegmentReply`, segmented replies) is not
+//!   implemented: a received segment reply is ignored and a segmented
+//!   reply is delivered as a whole reply.
+//! - Where OTP calls `handle_syntax_error` and the user decides, the
+//!   answer to undecodable input is the [`Config::reply_to_decode_errors`]
+//!   flag.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use megaco::model::*;
+use megaco::{EncodeError, MegacoMessage};
+
+use crate::codec::{DecodeError, Encoding};
+
+/// Error code sent when the sent-pending limit is exceeded (H.248.8).
+pub const ERR_PENDING_LIMIT: u16 = 506;
+/// Error code sent in answer to an undecodable message (H.248.8).
+pub const ERR_SYNTAX: u16 = 400;
+/// Error code sent in answer to a message of an unsupported version
+/// (H.248.8).
+pub const ERR_VERSION: u16 = 406;
+
+/// Backoff of the request (resend) timer.
+///
+/// The first resend comes after `initial`; each following interval is the
+/// previous one times `factor`, at most `max_interval`. After `max_retries`
+/// resends, the next expiry times the request out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestTimer {
+    /// The first interval.
+    pub initial: Duration,
+    /// How much each interval grows.
+    pub factor: u32,
+    /// The longest interval.
+    pub max_interval: Duration,
+    /// How many times the request is resent before it times out.
+    pub max_retries: u32,
+}
+
+impl Default for RequestTimer {
+    /// OTP's `#megaco_incr_timer{wait_for = 7000, factor = 2}`, with at most
+    /// 3 resends (OTP resends forever by default) and intervals of at most
+    /// 60 s: a request times out after 7 + 14 + 28 + 56 = 105 s.
+    fn default() -> Self {
+        RequestTimer {
+            initial: Duration::from_secs(7),
+            factor: 2,
+            max_interval: Duration::from_secs(60),
+            max_retries: 3,
+        }
+    }
+}
+
+/// Configuration of a [`Connection`].
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Our message identifier, written in every message we send.
+    pub mid: Mid,
+    /// The protocol version of the messages we send (1 to 3).
+    pub version: u8,
+    /// The wire encoding.
+    pub encoding: Encoding,
+    /// Whether the transport is reliable (TCP): then requests are never
+    /// resent, though the [`RequestTimer`] schedule still bounds the wait.
+    pub reliable: bool,
+    /// Resend schedule of outgoing requests.
+    pub request_timer: RequestTimer,
+    /// How long to wait for the reply after a pending (OTP
+    /// `long_request_timer`, 60 s).
+    pub long_request_timer: Duration,
+    /// How many pendings we accept for one request (OTP
+    /// `recv_pending_limit`, unlimited); `None` for no limit.
+    pub recv_pending_limit: Option<u32>,
+    /// Send a pending this often while the user has not replied (OTP
+    /// `pending_timer`, 30 s); `None` to send pendings only on duplicates
+    /// and [`Connection::send_pending`].
+    pub pending_timer: Option<Duration>,
+    /// How many pendings we send for one request before aborting it (OTP
+    /// `sent_pending_limit`, unlimited); `None` for no limit.
+    pub sent_pending_limit: Option<u32>,
+    /// How long a reply we sent is kept for resending to duplicates (OTP
+    /// `reply_timer`, 30 s).
+    pub reply_timer: Duration,
+    /// Ask the peer to acknowledge our replies (`ImmAckRequired`).
+    pub imm_ack_required: bool,
+    /// Answer undecodable messages with a message-level error 400.
+    pub reply_to_decode_errors: bool,
+    /// The first transaction id (OTP `min_trans_id`, 1).
+    pub min_trans_id: u32,
+    /// The last transaction id before wrapping (OTP `max_trans_id`,
+    /// `infinity`, i.e. 2^32 - 1).
+    pub max_trans_id: u32,
+}
+
+impl Config {
+    /// The defaults (Erlang/OTP megaco's, see each field) for `mid`,
+    /// version 1, pretty text, an unreliable transport.
+    pub fn new(mid: Mid) -> Self {
+        Config {
+            mid,
+            version: 1,
+            encoding: Encoding::pretty(),
+            reliable: false,
+            request_timer: RequestTimer::default(),
+            long_request_timer: Duration::from_secs(60),
+            recv_pending_limit: None,
+            pending_timer: Some(Duration::from_secs(30)),
+            sent_pending_limit: None,
+            reply_timer: Duration::from_secs(30),
+            imm_ack_required: false,
+            reply_to_decode_errors: true,
+            min_trans_id: 1,
+            max_trans_id: u32::MAX,
+        }
+    }
+}
+
+/// Why an outgoing request failed without a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailReason {
+    /// The peer sent more pendings than [`Config::recv_pending_limit`].
+    PendingLimitExceeded,
+}
+
+/// Something the user should know about.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Event {
+    /// A new request from the peer: answer it with [`Connection::reply`].
+    RequestReceived {
+        /// Its transaction id.
+        transaction_id: u32,
+        /// Its actions.
+        actions: Vec<ActionRequest>,
+    },
+    /// The reply to one of our requests.
+    ReplyReceived {
+        /// The request's transaction id.
+        transaction_id: u32,
+        /// The result.
+        result: TransactionResult,
+    },
+    /// The peer is still working on one of our requests.
+    PendingReceived {
+        /// The request's transaction id.
+        transaction_id: u32,
+    },
+    /// No reply came in time; the request is forgotten.
+    RequestTimedOut {
+        /// The request's transaction id.
+        transaction_id: u32,
+    },
+    /// The request failed for another reason; it is forgotten.
+    RequestFailed {
+        /// The request's transaction id.
+        transaction_id: u32,
+        /// Why.
+        reason: FailReason,
+    },
+    /// A reply for which no request is outstanding (never sent, already
+    /// answered, or timed out).
+    UnexpectedReply {
+        /// Its transaction id.
+        transaction_id: u32,
+        /// Its result.
+        result: TransactionResult,
+    },
+    /// The peer acknowledged one of our replies.
+    AckReceived {
+        /// The transaction id.
+        transaction_id: u32,
+    },
+    /// A reply sent with `ImmAckRequired` was not acknowledged within
+    /// [`Config::reply_timer`].
+    AckTimedOut {
+        /// The transaction id.
+        transaction_id: u32,
+    },
+    /// We sent more pendings than [`Config::sent_pending_limit`]: the peer
+    /// got error 506, and a later [`Connection::reply`] is refused.
+    RequestAborted {
+        /// The transaction id.
+        transaction_id: u32,
+    },
+    /// The peer sent a message-level error.
+    MessageError {
+        /// The error.
+        error: ErrorDescriptor,
+    },
+    /// A received message could not be decoded.
+    DecodeError {
+        /// Why.
+        error: DecodeError,
+    },
+}
+
+/// Why a user command was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No request with this id is waiting for our reply.
+    #[error("no request {0} is waiting for a reply")]
+    UnknownTransaction(u32),
+    /// The message could not be encoded.
+    #[error("encode: {0}")]
+    Encode(#[from] EncodeError),
+}
+
+#[derive(Debug)]
+enum OutState {
+    /// Waiting for a reply; resending on expiry.
+    Short {
+        deadline: Instant,
+        interval: Duration,
+        retries_left: u32,
+    },
+    /// A pending came; waiting on the long timer.
+    Long { deadline: Instant, pendings: u32 },
+}
+
+#[derive(Debug)]
+struct OutRequest {
+    bytes: Vec<u8>,
+    state: OutState,
+}
+
+#[derive(Debug)]
+enum InState {
+    /// The user has the request and has not replied.
+    Processing {
+        pending_deadline: Option<Instant>,
+        pendings_sent: u32,
+    },
+    /// We replied (or aborted); the reply is cached.
+    Replied {
+        bytes: Vec<u8>,
+        expires: Instant,
+        ack_required: bool,
+    },
+}
+
+/// The transaction state shared with one peer.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use megaco::model::*;
+/// use megaco_stack::build;
+/// use megaco_stack::engine::{Config, Connection, Event};
+///
+/// let mid = |a| Mid::Ip4(Ip4Address { address: [10, 0, 0, a], port: Some(2944) });
+/// let mut mg = Connection::new(Config::new(mid(1)));
+/// let mut mgc = Connection::new(Config::new(mid(2)));
+/// let t0 = Instant::now();
+///
+/// let notify = build::notify(ContextId(1), TerminationId::new("t1"), 7, "al/on");
+/// let id = mg.send_request(t0, vec![notify]).unwrap();
+/// assert_eq!(id, 1);
+///
+/// // Deliver the MG's message to the MGC; the MGC's user replies.
+/// let bytes = mg.poll_transmit().unwrap();
+/// mgc.handle_input(t0, &bytes);
+/// let Some(Event::RequestReceived { transaction_id, actions }) = mgc.poll_event() else { panic!() };
+/// mgc.reply(t0, transaction_id, build::default_replies(&actions)).unwrap();
+///
+/// // Deliver the reply to the MG.
+/// mg.handle_input(t0, &mgc.poll_transmit().unwrap());
+/// assert!(matches!(mg.poll_event(), Some(Event::ReplyReceived { transaction_id: 1, .. })));
+///
+/// // Without the reply, the MG would have resent after 7 s.
+/// assert_eq!(mg.poll_timeout(), None);
+/// assert_eq!(mgc.poll_timeout(), Some(t0 + Duration::from_secs(30)));
+/// ```
+#[derive(Debug)]
+pub struct Connection {
+    config: Config,
+    next_id: u32,
+    outgoing: HashMap<u32, OutRequest>,
+    incoming: HashMap<u32, InState>,
+    /// Every armed timer, soonest first.
+    timers: BTreeSet<(Instant, Key)>,
+    /// The armed deadline of each key, to find its entry in `timers`.
+    deadlines: HashMap<Key, Instant>,
+    transmits: VecDeque<Vec<u8>>,
+    events: VecDeque<Event>,
+}
+
+/// Which transaction a timer belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Key {
+    /// One of our requests.
+    Out(u32),
+    /// A request from the peer.
+    In(u32),
+}
+
+impl Connection {
+    /// A connection with no transactions yet.
+    pub fn new(config: Config) -> Self {
+        Connection {
+            next_id: config.min_trans_id,
+            config,
+            outgoing: HashMap::new(),
+            incoming: HashMap::new(),
+            timers: BTreeSet::new(),
+            deadlines: HashMap::new(),
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The next message to send, if any.
+    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event for the user, if any.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When [`Connection::handle_timeout`] must next be called, if ever.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.timers.first().map(|(at, _)| *at)
+    }
+
+    /// Re-arms the timer of `key` from its transaction's current state
+    /// (disarms it if the transaction is gone or has no deadline).
+    fn reschedule(&mut self, key: Key) {
+        if let Some(old) = self.deadlines.remove(&key) {
+            self.timers.remove(&(old, key));
+        }
+        let deadline = match key {
+            Key::Out(id) => self.outgoing.get(&id).map(|r| match r.state {
+                OutState::Short { deadline, .. } | OutState::Long { deadline, .. } => deadline,
+            }),
+            Key::In(id) => match self.incoming.get(&id) {
+                Some(InState::Processing {
+                    pending_deadline, ..
+                }) => *pending_deadline,
+                Some(InState::Replied { expires, .. }) => Some(*expires),
+                None => None,
+            },
+        };
+        if let Some(at) = deadline {
+            self.deadlines.insert(key, at);
+            self.timers.insert((at, key));
+        }
+    }
+
+    /// How many of our requests await a reply.
+    pub fn outstanding_requests(&self) -> usize {
+        self.outgoing.len()
+    }
+
+    /// How many received requests are remembered (waiting for our reply,
+    /// or replied and cached).
+    pub fn remembered_requests(&self) -> usize {
+        self.incoming.len()
+    }
+
+    fn compose(&self, body: MessageBody) -> MegacoMessage {
+        MegacoMessage {
+            auth_header: None,
+            mess: Message {
+                version: self.config.version,
+                mid: self.config.mid.clone(),
+                body,
+            },
+        }
+    }
+
+    fn encode(&self, body: MessageBody) -> Result<Vec<u8>, EncodeError> {
+        self.config.encoding.encode(&self.compose(body))
+    }
+
+    fn alloc_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id = if id >= self.config.max_trans_id {
+            self.config.min_trans_id
+        } else {
+            id + 1
+        };
+        id
+    }
+
+    /// Sends a request with `actions`; returns its transaction id.
+    ///
+    /// The reply comes as [`Event::ReplyReceived`] with this id (or
+    /// [`Event::RequestTimedOut`] / [`Event::RequestFailed`]).
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        actions: Vec<ActionRequest>,
+    ) -> Result<u32, Error> {
+        let id = self.next_id;
+        let bytes = self.encode(MessageBody::Transactions(vec![Transaction::Request(
+            TransactionRequest {
+                transaction_id: id,
+                actions,
+            },
+        )]))?;
+        self.alloc_id();
+        let t = self.config.request_timer;
+        self.transmits.push_back(bytes.clone());
+        self.outgoing.insert(
+            id,
+            OutRequest {
+                bytes,
+                state: OutState::Short {
+                    deadline: after(now, t.initial),
+                    interval: t.initial,
+                    retries_left: t.max_retries,
+                },
+            },
+        );
+        self.reschedule(Key::Out(id));
+        Ok(id)
+    }
+
+    /// Forgets an outgoing request: no event will be reported for it, and
+    /// a late reply is [`Event::UnexpectedReply`]. Returns whether it was
+    /// outstanding.
+    pub fn cancel(&mut self, transaction_id: u32) -> bool {
+        let was = self.outgoing.remove(&transaction_id).is_some();
+        self.reschedule(Key::Out(transaction_id));
+        was
+    }
+
+    /// Replies to the received request `transaction_id`.
+    pub fn reply(
+        &mut self,
+        now: Instant,
+        transaction_id: u32,
+        result: TransactionResult,
+    ) -> Result<(), Error> {
+        match self.incoming.get(&transaction_id) {
+            Some(InState::Processing { .. }) => {}
+            _ => return Err(Error::UnknownTransaction(transaction_id)),
+        }
+        let ack_required = self.config.imm_ack_required;
+        let bytes = self.encode(MessageBody::Transactions(vec![Transaction::Reply(
+            TransactionReply {
+                transaction_id,
+                imm_ack_required: ack_required,
+                result,
+                segment_number: None,
+                segmentation_complete: false,
+            },
+        )]))?;
+        self.transmits.push_back(bytes.clone());
+        self.incoming.insert(
+            transaction_id,
+            InState::Replied {
+                bytes,
+                expires: after(now, self.config.reply_timer),
+                ack_required,
+            },
+        );
+        self.reschedule(Key::In(transaction_id));
+        Ok(())
+    }
+
+    /// Tells the peer we are still working on `transaction_id` (a
+    /// TransactionPending), counting against
+    /// [`Config::sent_pending_limit`].
+    pub fn send_pending(&mut self, now: Instant, transaction_id: u32) -> Result<(), Error> {
+        match self.incoming.get(&transaction_id) {
+            Some(InState::Processing { .. }) => {
+                self.pending(now, transaction_id);
+                Ok(())
+            }
+            _ => Err(Error::UnknownTransaction(transaction_id)),
+        }
+    }
+
+    /// Sends a pending for a request in `Processing`, or aborts it past the
+    /// limit.
+    fn pending(&mut self, now: Instant, id: u32) {
+        let Some(InState::Processing {
+            pending_deadline,
+            pendings_sent,
+        }) = self.incoming.get_mut(&id)
+        else {
+            return;
+        };
+        *pendings_sent += 1;
+        if self
+            .config
+            .sent_pending_limit
+            .is_some_and(|limit| *pendings_sent > limit)
+        {
+            self.abort(now, id);
+            return;
+        }
+        *pending_deadline = self.config.pending_timer.map(|d| after(now, d));
+        self.reschedule(Key::In(id));
+        let body = MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
+            transaction_id: id,
+        })]);
+        if let Ok(bytes) = self.encode(body) {
+            self.transmits.push_back(bytes);
+        }
+    }
+
+    fn abort(&mut self, now: Instant, id: u32) {
+        let body = MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
+            transaction_id: id,
+            imm_ack_required: false,
+            result: TransactionResult::Error(ErrorDescriptor {
+                error_code: ERR_PENDING_LIMIT,
+                error_text: Some("Pending limit exceeded".into()),
+            }),
+            segment_number: None,
+            segmentation_complete: false,
+        })]);
+        let bytes = self.encode(body).unwrap_or_default();
+        if !bytes.is_empty() {
+            self.transmits.push_back(bytes.clone());
+        }
+        self.incoming.insert(
+            id,
+            InState::Replied {
+                bytes,
+                expires: after(now, self.config.reply_timer),
+                ack_required: false,
+            },
+        );
+        self.reschedule(Key::In(id));
+        self.events
+            .push_back(Event::RequestAborted { transaction_id: id });
+    }
+
+    /// Processes the timers due at `now`. Each due timer fires once, even
+    /// if it re-arms at or before `now` (zero intervals).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let mut due = Vec::new();
+        while let Some(&(at, key)) = self.timers.first() {
+            if at > now {
+                break;
+            }
+            self.timers.pop_first();
+            self.deadlines.remove(&key);
+            due.push(key);
+        }
+        for key in due {
+            match key {
+                Key::Out(id) => self.request_timer_fired(now, id),
+                Key::In(id) => self.incoming_timer_fired(now, id),
+            }
+        }
+    }
+
+    fn request_timer_fired(&mut self, now: Instant, id: u32) {
+        let t = self.config.request_timer;
+        let Some(req) = self.outgoing.get_mut(&id) else {
+            return;
+        };
+        match &mut req.state {
+            OutState::Short {
+                deadline,
+                interval,
+                retries_left,
+            } if *retries_left > 0 => {
+                *retries_left -= 1;
+                let next = interval
+                    .checked_mul(t.factor)
+                    .unwrap_or(t.max_interval)
+                    .min(t.max_interval);
+                *interval = next;
+                *deadline = after(now, next);
+                if !self.config.reliable {
+                    self.transmits.push_back(req.bytes.clone());
+                }
+                self.reschedule(Key::Out(id));
+            }
+            _ => {
+                self.outgoing.remove(&id);
+                self.events
+                    .push_back(Event::RequestTimedOut { transaction_id: id });
+            }
+        }
+    }
+
+    fn incoming_timer_fired(&mut self, now: Instant, id: u32) {
+        match self.incoming.get(&id) {
+            Some(InState::Processing { .. }) => self.pending(now, id),
+            Some(InState::Replied { ack_required, .. }) => {
+                let ack_required = *ack_required;
+                self.incoming.remove(&id);
+                if ack_required {
+                    self.events
+                        .push_back(Event::AckTimedOut { transaction_id: id });
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Processes one received message.
+    pub fn handle_input(&mut self, now: Instant, bytes: &[u8]) {
+        let msg = match self.config.encoding.decode(bytes) {
+            Ok(msg) => msg,
+            Err(error) => {
+                let descriptor = decode_error_descriptor(&error);
+                self.events.push_back(Event::DecodeError { error });
+                if self.config.reply_to_decode_errors {
+                    let body = MessageBody::Error(descriptor);
+                    if let Ok(bytes) = self.encode(body) {
+                        self.transmits.push_back(bytes);
+                    }
+                }
+                return;
+            }
+        };
+        self.handle_message(now, msg);
+    }
+
+    /// Processes one received, already decoded message.
+    pub fn handle_message(&mut self, now: Instant, msg: MegacoMessage) {
+        let transactions = match msg.mess.body {
+            MessageBody::Error(error) => {
+                self.events.push_back(Event::MessageError { error });
+                return;
+            }
+            MessageBody::Transactions(t) => t,
+        };
+        let mut acks: Vec<u32> = Vec::new();
+        for t in transactions {
+            match t {
+                Transaction::Request(r) => self.on_request(now, r),
+                Transaction::Pending(p) => self.on_pending(now, p.transaction_id),
+                Transaction::Reply(r) => {
+                    if r.imm_ack_required {
+                        acks.push(r.transaction_id);
+                    }
+                    self.on_reply(r);
+                }
+                Transaction::ResponseAck(ranges) => self.on_ack(&ranges),
+                Transaction::SegmentReply(_) => {}
+            }
+        }
+        if !acks.is_empty() {
+            let body = MessageBody::Transactions(vec![Transaction::ResponseAck(ack_ranges(acks))]);
+            if let Ok(bytes) = self.encode(body) {
+                self.transmits.push_back(bytes);
+            }
+        }
+    }
+
+    fn on_request(&mut self, now: Instant, r: TransactionRequest) {
+        let id = r.transaction_id;
+        match self.incoming.get(&id) {
+            None => {
+                self.incoming.insert(
+                    id,
+                    InState::Processing {
+                        pending_deadline: self.config.pending_timer.map(|d| after(now, d)),
+                        pendings_sent: 0,
+                    },
+                );
+                self.reschedule(Key::In(id));
+                self.events.push_back(Event::RequestReceived {
+                    transaction_id: id,
+                    actions: r.actions,
+                });
+            }
+            Some(InState::Processing { .. }) => self.pending(now, id),
+            Some(InState::Replied { bytes, .. }) => {
+                if !bytes.is_empty() {
+                    self.transmits.push_back(bytes.clone());
+                }
+            }
+        }
+    }
+
+    fn on_pending(&mut self, now: Instant, id: u32) {
+        let Some(req) = self.outgoing.get_mut(&id) else {
+            return;
+        };
+        let pendings = match req.state {
+            OutState::Short { .. } => 1,
+            OutState::Long { pendings, .. } => pendings + 1,
+        };
+        if self
+            .config
+            .recv_pending_limit
+            .is_some_and(|limit| pendings > limit)
+        {
+            self.outgoing.remove(&id);
+            self.reschedule(Key::Out(id));
+            self.events.push_back(Event::RequestFailed {
+                transaction_id: id,
+                reason: FailReason::PendingLimitExceeded,
+            });
+            return;
+        }
+        req.state = OutState::Long {
+            deadline: after(now, self.config.long_request_timer),
+            pendings,
+        };
+        self.reschedule(Key::Out(id));
+        self.events
+            .push_back(Event::PendingReceived { transaction_id: id });
+    }
+
+    fn on_reply(&mut self, r: TransactionReply) {
+        let id = r.transaction_id;
+        if self.outgoing.remove(&id).is_some() {
+            self.reschedule(Key::Out(id));
+            self.events.push_back(Event::ReplyReceived {
+                transaction_id: id,
+                result: r.result,
+            });
+        } else {
+            self.events.push_back(Event::UnexpectedReply {
+                transaction_id: id,
+                result: r.result,
+            });
+        }
+    }
+
+    fn on_ack(&mut self, ranges: &[TransactionAck]) {
+        let mut acked: Vec<u32> = Vec::new();
+        for range in ranges {
+            let first = range.first_ack;
+            let last = range.last_ack.unwrap_or(first).max(first);
+            // Walk the smaller of the range and the cache.
+            if u64::from(last - first) < self.incoming.len() as u64 {
+                acked.extend((first..=last).filter(|id| self.is_replied(*id)));
+            } else {
+                acked.extend(
+                    self.incoming
+                        .iter()
+                        .filter(|(id, s)| {
+                            (first..=last).contains(*id) && matches!(s, InState::Replied { .. })
+                        })
+                        .map(|(id, _)| *id),
+                );
+            }
+        }
+        acked.sort_unstable();
+        acked.dedup();
+        for id in acked {
+            self.incoming.remove(&id);
+            self.reschedule(Key::In(id));
+            self.events
+                .push_back(Event::AckReceived { transaction_id: id });
+        }
+    }
+
+    fn is_replied(&self, id: u32) -> bool {
+        matches!(self.incoming.get(&id), Some(InState::Replied { .. }))
+    }
+}
+
+/// The message-level error answering an undecodable message, as OTP's
+/// messenger words it: 406 "Unsupported version: V" for a version this
+/// codec does not speak, otherwise 400 "Syntax error on line L" (text) or
+/// "Syntax error" (binary).
+pub fn decode_error_descriptor(error: &DecodeError) -> ErrorDescriptor {
+    use megaco::ber::BerError;
+    use megaco::per::PerErrorKind;
+    use megaco::text::TextErrorKind;
+    let version = match error {
+        DecodeError::Text(e) => match e.kind {
+            TextErrorKind::UnsupportedVersion(v) => Some(u64::from(v)),
+            _ => None,
+        },
+        DecodeError::Ber(BerError::UnsupportedVersion { version, .. }) => Some(*version),
+        DecodeError::Per(e) => match e.kind {
+            PerErrorKind::UnsupportedVersion(v) => Some(u64::from(v)),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (version, error) {
+        (Some(v), _) => ErrorDescriptor {
+            error_code: ERR_VERSION,
+            error_text: Some(format!("Unsupported version: {v}")),
+        },
+        (None, DecodeError::Text(e)) => ErrorDescriptor {
+            error_code: ERR_SYNTAX,
+            error_text: Some(format!("Syntax error on line {}", e.line)),
+        },
+        (None, _) => ErrorDescriptor {
+            error_code: ERR_SYNTAX,
+            error_text: Some("Syntax error".into()),
+        },
+    }
+}
+
+/// `now + d`, saturating: a duration too long for `Instant` (such as
+/// `Duration::MAX`, for "never") lands a century ahead instead of
+/// overflowing.
+fn after(now: Instant, d: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    now.checked_add(d.min(CENTURY))
+        .or_else(|| now.checked_add(Duration::from_secs(24 * 3600)))
+        .unwrap_or(now)
+}
+
+/// Sorted, coalesced ranges of transaction ids.
+fn ack_ranges(mut ids: Vec<u32>) -> Vec<TransactionAck> {
+    ids.sort_unstable();
+    ids.dedup();
+    let mut out: Vec<TransactionAck> = Vec::new();
+    for id in ids {
+        if let Some(last) = out.last_mut() {
+            let end = last.last_ack.unwrap_or(last.first_ack);
+            if end.checked_add(1) == Some(id) {
+                last.last_ack = Some(id);
+                continue;
+            }
+        }
+        out.push(TransactionAck {
+            first_ack: id,
+            last_ack: None,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ack_ranges_coalesce() {
+        let r = ack_ranges(vec![5, 1, 2, 3, 9, 2]);
+        assert_eq!(
+            r,
+            vec![
+                TransactionAck {
+                    first_ack: 1,
+                    last_ack: Some(3)
+                },
+                TransactionAck {
+                    first_ack: 5,
+                    last_ack: None
+                },
+                TransactionAck {
+                    first_ack: 9,
+                    last_ack: None
+                },
+            ]
+        );
+    }
+}

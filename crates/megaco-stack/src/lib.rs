@@ -1,0 +1,102 @@
+//! Megaco/H.248 transactions: a sans-IO engine and thin tokio transports.
+//!
+//! - [`engine`]: the transaction state machine (requests, replies,
+//!   pendings, acks, resends, timers). No I/O, no clock: bytes and the
+//!   current time go in, bytes, events and the next deadline come out.
+//! - [`udp`] and [`tcp`]: async drivers of the engine over UDP and over
+//!   TCP with [`tpkt`] framing.
+//! - [`codec`]: the wire encoding as data ([`Encoding`]: text, BER, PER).
+//! - [`build`]: constructors for common requests and replies.
+//!
+//! The engine, driven by hand between two endpoints:
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use megaco::model::*;
+//! use megaco_stack::{build, engine::{Config, Connection, Event}};
+//!
+//! let mid = |a| Mid::Ip4(Ip4Address { address: [10, 0, 0, a], port: Some(2944) });
+//! let mut mg = Connection::new(Config::new(mid(1)));
+//! let mut mgc = Connection::new(Config::new(mid(2)));
+//! let t0 = Instant::now();
+//!
+//! let sc = build::service_change(TerminationId::root(), ServiceChangeMethod::Restart, "901 mg col boot");
+//! let id = mg.send_request(t0, vec![sc]).unwrap();
+//! let lost = mg.poll_transmit().unwrap(); // this datagram is lost
+//!
+//! // 7 s later the request timer resends it.
+//! assert_eq!(mg.poll_timeout(), Some(t0 + Duration::from_secs(7)));
+//! let t1 = t0 + Duration::from_secs(7);
+//! mg.handle_timeout(t1);
+//! let resent = mg.poll_transmit().unwrap();
+//! assert_eq!(resent, lost);
+//!
+//! mgc.handle_input(t1, &resent);
+//! let Some(Event::RequestReceived { transaction_id, actions }) = mgc.poll_event() else { panic!() };
+//! mgc.reply(t1, transaction_id, build::default_replies(&actions)).unwrap();
+//!
+//! mg.handle_input(t1, &mgc.poll_transmit().unwrap());
+//! match mg.poll_event() {
+//!     Some(Event::ReplyReceived { transaction_id, result: TransactionResult::ActionReplies(r) }) => {
+//!         assert_eq!(transaction_id, id);
+//!         assert!(matches!(r[0].command_reply[0], CommandReply::ServiceChange(_)));
+//!     }
+//!     other => panic!("{other:?}"),
+//! }
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod build;
+pub mod codec;
+mod driver;
+pub mod engine;
+pub mod tcp;
+pub mod tpkt;
+pub mod udp;
+
+use std::net::SocketAddr;
+
+pub use codec::{DecodeError, Encoding};
+pub use driver::{Error, Handle, Inbound, Incoming, IncomingRequest};
+use megaco::model::{ActionRequest, TransactionResult};
+
+/// A transport connection to one peer (see [`udp::connect`],
+/// [`tcp::connect`]). Cheap to clone; requests may run concurrently.
+#[derive(Debug, Clone)]
+pub struct Connection {
+    handle: Handle,
+    local: SocketAddr,
+    peer: SocketAddr,
+}
+
+impl Connection {
+    fn new(handle: Handle, local: SocketAddr, peer: SocketAddr) -> Self {
+        Connection {
+            handle,
+            local,
+            peer,
+        }
+    }
+
+    /// Sends a request and waits for its reply. A reply holding an error
+    /// descriptor is `Ok`: the peer answered.
+    pub async fn request(&self, actions: Vec<ActionRequest>) -> Result<TransactionResult, Error> {
+        self.handle.request_to(self.peer, actions).await
+    }
+
+    /// The peer's address.
+    pub fn peer_addr(&self) -> SocketAddr {
+        self.peer
+    }
+
+    /// Our address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// The underlying driver handle.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+}

@@ -1,0 +1,621 @@
+//! Live interop with Erlang/OTP megaco over UDP and TCP (TPKT), both ways:
+//!
+//! - our MG registers with an OTP MGC (tests/otp/otp_mgc.erl, a
+//!   `megaco_user` callback module using `megaco_udp`) and sends a Notify;
+//!   OTP's replies must arrive and decode;
+//! - an OTP MG (tests/otp/otp_mg.erl, `megaco:connect/4` and
+//!   `megaco:call/3`) registers with our MGC and sends a Notify; our
+//!   replies must reach OTP's `megaco:call` as `{ok, ActionReplies}`.
+//!
+//! Needs `erl` and `erlc` with the megaco application (Debian:
+//! erlang-base, erlang-megaco, erlang-asn1). Without them the test fails
+//! when `CI=true` and is skipped, saying so, otherwise.
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, OnceLock};
+use std::time::Duration;
+
+use megaco::model::*;
+use megaco_stack::engine::Config;
+use megaco_stack::{build, tcp, udp, Encoding};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Transport {
+    Udp,
+    Tcp,
+}
+
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Udp => "udp",
+            Transport::Tcp => "tcp",
+        }
+    }
+}
+
+/// A free TCP port on the loopback (OTP's `megaco_tcp:listen` takes a
+/// fixed port).
+fn free_tcp_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+fn otp_available() -> bool {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    let ok = *FOUND.get_or_init(|| {
+        Command::new("erl")
+            .args(["-noshell", "-eval", "halt()."])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+            && Command::new("erlc")
+                .arg("-help")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok()
+    });
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "erl/erlc with Erlang/OTP megaco are required under CI (run scripts/setup.sh)"
+        );
+        eprintln!("SKIPPED: erl/erlc not installed (run scripts/setup.sh)");
+    }
+    ok
+}
+
+/// The OTP MGC, stopped (stdin closed, then killed) when dropped.
+struct OtpMgc {
+    child: Child,
+    port: u16,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Drop for OtpMgc {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Compiles tests/otp/*.erl once per test run, into this test's
+/// directory under the target directory; returns that directory.
+fn beams() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otp");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("megaco-stack-otp");
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = Command::new("erlc")
+            .arg("-o")
+            .arg(&dir)
+            .arg(src.join("otp_mgc.erl"))
+            .arg(src.join("otp_mg.erl"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "erlc failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir
+    })
+    .clone()
+}
+
+fn start_otp_mgc(encoding: &str, version: u8, transport: Transport, mode: &str) -> OtpMgc {
+    let dir = beams();
+    let port = match transport {
+        Transport::Udp => 0,
+        Transport::Tcp => free_tcp_port(),
+    };
+    let mut child = Command::new("erl")
+        .arg("-noshell")
+        .arg("-pa")
+        .arg(&dir)
+        .args([
+            "-s",
+            "otp_mgc",
+            "start",
+            &port.to_string(),
+            encoding,
+            &version.to_string(),
+            transport.name(),
+            mode,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut mgc = OtpMgc {
+        child,
+        port: 0,
+        lines,
+    };
+    let first = mgc
+        .lines
+        .recv_timeout(Duration::from_secs(30))
+        .expect("OTP MGC did not start");
+    mgc.port = first
+        .strip_prefix("port ")
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("unexpected OTP output: {first}"));
+    mgc
+}
+
+fn mg_config(encoding: Encoding, version: u8) -> Config {
+    let mut c = Config::new(Mid::Ip4(Ip4Address {
+        address: [127, 0, 0, 1],
+        port: Some(2945),
+    }));
+    c.encoding = encoding;
+    c.version = version;
+    c
+}
+
+async fn register_and_notify(mgc: &OtpMgc, config: Config, transport: Transport) {
+    let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
+    let (conn, _incoming) = match transport {
+        Transport::Udp => udp::connect("127.0.0.1:0".parse().unwrap(), remote, config).await,
+        Transport::Tcp => tcp::connect(remote, config).await,
+    }
+    .unwrap();
+    let sc = build::service_change(
+        TerminationId::root(),
+        ServiceChangeMethod::Restart,
+        "901 mg col boot",
+    );
+    let reply = tokio::time::timeout(Duration::from_secs(20), conn.request(vec![sc]))
+        .await
+        .expect("no reply from OTP")
+        .unwrap();
+    let TransactionResult::ActionReplies(a) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].context_id, ContextId::NULL);
+    match &a[0].command_reply[..] {
+        [CommandReply::ServiceChange(ServiceChangeReply {
+            termination_ids,
+            service_change_result: ServiceChangeResult::ServiceChangeResParms(p),
+        })] => {
+            assert_eq!(termination_ids, &[TerminationId::root()]);
+            assert_eq!(
+                p.service_change_address,
+                Some(ServiceChangeAddress::PortNumber(2944))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let notify = build::notify(
+        ContextId(17),
+        TerminationId::new("11111111/00000000/00000001"),
+        3,
+        "al/of",
+    );
+    let reply = tokio::time::timeout(Duration::from_secs(20), conn.request(vec![notify]))
+        .await
+        .expect("no reply from OTP")
+        .unwrap();
+    let TransactionResult::ActionReplies(a) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(a[0].context_id, ContextId(17));
+    assert!(matches!(
+        &a[0].command_reply[..],
+        [CommandReply::Notify(NotifyReply { termination_ids, error_descriptor: None })]
+            if termination_ids[0].id == "11111111/00000000/00000001"
+    ));
+    // The OTP side saw both requests.
+    let mut seen = Vec::new();
+    while let Ok(line) = mgc.lines.recv_timeout(Duration::from_secs(10)) {
+        seen.push(line);
+        if seen.iter().any(|l| l == "service change") && seen.iter().any(|l| l == "notify") {
+            break;
+        }
+    }
+    assert!(seen.contains(&"service change".to_string()), "{seen:?}");
+    assert!(seen.contains(&"notify".to_string()), "{seen:?}");
+}
+
+fn run(otp_encoding: &str, version: u8, ours: Encoding, transport: Transport) {
+    if !otp_available() {
+        return;
+    }
+    let mgc = start_otp_mgc(otp_encoding, version, transport, "plain");
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(register_and_notify(
+            &mgc,
+            mg_config(ours, version),
+            transport,
+        ));
+}
+
+#[test]
+fn otp_mgc_answers_pretty_text_v1() {
+    run("pretty", 1, Encoding::pretty(), Transport::Udp);
+}
+
+#[test]
+fn otp_mgc_answers_compact_text_v1() {
+    run("compact", 1, Encoding::compact(), Transport::Udp);
+}
+
+#[test]
+fn otp_mgc_answers_compact_text_v3() {
+    run("compact", 3, Encoding::compact(), Transport::Udp);
+}
+
+#[test]
+fn otp_mgc_answers_ber_v3() {
+    run("ber", 3, Encoding::ber(), Transport::Udp);
+}
+
+/// Runs the OTP MG against our MGC; returns OTP's output and the commands
+/// our MGC received.
+/// With `imm_ack`, our replies ask for an ack and OTP's
+/// TransactionResponseAcks must arrive for both transactions.
+fn run_otp_mg(
+    otp_encoding: &str,
+    version: u8,
+    ours: Encoding,
+    transport: Transport,
+    imm_ack: bool,
+) {
+    if !otp_available() {
+        return;
+    }
+    let dir = beams();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut config = Config::new(Mid::Ip4(Ip4Address {
+        address: [127, 0, 0, 1],
+        port: Some(2944),
+    }));
+    config.encoding = ours;
+    config.version = version;
+    config.imm_ack_required = imm_ack;
+    let (seen_tx, seen_rx) = mpsc::channel();
+    let (ack_tx, ack_rx) = mpsc::channel();
+    let serve = |mut incoming: megaco_stack::Incoming, seen: mpsc::Sender<Vec<ActionRequest>>| async move {
+        while let Some(inbound) = incoming.recv().await {
+            match inbound {
+                megaco_stack::Inbound::Request(req) => {
+                    let _ = seen.send(req.actions.clone());
+                    let result = build::default_replies(&req.actions);
+                    req.reply(result).await.unwrap();
+                }
+                megaco_stack::Inbound::Event {
+                    event: megaco_stack::engine::Event::AckReceived { transaction_id },
+                    ..
+                } => {
+                    let _ = ack_tx.send(transaction_id);
+                }
+                _ => {}
+            }
+        }
+    };
+    let any: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let port = match transport {
+        Transport::Udp => {
+            let (endpoint, incoming) = rt.block_on(udp::bind(any, config)).unwrap();
+            let port = endpoint.local_addr().port();
+            rt.spawn(async move {
+                let _endpoint = endpoint;
+                serve(incoming, seen_tx).await
+            });
+            port
+        }
+        Transport::Tcp => {
+            let listener = rt.block_on(tcp::Listener::bind(any, config)).unwrap();
+            let port = listener.local_addr().unwrap().port();
+            rt.spawn(async move {
+                let (_conn, incoming) = listener.accept().await.unwrap();
+                serve(incoming, seen_tx).await
+            });
+            port
+        }
+    };
+    let out = Command::new("erl")
+        .arg("-noshell")
+        .arg("-pa")
+        .arg(&dir)
+        .args([
+            "-s",
+            "otp_mg",
+            "start",
+            &port.to_string(),
+            otp_encoding,
+            &version.to_string(),
+            transport.name(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.ends_with("done\n"),
+        "OTP MG failed: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = |prefix: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in {stdout}"))
+            .to_string()
+    };
+    // megaco:call/3 returned {Version, {ok, ActionReplies}}.
+    let sc = line("servicechange ");
+    assert!(
+        sc.starts_with(&format!(
+            "servicechange {{{version},{{ok,[{{'ActionReply',0,"
+        )) && sc.contains("serviceChangeReply"),
+        "{sc}"
+    );
+    let notify = line("notify ");
+    assert!(
+        notify.starts_with(&format!("notify {{{version},{{ok,[{{'ActionReply',5,"))
+            && notify.contains("notifyReply"),
+        "{notify}"
+    );
+    // What our MGC decoded from OTP's requests.
+    let seen: Vec<Vec<ActionRequest>> = seen_rx.try_iter().collect();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    match &seen[0][0].command_requests[0].command {
+        megaco::model::Command::ServiceChange(sc) => {
+            assert!(sc.termination_ids[0].is_root());
+            assert_eq!(
+                sc.service_change_parms.service_change_method,
+                ServiceChangeMethod::Restart
+            );
+            assert_eq!(
+                sc.service_change_parms.service_change_reason,
+                ["901 mg col boot"]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(seen[1][0].context_id, ContextId(5));
+    assert!(matches!(
+        &seen[1][0].command_requests[0].command,
+        megaco::model::Command::Notify(n) if n.observed_events_descriptor.observed_event_lst[0].event_name == "al/of"
+    ));
+    if imm_ack {
+        let mut acked: Vec<u32> = Vec::new();
+        while acked.len() < 2 {
+            match ack_rx.recv_timeout(Duration::from_secs(10)) {
+                Ok(id) => acked.push(id),
+                Err(_) => panic!("OTP acknowledged only {acked:?}"),
+            }
+        }
+        acked.sort_unstable();
+        assert_eq!(acked, [1, 2]);
+    }
+}
+
+/// Our replies carry ImmAckRequired; OTP's messenger acknowledges them.
+#[test]
+fn otp_mg_acks_our_replies() {
+    run_otp_mg("pretty", 1, Encoding::pretty(), Transport::Udp, true);
+}
+
+#[test]
+fn otp_mg_registers_with_our_mgc_pretty_text_v1() {
+    run_otp_mg("pretty", 1, Encoding::pretty(), Transport::Udp, false);
+}
+
+#[test]
+fn otp_mg_registers_with_our_mgc_compact_text_v2() {
+    run_otp_mg("compact", 2, Encoding::compact(), Transport::Udp, false);
+}
+
+#[test]
+fn otp_mg_registers_with_our_mgc_ber_v3() {
+    run_otp_mg("ber", 3, Encoding::ber(), Transport::Udp, false);
+}
+
+#[test]
+fn otp_mgc_answers_over_tcp_pretty_text_v1() {
+    run("pretty", 1, Encoding::pretty(), Transport::Tcp);
+}
+
+#[test]
+fn otp_mgc_answers_over_tcp_ber_v3() {
+    run("ber", 3, Encoding::ber(), Transport::Tcp);
+}
+
+#[test]
+fn otp_mg_registers_with_our_mgc_over_tcp_compact_text_v1() {
+    run_otp_mg("compact", 1, Encoding::compact(), Transport::Tcp, false);
+}
+
+#[test]
+fn otp_mg_registers_with_our_mgc_over_tcp_ber_v2() {
+    run_otp_mg("ber", 2, Encoding::ber(), Transport::Tcp, false);
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn is_sc_reply(r: &TransactionResult) -> bool {
+    matches!(r, TransactionResult::ActionReplies(a)
+        if matches!(a[0].command_reply[..], [CommandReply::ServiceChange(_)]))
+}
+
+/// OTP takes 1.5 s over the request and sends TransactionPending
+/// meanwhile (its pending timer, or in answer to our resend): we switch to
+/// the long timer and still get the reply.
+#[test]
+fn otp_mgc_pending_then_reply() {
+    if !otp_available() {
+        return;
+    }
+    let mgc = start_otp_mgc("compact", 1, Transport::Udp, "slow");
+    let mut config = mg_config(Encoding::compact(), 1);
+    config.request_timer.initial = Duration::from_millis(300);
+    rt().block_on(async {
+        let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
+        let (conn, mut incoming) = udp::connect("127.0.0.1:0".parse().unwrap(), remote, config)
+            .await
+            .unwrap();
+        let sc = build::service_change(
+            TerminationId::root(),
+            ServiceChangeMethod::Restart,
+            "901 mg col boot",
+        );
+        let reply = tokio::time::timeout(Duration::from_secs(20), conn.request(vec![sc]))
+            .await
+            .expect("no reply from OTP")
+            .unwrap();
+        assert!(is_sc_reply(&reply), "{reply:?}");
+        // The pendings were reported before the reply.
+        let mut pendings = 0;
+        while let Ok(Some(inbound)) =
+            tokio::time::timeout(Duration::from_millis(200), incoming.recv()).await
+        {
+            if let megaco_stack::Inbound::Event {
+                event: megaco_stack::engine::Event::PendingReceived { transaction_id: 1 },
+                ..
+            } = inbound
+            {
+                pendings += 1;
+            }
+        }
+        assert!(pendings >= 1, "no TransactionPending from OTP");
+    });
+}
+
+/// OTP asks for an ack of its reply (ImmAckRequired): our
+/// TransactionResponseAck reaches its handle_trans_ack as `ok`.
+#[test]
+fn otp_mgc_gets_our_ack() {
+    if !otp_available() {
+        return;
+    }
+    for transport in [Transport::Udp, Transport::Tcp] {
+        let mgc = start_otp_mgc("pretty", 1, transport, "ack");
+        rt().block_on(async {
+            let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
+            let config = mg_config(Encoding::pretty(), 1);
+            let (conn, _incoming) = match transport {
+                Transport::Udp => {
+                    udp::connect("127.0.0.1:0".parse().unwrap(), remote, config).await
+                }
+                Transport::Tcp => tcp::connect(remote, config).await,
+            }
+            .unwrap();
+            let sc = build::service_change(
+                TerminationId::root(),
+                ServiceChangeMethod::Restart,
+                "901 mg col boot",
+            );
+            let reply = tokio::time::timeout(Duration::from_secs(20), conn.request(vec![sc]))
+                .await
+                .expect("no reply from OTP")
+                .unwrap();
+            assert!(is_sc_reply(&reply), "{reply:?}");
+            let mut seen = Vec::new();
+            while let Ok(line) = mgc.lines.recv_timeout(Duration::from_secs(10)) {
+                let done = line == "ack ok";
+                seen.push(line);
+                if done {
+                    break;
+                }
+            }
+            assert!(
+                seen.iter().any(|l| l == "ack ok"),
+                "{transport:?}: {seen:?}"
+            );
+        });
+    }
+}
+
+/// Our MGC's user never answers: after `sent_pending_limit` pendings the
+/// engine aborts with error 506, which OTP's `megaco:call` returns.
+#[test]
+fn otp_mg_sees_our_pending_limit() {
+    if !otp_available() {
+        return;
+    }
+    let dir = beams();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut config = Config::new(Mid::Ip4(Ip4Address {
+        address: [127, 0, 0, 1],
+        port: Some(2944),
+    }));
+    config.pending_timer = Some(Duration::from_millis(100));
+    config.sent_pending_limit = Some(2);
+    let (endpoint, mut incoming) = rt
+        .block_on(udp::bind("127.0.0.1:0".parse().unwrap(), config))
+        .unwrap();
+    let port = endpoint.local_addr().port();
+    let (aborted_tx, aborted_rx) = mpsc::channel();
+    rt.spawn(async move {
+        let _endpoint = endpoint;
+        let mut held = Vec::new();
+        while let Some(inbound) = incoming.recv().await {
+            match inbound {
+                // Keep the request, never answer it.
+                megaco_stack::Inbound::Request(req) => held.push(req),
+                megaco_stack::Inbound::Event {
+                    event: megaco_stack::engine::Event::RequestAborted { transaction_id },
+                    ..
+                } => {
+                    let _ = aborted_tx.send(transaction_id);
+                }
+                _ => {}
+            }
+        }
+    });
+    let out = Command::new("erl")
+        .arg("-noshell")
+        .arg("-pa")
+        .arg(&dir)
+        .args(["-s", "otp_mg", "start", &port.to_string(), "pretty", "1"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let sc = stdout
+        .lines()
+        .find(|l| l.starts_with("servicechange "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        sc.starts_with("servicechange {1,{error,{'ErrorDescriptor',506,"),
+        "{sc}"
+    );
+    assert_eq!(aborted_rx.recv_timeout(Duration::from_secs(5)).unwrap(), 1);
+}

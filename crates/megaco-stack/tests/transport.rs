@@ -1,0 +1,377 @@
+//! Our MG against our MGC over loopback UDP and TCP/TPKT, in text and BER.
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use megaco::model::*;
+use megaco_stack::engine::{Config, Event, RequestTimer};
+use megaco_stack::{build, tcp, udp, Encoding, Error, Inbound, Incoming};
+use tokio::io::AsyncWriteExt;
+
+fn mid(a: u8) -> Mid {
+    Mid::Ip4(Ip4Address {
+        address: [127, 0, 0, a],
+        port: Some(2944),
+    })
+}
+
+fn config(a: u8, encoding: Encoding) -> Config {
+    let mut c = Config::new(mid(a));
+    c.encoding = encoding;
+    c
+}
+
+fn any_port() -> SocketAddr {
+    "127.0.0.1:0".parse().unwrap()
+}
+
+/// Answers every request with the default replies; counts them.
+fn serve(mut incoming: Incoming) -> tokio::task::JoinHandle<usize> {
+    tokio::spawn(async move {
+        let mut n = 0;
+        while let Some(req) = incoming.next_request().await {
+            n += 1;
+            let result = build::default_replies(&req.actions);
+            req.reply(result).await.unwrap();
+        }
+        n
+    })
+}
+
+fn register() -> ActionRequest {
+    build::service_change(
+        TerminationId::root(),
+        ServiceChangeMethod::Restart,
+        "901 mg col boot",
+    )
+}
+
+fn notify() -> ActionRequest {
+    build::notify(
+        ContextId(5),
+        TerminationId::new("11111111/00000000/00000001"),
+        2,
+        "al/on",
+    )
+}
+
+/// Registers, then notifies, and checks both replies.
+async fn mg_session(conn: &megaco_stack::Connection) {
+    let r = conn.request(vec![register()]).await.unwrap();
+    let TransactionResult::ActionReplies(a) = r else {
+        panic!("{r:?}")
+    };
+    match &a[0].command_reply[0] {
+        CommandReply::ServiceChange(sc) => {
+            assert_eq!(sc.termination_ids, vec![TerminationId::root()])
+        }
+        other => panic!("{other:?}"),
+    }
+    // Several concurrent requests on one connection.
+    let (x, y) = tokio::join!(conn.request(vec![notify()]), conn.request(vec![notify()]));
+    for r in [x, y] {
+        let TransactionResult::ActionReplies(a) = r.unwrap() else {
+            panic!()
+        };
+        assert_eq!(a[0].context_id, ContextId(5));
+        assert!(matches!(a[0].command_reply[0], CommandReply::Notify(_)));
+    }
+}
+
+async fn udp_roundtrip(encoding: Encoding) {
+    let (mgc, incoming) = udp::bind(any_port(), config(1, encoding.clone()))
+        .await
+        .unwrap();
+    let server = serve(incoming);
+    let (conn, _mg_incoming) = udp::connect(any_port(), mgc.local_addr(), config(2, encoding))
+        .await
+        .unwrap();
+    mg_session(&conn).await;
+    drop(mgc);
+    drop(conn);
+    drop(_mg_incoming);
+    server.abort();
+}
+
+async fn tcp_roundtrip(encoding: Encoding) {
+    let listener = tcp::Listener::bind(any_port(), config(1, encoding.clone()))
+        .await
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        let (_conn, incoming) = listener.accept().await.unwrap();
+        serve(incoming).await.unwrap()
+    });
+    let (conn, mg_incoming) = tcp::connect(addr, config(2, encoding)).await.unwrap();
+    mg_session(&conn).await;
+    // Closing the MG's side ends the MGC's connection.
+    drop(conn);
+    drop(mg_incoming);
+    let served = tokio::time::timeout(Duration::from_secs(10), server)
+        .await
+        .expect("MGC connection did not end")
+        .unwrap();
+    assert_eq!(served, 3);
+}
+
+#[tokio::test]
+async fn udp_pretty_text() {
+    udp_roundtrip(Encoding::pretty()).await;
+}
+
+#[tokio::test]
+async fn udp_compact_text() {
+    udp_roundtrip(Encoding::compact()).await;
+}
+
+#[tokio::test]
+async fn udp_ber() {
+    udp_roundtrip(Encoding::ber()).await;
+}
+
+#[tokio::test]
+async fn tcp_pretty_text() {
+    tcp_roundtrip(Encoding::pretty()).await;
+}
+
+#[tokio::test]
+async fn tcp_ber() {
+    tcp_roundtrip(Encoding::ber()).await;
+}
+
+#[tokio::test]
+async fn tcp_per() {
+    tcp_roundtrip(Encoding::per()).await;
+}
+
+/// Nobody answers: the request is resent, then times out.
+#[tokio::test]
+async fn udp_request_to_silent_peer_times_out() {
+    let silent = tokio::net::UdpSocket::bind(any_port()).await.unwrap();
+    let mut cfg = config(2, Encoding::compact());
+    cfg.request_timer = RequestTimer {
+        initial: Duration::from_millis(20),
+        factor: 2,
+        max_interval: Duration::from_millis(40),
+        max_retries: 2,
+    };
+    let (conn, _incoming) = udp::connect(any_port(), silent.local_addr().unwrap(), cfg)
+        .await
+        .unwrap();
+    let err = conn.request(vec![register()]).await.unwrap_err();
+    assert!(matches!(err, Error::Timeout), "{err:?}");
+    // The original and both resends reached the peer, identical.
+    let mut buf = [0u8; 2048];
+    let mut got = Vec::new();
+    for _ in 0..3 {
+        let (n, _) = silent.recv_from(&mut buf).await.unwrap();
+        got.push(buf[..n].to_vec());
+    }
+    assert!(got.windows(2).all(|w| w[0] == w[1]));
+    assert!(got[0].starts_with(b"!/1 [127.0.0.2]:2944"));
+}
+
+/// A peer that sends garbage gets a message-level error back, and the
+/// user sees the decode error.
+#[tokio::test]
+async fn udp_garbage_gets_error_descriptor() {
+    let (ep, mut incoming) = udp::bind(any_port(), config(1, Encoding::pretty()))
+        .await
+        .unwrap();
+    let peer = tokio::net::UdpSocket::bind(any_port()).await.unwrap();
+    peer.send_to(b"hello?", ep.local_addr()).await.unwrap();
+    match incoming.recv().await.unwrap() {
+        Inbound::Event {
+            event: Event::DecodeError { .. },
+            peer: from,
+        } => assert_eq!(from, peer.local_addr().unwrap()),
+        other => panic!("{other:?}"),
+    }
+    let mut buf = [0u8; 2048];
+    let (n, _) = peer.recv_from(&mut buf).await.unwrap();
+    let msg = megaco::text::decode(&buf[..n]).unwrap();
+    assert!(matches!(
+        msg.mess.body,
+        MessageBody::Error(ErrorDescriptor {
+            error_code: 400,
+            ..
+        })
+    ));
+}
+
+/// A stream that breaks TPKT framing is closed with a typed error.
+#[tokio::test]
+async fn tcp_bad_tpkt_version_closes_connection() {
+    let listener = tcp::Listener::bind(any_port(), config(1, Encoding::pretty()))
+        .await
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut raw = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (_conn, mut incoming) = listener.accept().await.unwrap();
+    raw.write_all(&[2, 0, 0, 8, b'a', b'b', b'c', b'd'])
+        .await
+        .unwrap();
+    match incoming.recv().await.unwrap() {
+        Inbound::Closed { error: Some(e), .. } => {
+            let inner = e.get_ref().unwrap();
+            let tpkt = inner
+                .downcast_ref::<megaco_stack::tpkt::TpktError>()
+                .unwrap();
+            assert_eq!(*tpkt, megaco_stack::tpkt::TpktError::BadVersion(2));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(incoming.recv().await.is_none());
+}
+
+/// A TPKT-framed text request written by hand is answered in a TPKT frame.
+#[tokio::test]
+async fn tcp_raw_tpkt_request_is_answered() {
+    use tokio::io::AsyncReadExt;
+    let listener = tcp::Listener::bind(any_port(), config(1, Encoding::pretty()))
+        .await
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut raw = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (_conn, incoming) = listener.accept().await.unwrap();
+    let _server = serve(incoming);
+    let body = b"!/1 [127.0.0.9]:2944 T=42{C=-{SC=ROOT{SV{MT=RS,RE=\"901\"}}}}";
+    let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
+    framed.extend_from_slice(body);
+    raw.write_all(&framed).await.unwrap();
+    let mut h = [0u8; 4];
+    raw.read_exact(&mut h).await.unwrap();
+    assert_eq!(&h[..2], &[3, 0]);
+    let len = usize::from(u16::from_be_bytes([h[2], h[3]])) - 4;
+    let mut reply = vec![0u8; len];
+    raw.read_exact(&mut reply).await.unwrap();
+    let msg = megaco::text::decode(&reply).unwrap();
+    let MessageBody::Transactions(t) = msg.mess.body else {
+        panic!()
+    };
+    assert!(matches!(&t[0], Transaction::Reply(r) if r.transaction_id == 42));
+}
+
+/// A controller that keeps only the receiving side of an accepted stream
+/// still answers (the handle is not needed to reply).
+#[tokio::test]
+async fn tcp_serving_without_connection_handle() {
+    let listener = tcp::Listener::bind(any_port(), config(1, Encoding::compact()))
+        .await
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (conn, incoming) = listener.accept().await.unwrap();
+        drop(conn);
+        serve(incoming).await.unwrap()
+    });
+    let (conn, _incoming) = tcp::connect(addr, config(2, Encoding::compact()))
+        .await
+        .unwrap();
+    mg_session(&conn).await;
+}
+
+/// One UDP controller socket serves many gateways at once, each with its
+/// own transaction ids.
+#[tokio::test]
+async fn udp_endpoint_serves_many_gateways() {
+    let (mgc, incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
+        .await
+        .unwrap();
+    let server = serve(incoming);
+    let mut gateways = Vec::new();
+    for _ in 0..20 {
+        let (conn, incoming) =
+            udp::connect(any_port(), mgc.local_addr(), config(2, Encoding::compact()))
+                .await
+                .unwrap();
+        gateways.push(tokio::spawn(async move {
+            let _incoming = incoming;
+            mg_session(&conn).await;
+        }));
+    }
+    for g in gateways {
+        g.await.unwrap();
+    }
+    server.abort();
+}
+
+/// Requests are never left hanging: one dropped unanswered gets error
+/// 500, and once nobody listens for requests they get error 501.
+#[tokio::test]
+async fn unanswered_requests_get_errors() {
+    let (ep, mut incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
+        .await
+        .unwrap();
+    let peer = tokio::net::UdpSocket::bind(any_port()).await.unwrap();
+    let mut buf = [0u8; 2048];
+    async fn ask(peer: &tokio::net::UdpSocket, to: SocketAddr, id: u32) {
+        let req =
+            format!("!/1 [127.0.0.9]:2944 T={id}{{C=-{{SC=ROOT{{SV{{MT=RS,RE=\"901\"}}}}}}}}");
+        peer.send_to(req.as_bytes(), to).await.unwrap();
+    }
+    ask(&peer, ep.local_addr(), 1).await;
+    let req = incoming.next_request().await.unwrap();
+    assert_eq!(req.transaction_id, 1);
+    drop(req);
+    let (n, _) = peer.recv_from(&mut buf).await.unwrap();
+    let reply = |bytes: &[u8]| {
+        let MessageBody::Transactions(t) = megaco::text::decode(bytes).unwrap().mess.body else {
+            panic!()
+        };
+        let Transaction::Reply(r) = &t[0] else {
+            panic!()
+        };
+        let TransactionResult::Error(e) = &r.result else {
+            panic!()
+        };
+        (r.transaction_id, e.error_code)
+    };
+    assert_eq!(reply(&buf[..n]), (1, 500));
+
+    drop(incoming);
+    ask(&peer, ep.local_addr(), 2).await;
+    let (n, _) = peer.recv_from(&mut buf).await.unwrap();
+    assert_eq!(reply(&buf[..n]), (2, 501));
+}
+
+/// `Incoming::serve` answers concurrently: a slow request does not hold
+/// up a quick one.
+#[tokio::test]
+async fn serve_answers_concurrently() {
+    let (mgc, incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
+        .await
+        .unwrap();
+    let (release_tx, release_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(incoming.serve(move |_peer, actions| {
+        let mut release = release_rx.clone();
+        async move {
+            // The ServiceChange waits until the Notify has been answered.
+            if matches!(
+                actions[0].command_requests[0].command,
+                Command::ServiceChange(_)
+            ) {
+                let _ = release.wait_for(|r| *r).await;
+            }
+            build::default_replies(&actions)
+        }
+    }));
+    let (conn, _incoming) =
+        udp::connect(any_port(), mgc.local_addr(), config(2, Encoding::compact()))
+            .await
+            .unwrap();
+    let slow = tokio::spawn({
+        let conn = conn.clone();
+        async move { conn.request(vec![register()]).await }
+    });
+    let quick = conn.request(vec![notify()]).await.unwrap();
+    assert!(matches!(
+        &quick,
+        TransactionResult::ActionReplies(a) if matches!(a[0].command_reply[0], CommandReply::Notify(_))
+    ));
+    release_tx.send(true).unwrap();
+    let slow = slow.await.unwrap().unwrap();
+    assert!(matches!(
+        &slow,
+        TransactionResult::ActionReplies(a) if matches!(a[0].command_reply[0], CommandReply::ServiceChange(_))
+    ));
+}
