@@ -35,14 +35,20 @@ fuzz_target!(|msg: MegacoMessage| {
         if let Ok(bytes) = megaco::ber::encode(&msg, &cfg) {
             let back = megaco::ber::decode(&bytes, &cfg)
                 .unwrap_or_else(|e| panic!("BER {:?} output fails: {e}", cfg.dialect));
-            assert_eq!(&back, expected, "BER {:?} round trip", cfg.dialect);
+            normalise::binary_equivalent(expected, &back, "BER", |m| {
+                let b = megaco::ber::encode(m, &cfg).expect("a decoded message encodes");
+                megaco::ber::decode(&b, &cfg).expect("our own BER decodes")
+            });
         }
     }
     let cfg = PerConfig::default();
     if let Ok(bytes) = megaco::per::encode(&msg, &cfg) {
         let back =
             megaco::per::decode(&bytes, &cfg).unwrap_or_else(|e| panic!("PER output fails: {e}"));
-        assert_eq!(back, bits, "PER round trip");
+        normalise::binary_equivalent(&bits, &back, "PER", |m| {
+            let b = megaco::per::encode(m, &cfg).expect("a decoded message encodes");
+            megaco::per::decode(&b, &cfg).expect("our own PER decodes")
+        });
     }
     for cfg in NativeConfig::ALL {
         if let Ok(bytes) = megaco::native::encode(&msg, &cfg) {

@@ -731,7 +731,9 @@ impl Enc<'_> {
                         if let Some(a) = &rp.service_change_address {
                             self.sc_address(c(1), a)?;
                         }
-                        self.opt_uint(p(2), rp.service_change_version);
+                        let v = rp.service_change_version;
+                        let v = v.map(|v| bounded(v, 99, "serviceChangeVersion"));
+                        self.opt_uint(p(2), v.transpose()?);
                         if let Some(pr) = &rp.service_change_profile {
                             self.profile(c(3), pr);
                         }
@@ -1246,7 +1248,7 @@ impl Enc<'_> {
             let s = self.open(tag);
             match dm {
                 EventDm::DigitMapName(n) => self.digit_map_name(p(0), n)?,
-                EventDm::DigitMapValue(v) => self.digit_map_value(c(1), v),
+                EventDm::DigitMapValue(v) => self.digit_map_value(c(1), v)?,
             }
             self.close(s);
         }
@@ -1347,14 +1349,16 @@ impl Enc<'_> {
         Ok(())
     }
 
-    fn digit_map_value(&mut self, tag: u8, v: &DigitMapValue) {
+    fn digit_map_value(&mut self, tag: u8, v: &DigitMapValue) -> R {
+        let timer = |t: Option<u8>| t.map(|t| bounded(t, 99, "digit map timer")).transpose();
         let s = self.open(tag);
-        self.opt_uint(p(0), v.start_timer);
-        self.opt_uint(p(1), v.short_timer);
-        self.opt_uint(p(2), v.long_timer);
+        self.opt_uint(p(0), timer(v.start_timer)?);
+        self.opt_uint(p(1), timer(v.short_timer)?);
+        self.opt_uint(p(2), timer(v.long_timer)?);
         self.prim(p(3), v.digit_map_body.as_bytes());
-        self.opt_uint(p(4), v.duration_timer);
+        self.opt_uint(p(4), timer(v.duration_timer)?);
         self.close(s);
+        Ok(())
     }
 
     fn digit_map(&mut self, tag: u8, dm: &DigitMapDescriptor) -> R {
@@ -1363,7 +1367,7 @@ impl Enc<'_> {
             self.digit_map_name(p(0), n)?;
         }
         if let Some(v) = &dm.digit_map_value {
-            self.digit_map_value(c(1), v);
+            self.digit_map_value(c(1), v)?;
         }
         self.close(s);
         Ok(())
@@ -1434,7 +1438,9 @@ impl Enc<'_> {
         if let Some(a) = &sp.service_change_address {
             self.sc_address(c(1), a)?;
         }
-        self.opt_uint(p(2), sp.service_change_version);
+        let v = sp.service_change_version;
+        let v = v.map(|v| bounded(v, 99, "serviceChangeVersion"));
+        self.opt_uint(p(2), v.transpose()?);
         if let Some(pr) = &sp.service_change_profile {
             self.profile(c(3), pr);
         }

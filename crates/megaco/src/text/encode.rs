@@ -450,8 +450,15 @@ impl<'a> Enc<'a> {
         self.bounded(s, 1, 64, what)
     }
 
+    /// `package/item` (either may be `*`), as the decoder reads it.
     fn pkgd_name(&mut self, s: &str) -> R {
-        self.bounded(s, 1, 64, "package item name")
+        match s.find('/') {
+            Some(i) if i > 0 && i + 1 < s.len() => self.bounded(s, 1, 64, "package item name"),
+            _ => Err(invalid(
+                "package item name",
+                format!("{s:?} is not package/item"),
+            )),
+        }
     }
 
     /// A VALUE: written bare if every character is safe, else quoted.

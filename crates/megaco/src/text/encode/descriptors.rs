@@ -125,7 +125,7 @@ impl Enc<'_> {
                     let [value] = p.value.as_slice() else {
                         return Err(invalid("SDP property", "needs exactly one value"));
                     };
-                    self.pkgd_name(&p.name)?;
+                    self.name(&p.name, "SDP property name")?;
                     self.byte(b'=');
                     self.octet_string(value);
                     self.raw(b"\r\n");

@@ -516,7 +516,16 @@ impl Enc<'_> {
     }
 
     fn context_attr_audit_v3(&mut self, c: &ContextAttrAuditRequest, s: usize) -> R {
-        if c.is_empty() {
+        // AND, the default select logic, is not written (as OTP).
+        let or = c.select_logic == Some(SelectLogic::Or);
+        if c.is_empty()
+            || (!or
+                && ContextAttrAuditRequest {
+                    select_logic: None,
+                    ..c.clone()
+                }
+                .is_empty())
+        {
             return Ok(());
         }
         self.raw(self.t.context_audit);
