@@ -49,6 +49,22 @@
 //!   error ([`decode_error_descriptor`]: 400, or 406 for an unsupported
 //!   version). A received message-level error
 //!   is [`Event::MessageError`]. Nothing panics on any input.
+//! - **Segmented replies** (v3: a reply with a segment number, the last
+//!   one marked complete) are collected: each segment is answered with a
+//!   SegmentReply, the first one stops the resends, and each new one
+//!   (re)starts the [`Config::segment_recv_timer`]. Once every segment up
+//!   to the last has come, the whole reply (the action replies of all
+//!   segments in segment order, or the first error segment) is one
+//!   [`Event::ReplyReceived`], and the transaction is acknowledged with a
+//!   TransactionResponseAck. At the timer's expiry the peer gets error
+//!   459 listing the missing segments and the user
+//!   [`Event::SegmentsMissing`].
+//! - **Bounds**: at most [`Config::max_outstanding_requests`] of our
+//!   requests await a reply ([`Error::TooManyOutstanding`] beyond) and at
+//!   most [`Config::max_unanswered_requests`] received requests await the
+//!   user's reply (a new one beyond is answered with error 503 and
+//!   reported as [`Event::RequestRefused`]). [`Connection::cancel`]
+//!   forgets a request (no more resends).
 //!
 //! # Where it differs from Erlang/OTP megaco 4.4.2
 //!
@@ -69,9 +85,24 @@
 //!   (`trans_ack`, `trans_req`) and the request keep-alive timer are not
 //!   implemented; acks owed for one received message go out together at
 //!   once.
-//! - Segmentation (v3 `SegmentReply`, segmented replies) is not
-//!   implemented: a received segment reply is ignored and a segmented
-//!   reply is delivered as a whole reply.
+//! - Segmented replies are always collected and delivered whole, as
+//!   OTP does with `segment_recv_acc = true` (its default, `false`, hands
+//!   each segment to the user as it comes). OTP starts the segment timer
+//!   only once the segment marked complete has come, so a peer that stops
+//!   mid-way holds the request for ever; ours runs from the first segment.
+//!   We never segment our own replies (OTP's `segment_send`,
+//!   `max_pdu_size`): a received SegmentReply is ignored.
+//! - OTP bounds neither outstanding nor unanswered transactions; its flow
+//!   control is the user blocking the transport (`megaco_udp:block/1`).
+//!   Ours are [`Config::max_outstanding_requests`],
+//!   [`Config::max_unanswered_requests`] (error 503, "Service
+//!   Unavailable" in H.248.8) and, in the drivers, [`TransportConfig`]:
+//!   a bounded number of peers, idle peers forgotten, a bounded queue to
+//!   the user (a request that finds it full gets error 503) and readers
+//!   that stop reading the socket while the driver is behind.
+//! - OTP's `megaco:cancel/2` cancels every request of a connection; ours
+//!   cancels one ([`Connection::cancel`], or dropping the request future
+//!   in the drivers).
 //! - Where OTP calls `handle_syntax_error` and the user decides, the
 //!   answer to undecodable input is the [`Config::reply_to_decode_errors`]
 //!   flag.

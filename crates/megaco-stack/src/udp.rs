@@ -2,7 +2,10 @@
 //! resent on the engine's request timer.
 //!
 //! [`connect`] talks to one peer; [`bind`] serves any number of peers from
-//! one socket (an engine per peer address), as a controller does.
+//! one socket (an engine per peer address), as a controller does. Peers
+//! are bounded and forgotten when idle, so that datagrams from spoofed
+//! addresses cannot grow memory without limit
+//! ([`crate::engine::TransportConfig`], counters in [`Endpoint::stats`]).
 //!
 //! ```no_run
 //! use megaco::model::*;
