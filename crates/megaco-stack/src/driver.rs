@@ -528,7 +528,9 @@ impl Driver {
             }
         }
         self.counters.peers.store(0, Ordering::Relaxed);
-        if let Sink::Tcp(_, peer) = self.sink {
+        if let Sink::Tcp(write, peer) = self.sink {
+            // Close our side first: the user may be slow to take the news.
+            drop(write);
             let _ = self
                 .inbound
                 .send(Inbound::Closed {

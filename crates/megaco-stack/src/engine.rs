@@ -798,11 +798,17 @@ impl Connection {
             OutState::Segments { received, last, .. } => {
                 let missing = missing_segments(received, *last);
                 self.outgoing.remove(&id);
-                let text = missing
+                // As OTP words it ("2,3"), at most 64 numbers (a hostile
+                // peer could leave 65 534 gaps).
+                let mut text = missing
                     .iter()
+                    .take(64)
                     .map(u16::to_string)
                     .collect::<Vec<_>>()
                     .join(",");
+                if missing.len() > 64 {
+                    text.push_str(",...");
+                }
                 let body = MessageBody::Error(ErrorDescriptor {
                     error_code: ERR_MISSING_SEGMENTS,
                     error_text: Some(text),

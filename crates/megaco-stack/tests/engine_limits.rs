@@ -371,3 +371,29 @@ fn imm_ack_on_last_segment_is_sent_once() {
     assert_eq!(acks, 1);
     assert!(matches!(mg.poll_event(), Some(Event::ReplyReceived { .. })));
 }
+
+/// A lone last segment numbered 65535: every gap is reported to the user,
+/// the error text to the peer stays short.
+#[test]
+fn huge_segment_gap_keeps_the_error_short() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    let id = mg.send_request(t0, vec![notify(1)]).unwrap();
+    drain(&mut mg);
+    mg.handle_input(t0, &segment(id, u16::MAX, true, part(1)));
+    drain(&mut mg);
+    mg.handle_timeout(t0 + Duration::from_secs(10));
+    let out = drain(&mut mg);
+    let MessageBody::Error(e) = body(&out[0]) else {
+        panic!()
+    };
+    let text = e.error_text.unwrap();
+    assert!(text.starts_with("1,2,3,"), "{text}");
+    assert!(text.ends_with(",64,..."), "{text}");
+    match &events(&mut mg)[..] {
+        [Event::SegmentsMissing { missing, .. }] => {
+            assert_eq!(missing.len(), usize::from(u16::MAX) - 1);
+        }
+        other => panic!("{other:?}"),
+    }
+}
