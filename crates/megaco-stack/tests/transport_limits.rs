@@ -6,7 +6,7 @@ use std::time::Duration;
 use megaco::model::*;
 use megaco::MegacoMessage;
 use megaco_stack::engine::{Config, Event};
-use megaco_stack::{build, udp, Encoding, Inbound, Stats};
+use megaco_stack::{build, tcp, udp, Encoding, Inbound, Stats};
 use tokio::net::UdpSocket;
 
 fn mid(a: u8) -> Mid {
@@ -248,4 +248,52 @@ async fn segmented_reply_over_udp() {
     };
     let contexts: Vec<u32> = r.iter().map(|a| a.context_id.0).collect();
     assert_eq!(contexts, vec![1, 2]);
+}
+
+/// Over TCP, a request finding the Incoming queue full gets 503 too; when
+/// the peer then closes, the user still gets the queued request and then
+/// the end of the stream.
+#[tokio::test]
+async fn tcp_full_queue_then_close_is_still_reported() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 1;
+    let listener = tcp::Listener::bind(any_port(), cfg).await.unwrap();
+    let mut raw = tokio::net::TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (conn, mut incoming) = listener.accept().await.unwrap();
+    for id in [1, 2] {
+        let body =
+            format!("!/1 [127.0.0.9]:2944 T={id}{{C=-{{SC=ROOT{{SV{{MT=RS,RE=\"901\"}}}}}}}}");
+        let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
+        framed.extend_from_slice(body.as_bytes());
+        raw.write_all(&framed).await.unwrap();
+    }
+    let mut h = [0u8; 4];
+    raw.read_exact(&mut h).await.unwrap();
+    let len = usize::from(u16::from_be_bytes([h[2], h[3]])) - 4;
+    let mut reply = vec![0u8; len];
+    raw.read_exact(&mut reply).await.unwrap();
+    match &transactions(megaco::text::decode(&reply).unwrap())[..] {
+        [Transaction::Reply(TransactionReply {
+            transaction_id: 2,
+            result: TransactionResult::Error(e),
+            ..
+        })] => assert_eq!(e.error_code, 503),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(conn.handle().stats().requests_refused, 1);
+    drop(raw);
+    match incoming.recv().await {
+        Some(Inbound::Request(req)) => assert_eq!(req.transaction_id, 1),
+        other => panic!("{other:?}"),
+    }
+    loop {
+        match incoming.recv().await {
+            Some(Inbound::Closed { .. }) => break,
+            Some(Inbound::Event { .. }) => continue,
+            other => panic!("{other:?}"),
+        }
+    }
 }
