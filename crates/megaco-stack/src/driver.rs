@@ -5,6 +5,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -13,6 +14,7 @@ use megaco::EncodeError;
 use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::UdpSocket;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
@@ -40,6 +42,15 @@ pub enum Error {
     /// The message could not be encoded.
     #[error("encode: {0}")]
     Encode(#[from] EncodeError),
+    /// Too many requests to this peer await a reply already
+    /// ([`Config::max_outstanding_requests`]).
+    #[error("{0} requests already await a reply")]
+    TooManyOutstanding(usize),
+    /// The peer sent part of a segmented reply; these segments did not
+    /// come within [`Config::segment_recv_timer`] (the peer got error
+    /// 459).
+    #[error("segments {0:?} of the reply are missing")]
+    SegmentsMissing(Vec<u16>),
 }
 
 impl From<engine::Error> for Error {
@@ -47,6 +58,7 @@ impl From<engine::Error> for Error {
         match e {
             engine::Error::UnknownTransaction(id) => Error::UnknownTransaction(id),
             engine::Error::Encode(e) => Error::Encode(e),
+            engine::Error::TooManyOutstanding(n) => Error::TooManyOutstanding(n),
         }
     }
 }
@@ -68,6 +80,59 @@ pub(crate) enum Cmd {
         id: u32,
         tx: oneshot::Sender<Result<(), Error>>,
     },
+    /// A request future to `peer` was dropped: forget the requests whose
+    /// waiter is gone.
+    Cancel { peer: SocketAddr },
+}
+
+/// How many messages the reader tasks may queue for the driver; beyond
+/// that they stop reading the socket (UDP datagrams then drop in the
+/// kernel, TCP pushes back on the peer).
+const INPUT_QUEUE: usize = 256;
+
+/// Counters of what a driver refused or dropped to bound its memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Peers (engines) currently kept.
+    pub peers: u64,
+    /// Messages dropped because they came from a new address while
+    /// [`crate::engine::TransportConfig::max_peers`] peers were kept.
+    pub peers_refused: u64,
+    /// Peers forgotten after
+    /// [`crate::engine::TransportConfig::peer_idle_timeout`] without
+    /// traffic or live transactions.
+    pub peers_expired: u64,
+    /// Requests answered with error 503 because the [`Incoming`] queue
+    /// was full.
+    pub requests_refused: u64,
+    /// Other events dropped because the [`Incoming`] queue was full.
+    pub events_dropped: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    peers: AtomicU64,
+    peers_refused: AtomicU64,
+    peers_expired: AtomicU64,
+    requests_refused: AtomicU64,
+    events_dropped: AtomicU64,
+}
+
+impl Counters {
+    fn bump(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn snapshot(&self) -> Stats {
+        Stats {
+            peers: self.peers.load(Ordering::Relaxed),
+            peers_refused: self.peers_refused.load(Ordering::Relaxed),
+            peers_expired: self.peers_expired.load(Ordering::Relaxed),
+            requests_refused: self.requests_refused.load(Ordering::Relaxed),
+            events_dropped: self.events_dropped.load(Ordering::Relaxed),
+        }
+    }
 }
 
 pub(crate) enum Input {
@@ -110,7 +175,9 @@ pub enum Inbound {
 /// 500 ("Request dropped unanswered"), so that no transaction is left
 /// pending forever. Requests that arrive after the [`Incoming`] is dropped
 /// get error 501 ("Not Implemented"), as Erlang/OTP's default user
-/// module answers.
+/// module answers; requests that arrive while the [`Incoming`] queue is
+/// full ([`crate::engine::TransportConfig::inbound_queue`]) get error 503
+/// ("Service Unavailable").
 #[derive(Debug)]
 pub struct IncomingRequest {
     /// Who sent it.
@@ -182,7 +249,7 @@ impl IncomingRequest {
 /// still be answered while it runs.
 #[derive(Debug)]
 pub struct Incoming {
-    rx: mpsc::UnboundedReceiver<Inbound>,
+    rx: mpsc::Receiver<Inbound>,
 }
 
 impl Incoming {
@@ -243,23 +310,58 @@ impl Incoming {
 #[derive(Debug, Clone)]
 pub struct Handle {
     cmd: mpsc::UnboundedSender<Cmd>,
+    counters: Arc<Counters>,
+}
+
+/// Cancels the request in the engine if the request future is dropped
+/// before its answer came.
+struct CancelOnDrop<'a> {
+    cmd: &'a mpsc::UnboundedSender<Cmd>,
+    peer: SocketAddr,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.cmd.send(Cmd::Cancel { peer: self.peer });
+        }
+    }
 }
 
 impl Handle {
     /// Sends a request to `peer` and waits for its reply.
     ///
     /// A reply carrying an error descriptor is `Ok`
-    /// ([`TransactionResult::Error`]): the peer answered.
+    /// ([`TransactionResult::Error`]): the peer answered. Dropping the
+    /// future cancels the transaction: it is no longer resent, and a late
+    /// reply is an [`Event::UnexpectedReply`].
     pub async fn request_to(
         &self,
         peer: SocketAddr,
         actions: Vec<ActionRequest>,
     ) -> Result<TransactionResult, Error> {
-        let (tx, rx) = oneshot::channel();
+        // Declared before `rx`, so dropped after it: the driver then sees
+        // the waiter gone when the cancel arrives.
+        let mut guard = CancelOnDrop {
+            cmd: &self.cmd,
+            peer,
+            armed: false,
+        };
+        let (tx, mut rx) = oneshot::channel();
         self.cmd
             .send(Cmd::Request { peer, actions, tx })
             .map_err(|_| Error::Closed)?;
-        rx.await.map_err(|_| Error::Closed)?
+        guard.armed = true;
+        let answer = (&mut rx).await;
+        guard.armed = false;
+        answer.map_err(|_| Error::Closed)?
+    }
+
+    /// What the driver refused or dropped so far to bound its memory, and
+    /// how many peers it keeps.
+    pub fn stats(&self) -> Stats {
+        self.counters.snapshot()
     }
 }
 
@@ -270,13 +372,16 @@ struct Peer {
     waiters: HashMap<u32, Waiter>,
     /// The deadline of this peer's entry in [`Driver::timers`].
     armed: Option<Instant>,
+    /// When it last sent us something or we it.
+    last_active: Instant,
 }
 
 struct Driver {
     config: Config,
     peers: HashMap<SocketAddr, Peer>,
     sink: Sink,
-    inbound: mpsc::UnboundedSender<Inbound>,
+    inbound: mpsc::Sender<Inbound>,
+    counters: Arc<Counters>,
     /// Given to each [`IncomingRequest`]; separate from the handles'
     /// channel so that a reply can be sent after every handle is gone.
     reply_cmd: mpsc::UnboundedSender<Cmd>,
@@ -290,43 +395,95 @@ struct Driver {
 pub(crate) fn spawn(
     config: Config,
     sink: Sink,
-    reader: impl FnOnce(mpsc::UnboundedSender<Input>) -> JoinHandle<()>,
+    reader: impl FnOnce(mpsc::Sender<Input>) -> JoinHandle<()>,
 ) -> (Handle, Incoming) {
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
-    let (in_tx, in_rx) = mpsc::unbounded_channel();
-    let (input_tx, input_rx) = mpsc::unbounded_channel();
+    let (in_tx, in_rx) = mpsc::channel(config.transport.inbound_queue.max(1));
+    let (input_tx, input_rx) = mpsc::channel(INPUT_QUEUE);
     let (reply_tx, reply_rx) = mpsc::unbounded_channel();
     let reader = reader(input_tx);
+    let counters = Arc::new(Counters::default());
     let driver = Driver {
         config,
         peers: HashMap::new(),
         sink,
         inbound: in_tx,
+        counters: counters.clone(),
         reply_cmd: reply_tx,
         dirty: Vec::new(),
         timers: BTreeSet::new(),
     };
     tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx, reader));
-    (Handle { cmd: cmd_tx }, Incoming { rx: in_rx })
+    (
+        Handle {
+            cmd: cmd_tx,
+            counters,
+        },
+        Incoming { rx: in_rx },
+    )
 }
 
 impl Driver {
     /// The peer at `addr` (created if new), marked for the next flush.
-    fn peer(&mut self, addr: SocketAddr) -> &mut Peer {
+    fn peer(&mut self, addr: SocketAddr, now: Instant) -> &mut Peer {
         self.dirty.push(addr);
         let config = &self.config;
-        self.peers.entry(addr).or_insert_with(|| Peer {
-            conn: engine::Connection::new(config.clone()),
-            waiters: HashMap::new(),
-            armed: None,
-        })
+        let counters = &self.counters;
+        let p = self.peers.entry(addr).or_insert_with(|| {
+            counters.peers.fetch_add(1, Ordering::Relaxed);
+            Peer {
+                conn: engine::Connection::new(config.clone()),
+                waiters: HashMap::new(),
+                armed: None,
+                last_active: now,
+            }
+        });
+        p.last_active = now;
+        p
+    }
+
+    /// A message from `addr`: to its engine, unless it is a new peer
+    /// beyond the bound.
+    fn input(&mut self, addr: SocketAddr, bytes: &[u8]) {
+        if !self.peers.contains_key(&addr) && self.peers.len() >= self.config.transport.max_peers {
+            Counters::bump(&self.counters.peers_refused);
+            return;
+        }
+        let now = Instant::now();
+        self.peer(addr, now).conn.handle_input(now, bytes);
+    }
+
+    /// Timers due at `now`: the engines', and the idle expiry of peers.
+    fn timers_due(&mut self, now: Instant) {
+        while let Some(&(at, addr)) = self.timers.first() {
+            if at > now {
+                break;
+            }
+            self.timers.pop_first();
+            let idle = self.config.transport.peer_idle_timeout;
+            let Some(p) = self.peers.get_mut(&addr) else {
+                continue;
+            };
+            p.armed = None;
+            if p.conn.is_idle()
+                && p.waiters.is_empty()
+                && now.saturating_duration_since(p.last_active) >= idle
+            {
+                self.peers.remove(&addr);
+                self.counters.peers.fetch_sub(1, Ordering::Relaxed);
+                Counters::bump(&self.counters.peers_expired);
+                continue;
+            }
+            p.conn.handle_timeout(now);
+            self.dirty.push(addr);
+        }
     }
 
     async fn run(
         mut self,
         mut cmd_rx: mpsc::UnboundedReceiver<Cmd>,
         mut reply_rx: mpsc::UnboundedReceiver<Cmd>,
-        mut input_rx: mpsc::UnboundedReceiver<Input>,
+        mut input_rx: mpsc::Receiver<Input>,
         reader: JoinHandle<()>,
     ) {
         let mut cmds_open = true;
@@ -354,27 +511,14 @@ impl Driver {
                 Some(cmd) = reply_rx.recv() => self.command(cmd),
                 () = inbound.closed(), if !cmds_open => break,
                 input = input_rx.recv() => match input {
-                    Some(Input::Message(peer, bytes)) => {
-                        self.peer(peer).conn.handle_input(Instant::now(), &bytes);
-                    }
+                    Some(Input::Message(peer, bytes)) => self.input(peer, &bytes),
                     Some(Input::Closed(e)) => {
                         close_error = e;
                         break;
                     }
                     None => break,
                 },
-                () = sleep => {
-                    let now = Instant::now();
-                    while let Some(&(at, addr)) = self.timers.first() {
-                        if at > now {
-                            break;
-                        }
-                        self.timers.pop_first();
-                        let p = self.peer(addr);
-                        p.armed = None;
-                        p.conn.handle_timeout(now);
-                    }
-                }
+                () = sleep => self.timers_due(Instant::now()),
             }
         }
         reader.abort();
@@ -383,11 +527,17 @@ impl Driver {
                 let _ = w.send(Err(Error::Closed));
             }
         }
-        if let Sink::Tcp(_, peer) = self.sink {
-            let _ = self.inbound.send(Inbound::Closed {
-                peer,
-                error: close_error,
-            });
+        self.counters.peers.store(0, Ordering::Relaxed);
+        if let Sink::Tcp(write, peer) = self.sink {
+            // Close our side first: the user may be slow to take the news.
+            drop(write);
+            let _ = self
+                .inbound
+                .send(Inbound::Closed {
+                    peer,
+                    error: close_error,
+                })
+                .await;
         }
     }
 
@@ -395,7 +545,7 @@ impl Driver {
         let now = Instant::now();
         match cmd {
             Cmd::Request { peer, actions, tx } => {
-                let p = self.peer(peer);
+                let p = self.peer(peer, now);
                 match p.conn.send_request(now, actions) {
                     Ok(id) => {
                         p.waiters.insert(id, tx);
@@ -411,12 +561,28 @@ impl Driver {
                 result,
                 tx,
             } => {
-                let r = self.peer(peer).conn.reply(now, id, result);
+                let r = self.peer(peer, now).conn.reply(now, id, result);
                 let _ = tx.send(r.map_err(Error::from));
             }
             Cmd::Pending { peer, id, tx } => {
-                let r = self.peer(peer).conn.send_pending(now, id);
+                let r = self.peer(peer, now).conn.send_pending(now, id);
                 let _ = tx.send(r.map_err(Error::from));
+            }
+            Cmd::Cancel { peer } => {
+                let Some(p) = self.peers.get_mut(&peer) else {
+                    return;
+                };
+                let gone: Vec<u32> = p
+                    .waiters
+                    .iter()
+                    .filter(|(_, w)| w.is_closed())
+                    .map(|(id, _)| *id)
+                    .collect();
+                for id in gone {
+                    p.waiters.remove(&id);
+                    p.conn.cancel(id);
+                }
+                self.dirty.push(peer);
             }
         }
     }
@@ -432,16 +598,6 @@ impl Driver {
             let Some(p) = self.peers.get_mut(&addr) else {
                 continue;
             };
-            let next = p.conn.poll_timeout();
-            if next != p.armed {
-                if let Some(old) = p.armed {
-                    self.timers.remove(&(old, addr));
-                }
-                if let Some(at) = next {
-                    self.timers.insert((at, addr));
-                }
-                p.armed = next;
-            }
             while let Some(bytes) = p.conn.poll_transmit() {
                 out.push((addr, bytes));
             }
@@ -472,6 +628,15 @@ impl Driver {
                         Error::PendingLimitExceeded,
                         event,
                     ),
+                    Event::SegmentsMissing {
+                        transaction_id,
+                        ref missing,
+                    } => finish(
+                        &mut p.waiters,
+                        transaction_id,
+                        Error::SegmentsMissing(missing.clone()),
+                        event,
+                    ),
                     Event::RequestReceived {
                         transaction_id,
                         actions,
@@ -483,12 +648,18 @@ impl Driver {
                             cmd: self.reply_cmd.clone(),
                             answered: false,
                         };
-                        if let Err(mpsc::error::SendError(Inbound::Request(mut req))) =
-                            self.inbound.send(Inbound::Request(req))
-                        {
-                            // Nobody listens: answer at once.
-                            req.answered = true;
-                            let result = error_result(501, "Not Implemented");
+                        if let Err(e) = self.inbound.try_send(Inbound::Request(req)) {
+                            // Nobody listens, or the user is behind:
+                            // answer at once.
+                            let result = if let TrySendError::Full(_) = e {
+                                Counters::bump(&self.counters.requests_refused);
+                                error_result(503, "Service Unavailable")
+                            } else {
+                                error_result(501, "Not Implemented")
+                            };
+                            if let Inbound::Request(mut req) = e.into_inner() {
+                                req.answered = true;
+                            }
                             let _ = p.conn.reply(Instant::now(), transaction_id, result);
                             while let Some(bytes) = p.conn.poll_transmit() {
                                 out.push((addr, bytes));
@@ -499,8 +670,25 @@ impl Driver {
                     other => Some(other),
                 };
                 if let Some(event) = unclaimed {
-                    let _ = self.inbound.send(Inbound::Event { peer: addr, event });
+                    let item = Inbound::Event { peer: addr, event };
+                    if let Err(TrySendError::Full(_)) = self.inbound.try_send(item) {
+                        Counters::bump(&self.counters.events_dropped);
+                    }
                 }
+            }
+            // With nothing live, the peer's only timer is its idle expiry.
+            let next = p.conn.poll_timeout().or_else(|| {
+                (p.conn.is_idle() && p.waiters.is_empty())
+                    .then(|| p.last_active + self.config.transport.peer_idle_timeout)
+            });
+            if next != p.armed {
+                if let Some(old) = p.armed {
+                    self.timers.remove(&(old, addr));
+                }
+                if let Some(at) = next {
+                    self.timers.insert((at, addr));
+                }
+                p.armed = next;
             }
         }
         for (addr, bytes) in out {

@@ -49,6 +49,22 @@
 //!   error ([`decode_error_descriptor`]: 400, or 406 for an unsupported
 //!   version). A received message-level error
 //!   is [`Event::MessageError`]. Nothing panics on any input.
+//! - **Segmented replies** (v3: a reply with a segment number, the last
+//!   one marked complete) are collected: each segment is answered with a
+//!   SegmentReply, the first one stops the resends, and each new one
+//!   (re)starts the [`Config::segment_recv_timer`]. Once every segment up
+//!   to the last has come, the whole reply (the action replies of all
+//!   segments in segment order, or the first error segment) is one
+//!   [`Event::ReplyReceived`], and the transaction is acknowledged with a
+//!   TransactionResponseAck. At the timer's expiry the peer gets error
+//!   459 listing the missing segments and the user
+//!   [`Event::SegmentsMissing`].
+//! - **Bounds**: at most [`Config::max_outstanding_requests`] of our
+//!   requests await a reply ([`Error::TooManyOutstanding`] beyond) and at
+//!   most [`Config::max_unanswered_requests`] received requests await the
+//!   user's reply (a new one beyond is answered with error 503 and
+//!   reported as [`Event::RequestRefused`]). [`Connection::cancel`]
+//!   forgets a request (no more resends).
 //!
 //! # Where it differs from Erlang/OTP megaco 4.4.2
 //!
@@ -69,14 +85,29 @@
 //!   (`trans_ack`, `trans_req`) and the request keep-alive timer are not
 //!   implemented; acks owed for one received message go out together at
 //!   once.
-//! - Segmentation (v3 `SegmentReply`, segmented replies) is not
-//!   implemented: a received segment reply is ignored and a segmented
-//!   reply is delivered as a whole reply.
+//! - Segmented replies are always collected and delivered whole, as
+//!   OTP does with `segment_recv_acc = true` (its default, `false`, hands
+//!   each segment to the user as it comes). OTP starts the segment timer
+//!   only once the segment marked complete has come, so a peer that stops
+//!   mid-way holds the request for ever; ours runs from the first segment.
+//!   We never segment our own replies (OTP's `segment_send`,
+//!   `max_pdu_size`): a received SegmentReply is ignored.
+//! - OTP bounds neither outstanding nor unanswered transactions; its flow
+//!   control is the user blocking the transport (`megaco_udp:block/1`).
+//!   Ours are [`Config::max_outstanding_requests`],
+//!   [`Config::max_unanswered_requests`] (error 503, "Service
+//!   Unavailable" in H.248.8) and, in the drivers, [`TransportConfig`]:
+//!   a bounded number of peers, idle peers forgotten, a bounded queue to
+//!   the user (a request that finds it full gets error 503) and readers
+//!   that stop reading the socket while the driver is behind.
+//! - OTP's `megaco:cancel/2` cancels every request of a connection; ours
+//!   cancels one ([`Connection::cancel`], or dropping the request future
+//!   in the drivers).
 //! - Where OTP calls `handle_syntax_error` and the user decides, the
 //!   answer to undecodable input is the [`Config::reply_to_decode_errors`]
 //!   flag.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use megaco::model::*;
@@ -91,6 +122,13 @@ pub const ERR_SYNTAX: u16 = 400;
 /// Error code sent in answer to a message of an unsupported version
 /// (H.248.8).
 pub const ERR_VERSION: u16 = 406;
+/// Error code sent when segments of a reply are missing at the expiry of
+/// the segment timer (H.248.8 459, "Incomplete/Missing segments").
+pub const ERR_MISSING_SEGMENTS: u16 = 459;
+/// Error code answering a request refused for lack of capacity (H.248.8
+/// 503, "Service Unavailable"): too many unanswered requests, or the
+/// user is not keeping up.
+pub const ERR_SERVICE_UNAVAILABLE: u16 = 503;
 
 /// Backoff of the request (resend) timer.
 ///
@@ -162,6 +200,54 @@ pub struct Config {
     /// The last transaction id before wrapping (OTP `max_trans_id`,
     /// `infinity`, i.e. 2^32 - 1).
     pub max_trans_id: u32,
+    /// How many of our requests may await a reply at once;
+    /// [`Connection::send_request`] refuses more with
+    /// [`Error::TooManyOutstanding`]. `None` for no limit. Default 10 000
+    /// (OTP has no such limit).
+    pub max_outstanding_requests: Option<usize>,
+    /// How many received requests may await the user's reply at once;
+    /// further new requests are answered with error 503 ("Service
+    /// Unavailable") and reported as [`Event::RequestRefused`]. `None` for
+    /// no limit. Default 10 000 (OTP has no such limit).
+    pub max_unanswered_requests: Option<usize>,
+    /// How long to wait for the next segment of a segmented reply (OTP
+    /// `segment_recv_timer`, 10 s). At expiry the peer gets error 459 and
+    /// the request fails ([`Event::SegmentsMissing`]).
+    pub segment_recv_timer: Duration,
+    /// Limits of the UDP and TCP drivers (ignored by the engine itself).
+    pub transport: TransportConfig,
+}
+
+/// Limits of the async drivers ([`crate::udp`], [`crate::tcp`]) that keep
+/// a hostile or fast peer from growing memory without bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransportConfig {
+    /// How many peers (one engine each) a driver keeps at once. A message
+    /// from a new address beyond this is dropped and counted
+    /// ([`crate::Stats::peers_refused`]); requests the user sends to a new
+    /// address are always allowed. Default 4096.
+    pub max_peers: usize,
+    /// A peer with no live transaction (no request awaiting a reply, no
+    /// received request unanswered or cached) is forgotten after this long
+    /// without traffic. It should exceed the peers' reply timers (OTP
+    /// default 30 s): a forgotten peer's transaction ids start again from
+    /// [`Config::min_trans_id`]. Default 5 minutes.
+    pub peer_idle_timeout: Duration,
+    /// Capacity of the [`crate::Incoming`] queue. When it is full, a new
+    /// request is answered with error 503 ("Service Unavailable") and
+    /// other events are dropped; both are counted ([`crate::Stats`]).
+    /// Default 1024.
+    pub inbound_queue: usize,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            max_peers: 4096,
+            peer_idle_timeout: Duration::from_secs(300),
+            inbound_queue: 1024,
+        }
+    }
 }
 
 impl Config {
@@ -183,6 +269,10 @@ impl Config {
             reply_to_decode_errors: true,
             min_trans_id: 1,
             max_trans_id: u32::MAX,
+            max_outstanding_requests: Some(10_000),
+            max_unanswered_requests: Some(10_000),
+            segment_recv_timer: Duration::from_secs(10),
+            transport: TransportConfig::default(),
         }
     }
 }
@@ -220,6 +310,23 @@ pub enum Event {
     /// No reply came in time; the request is forgotten.
     RequestTimedOut {
         /// The request's transaction id.
+        transaction_id: u32,
+    },
+    /// A segmented reply stayed incomplete for
+    /// [`Config::segment_recv_timer`]: the peer got error 459 and the
+    /// request is forgotten.
+    SegmentsMissing {
+        /// The request's transaction id.
+        transaction_id: u32,
+        /// The segment numbers not received (when the last segment never
+        /// came, the number after the highest one received is listed).
+        missing: Vec<u16>,
+    },
+    /// A new request from the peer was answered with error 503 because
+    /// [`Config::max_unanswered_requests`] requests await the user's
+    /// reply already.
+    RequestRefused {
+        /// Its transaction id.
         transaction_id: u32,
     },
     /// The request failed for another reason; it is forgotten.
@@ -276,6 +383,10 @@ pub enum Error {
     /// The message could not be encoded.
     #[error("encode: {0}")]
     Encode(#[from] EncodeError),
+    /// [`Config::max_outstanding_requests`] of our requests await a reply
+    /// already.
+    #[error("{0} requests already await a reply")]
+    TooManyOutstanding(usize),
 }
 
 #[derive(Debug)]
@@ -288,6 +399,13 @@ enum OutState {
     },
     /// A pending came; waiting on the long timer.
     Long { deadline: Instant, pendings: u32 },
+    /// Segments of the reply are arriving; waiting on the segment timer.
+    Segments {
+        deadline: Instant,
+        received: BTreeMap<u16, TransactionResult>,
+        /// The number of the segment marked complete, once seen.
+        last: Option<u16>,
+    },
 }
 
 #[derive(Debug)]
@@ -354,6 +472,8 @@ pub struct Connection {
     deadlines: HashMap<Key, Instant>,
     transmits: VecDeque<Vec<u8>>,
     events: VecDeque<Event>,
+    /// How many entries of `incoming` are `Processing`.
+    unanswered: usize,
 }
 
 /// Which transaction a timer belongs to.
@@ -377,6 +497,7 @@ impl Connection {
             deadlines: HashMap::new(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
+            unanswered: 0,
         }
     }
 
@@ -408,7 +529,9 @@ impl Connection {
         }
         let deadline = match key {
             Key::Out(id) => self.outgoing.get(&id).map(|r| match r.state {
-                OutState::Short { deadline, .. } | OutState::Long { deadline, .. } => deadline,
+                OutState::Short { deadline, .. }
+                | OutState::Long { deadline, .. }
+                | OutState::Segments { deadline, .. } => deadline,
             }),
             Key::In(id) => match self.incoming.get(&id) {
                 Some(InState::Processing {
@@ -433,6 +556,21 @@ impl Connection {
     /// or replied and cached).
     pub fn remembered_requests(&self) -> usize {
         self.incoming.len()
+    }
+
+    /// How many received requests await our reply.
+    pub fn unanswered_requests(&self) -> usize {
+        self.unanswered
+    }
+
+    /// Whether no transaction is live: no request of ours awaits a reply,
+    /// no received request is unanswered or cached, and nothing waits to
+    /// be polled.
+    pub fn is_idle(&self) -> bool {
+        self.outgoing.is_empty()
+            && self.incoming.is_empty()
+            && self.transmits.is_empty()
+            && self.events.is_empty()
     }
 
     fn compose(&self, body: MessageBody) -> MegacoMessage {
@@ -469,6 +607,11 @@ impl Connection {
         now: Instant,
         actions: Vec<ActionRequest>,
     ) -> Result<u32, Error> {
+        if let Some(limit) = self.config.max_outstanding_requests {
+            if self.outgoing.len() >= limit {
+                return Err(Error::TooManyOutstanding(limit));
+            }
+        }
         let id = self.next_id;
         let bytes = self.encode(MessageBody::Transactions(vec![Transaction::Request(
             TransactionRequest {
@@ -525,6 +668,7 @@ impl Connection {
             },
         )]))?;
         self.transmits.push_back(bytes.clone());
+        self.unanswered -= 1;
         self.incoming.insert(
             transaction_id,
             InState::Replied {
@@ -594,6 +738,7 @@ impl Connection {
         if !bytes.is_empty() {
             self.transmits.push_back(bytes.clone());
         }
+        self.unanswered -= 1;
         self.incoming.insert(
             id,
             InState::Replied {
@@ -649,6 +794,32 @@ impl Connection {
                     self.transmits.push_back(req.bytes.clone());
                 }
                 self.reschedule(Key::Out(id));
+            }
+            OutState::Segments { received, last, .. } => {
+                let missing = missing_segments(received, *last);
+                self.outgoing.remove(&id);
+                // As OTP words it ("2,3"), at most 64 numbers (a hostile
+                // peer could leave 65 534 gaps).
+                let mut text = missing
+                    .iter()
+                    .take(64)
+                    .map(u16::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",");
+                if missing.len() > 64 {
+                    text.push_str(",...");
+                }
+                let body = MessageBody::Error(ErrorDescriptor {
+                    error_code: ERR_MISSING_SEGMENTS,
+                    error_text: Some(text),
+                });
+                if let Ok(bytes) = self.encode(body) {
+                    self.transmits.push_back(bytes);
+                }
+                self.events.push_back(Event::SegmentsMissing {
+                    transaction_id: id,
+                    missing,
+                });
             }
             _ => {
                 self.outgoing.remove(&id);
@@ -710,7 +881,16 @@ impl Connection {
                     if r.imm_ack_required {
                         acks.push(r.transaction_id);
                     }
-                    self.on_reply(r);
+                    let id = r.transaction_id;
+                    match r.segment_number {
+                        // OTP acknowledges a completed segmented reply.
+                        Some(sn) => {
+                            if self.on_segment(now, r, sn) {
+                                acks.push(id);
+                            }
+                        }
+                        None => self.on_reply(r),
+                    }
                 }
                 Transaction::ResponseAck(ranges) => self.on_ack(&ranges),
                 Transaction::SegmentReply(_) => {}
@@ -727,7 +907,29 @@ impl Connection {
     fn on_request(&mut self, now: Instant, r: TransactionRequest) {
         let id = r.transaction_id;
         match self.incoming.get(&id) {
+            None if self
+                .config
+                .max_unanswered_requests
+                .is_some_and(|limit| self.unanswered >= limit) =>
+            {
+                let body = MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
+                    transaction_id: id,
+                    imm_ack_required: false,
+                    result: TransactionResult::Error(ErrorDescriptor {
+                        error_code: ERR_SERVICE_UNAVAILABLE,
+                        error_text: Some("Service Unavailable".into()),
+                    }),
+                    segment_number: None,
+                    segmentation_complete: false,
+                })]);
+                if let Ok(bytes) = self.encode(body) {
+                    self.transmits.push_back(bytes);
+                }
+                self.events
+                    .push_back(Event::RequestRefused { transaction_id: id });
+            }
             None => {
+                self.unanswered += 1;
                 self.incoming.insert(
                     id,
                     InState::Processing {
@@ -757,6 +959,8 @@ impl Connection {
         let pendings = match req.state {
             OutState::Short { .. } => 1,
             OutState::Long { pendings, .. } => pendings + 1,
+            // The peer is already replying.
+            OutState::Segments { .. } => return,
         };
         if self
             .config
@@ -793,6 +997,77 @@ impl Connection {
                 transaction_id: id,
                 result: r.result,
             });
+        }
+    }
+
+    /// Takes in segment `sn` of a segmented reply: acknowledges it with a
+    /// SegmentReply, and once every segment up to the one marked complete
+    /// has come, reports the whole reply. Returns whether the reply is
+    /// complete (then the caller acknowledges the transaction).
+    fn on_segment(&mut self, now: Instant, r: TransactionReply, sn: u16) -> bool {
+        let id = r.transaction_id;
+        let Some(req) = self.outgoing.get_mut(&id) else {
+            self.events.push_back(Event::UnexpectedReply {
+                transaction_id: id,
+                result: r.result,
+            });
+            return false;
+        };
+        let deadline = after(now, self.config.segment_recv_timer);
+        if !matches!(req.state, OutState::Segments { .. }) {
+            req.state = OutState::Segments {
+                deadline,
+                received: BTreeMap::new(),
+                last: None,
+            };
+        }
+        let OutState::Segments {
+            deadline: armed,
+            received,
+            last,
+        } = &mut req.state
+        else {
+            return false;
+        };
+        if r.segmentation_complete {
+            *last = Some(sn);
+        }
+        if let std::collections::btree_map::Entry::Vacant(slot) = received.entry(sn) {
+            slot.insert(r.result);
+            *armed = deadline;
+        }
+        let complete = last.is_some_and(|l| (1..=l).all(|n| received.contains_key(&n)));
+        let result = if complete {
+            let l = last.unwrap_or(0);
+            let mut parts = std::mem::take(received);
+            Some(merge_segments(
+                (1..=l).filter_map(|n| parts.remove(&n)).collect(),
+            ))
+        } else {
+            None
+        };
+        let body = MessageBody::Transactions(vec![Transaction::SegmentReply(SegmentReply {
+            transaction_id: id,
+            segment_number: sn,
+            segmentation_complete: r.segmentation_complete,
+        })]);
+        if let Ok(bytes) = self.encode(body) {
+            self.transmits.push_back(bytes);
+        }
+        match result {
+            Some(result) => {
+                self.outgoing.remove(&id);
+                self.reschedule(Key::Out(id));
+                self.events.push_back(Event::ReplyReceived {
+                    transaction_id: id,
+                    result,
+                });
+                true
+            }
+            None => {
+                self.reschedule(Key::Out(id));
+                false
+            }
         }
     }
 
@@ -874,6 +1149,33 @@ fn after(now: Instant, d: Duration) -> Instant {
     now.checked_add(d.min(CENTURY))
         .or_else(|| now.checked_add(Duration::from_secs(24 * 3600)))
         .unwrap_or(now)
+}
+
+/// The segment numbers not (yet) received: the gaps below the last
+/// segment, or, when the last one is unknown, the gaps below the highest
+/// received and the number after it.
+fn missing_segments(received: &BTreeMap<u16, TransactionResult>, last: Option<u16>) -> Vec<u16> {
+    let highest = received.keys().next_back().copied().unwrap_or(0);
+    let end = last.unwrap_or(highest);
+    let mut missing: Vec<u16> = (1..=end).filter(|n| !received.contains_key(n)).collect();
+    if last.is_none() {
+        missing.push(highest.saturating_add(1));
+    }
+    missing
+}
+
+/// One result from the segments of a reply, in segment order: the action
+/// replies of all segments, or the first segment's error if any segment
+/// is an error.
+fn merge_segments(parts: Vec<TransactionResult>) -> TransactionResult {
+    let mut replies = Vec::new();
+    for part in parts {
+        match part {
+            TransactionResult::ActionReplies(r) => replies.extend(r),
+            error @ TransactionResult::Error(_) => return error,
+        }
+    }
+    TransactionResult::ActionReplies(replies)
 }
 
 /// Sorted, coalesced ranges of transaction ids.

@@ -58,7 +58,7 @@ pub mod udp;
 use std::net::SocketAddr;
 
 pub use codec::{DecodeError, Encoding};
-pub use driver::{Error, Handle, Inbound, Incoming, IncomingRequest};
+pub use driver::{Error, Handle, Inbound, Incoming, IncomingRequest, Stats};
 use megaco::model::{ActionRequest, TransactionResult};
 
 /// A transport connection to one peer (see [`udp::connect`],

@@ -56,16 +56,16 @@ pub fn start(stream: TcpStream, mut config: Config) -> io::Result<(Connection, I
             loop {
                 match tpkt::read_frame(&mut read, tpkt::MAX_PAYLOAD).await {
                     Ok(Some(msg)) => {
-                        if tx.send(Input::Message(peer, msg)).is_err() {
+                        if tx.send(Input::Message(peer, msg)).await.is_err() {
                             return;
                         }
                     }
                     Ok(None) => {
-                        let _ = tx.send(Input::Closed(None));
+                        let _ = tx.send(Input::Closed(None)).await;
                         return;
                     }
                     Err(e) => {
-                        let _ = tx.send(Input::Closed(Some(e)));
+                        let _ = tx.send(Input::Closed(Some(e))).await;
                         return;
                     }
                 }

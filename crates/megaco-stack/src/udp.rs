@@ -2,7 +2,10 @@
 //! resent on the engine's request timer.
 //!
 //! [`connect`] talks to one peer; [`bind`] serves any number of peers from
-//! one socket (an engine per peer address), as a controller does.
+//! one socket (an engine per peer address), as a controller does. Peers
+//! are bounded and forgotten when idle, so that datagrams from spoofed
+//! addresses cannot grow memory without limit
+//! ([`crate::engine::TransportConfig`], counters in [`Endpoint::stats`]).
 //!
 //! ```no_run
 //! use megaco::model::*;
@@ -59,6 +62,12 @@ impl Endpoint {
         self.handle.request_to(peer, actions).await
     }
 
+    /// What the driver refused or dropped so far, and how many peers it
+    /// keeps (see [`crate::engine::TransportConfig`]).
+    pub fn stats(&self) -> crate::Stats {
+        self.handle.stats()
+    }
+
     /// A [`Connection`] to `peer` through this socket.
     pub fn connection(&self, peer: SocketAddr) -> Connection {
         Connection::new(self.handle.clone(), self.local, peer)
@@ -96,7 +105,11 @@ fn start(sock: Arc<UdpSocket>, mut config: Config) -> (Handle, Incoming) {
             loop {
                 match reader_sock.recv_from(&mut buf).await {
                     Ok((n, peer)) => {
-                        if tx.send(Input::Message(peer, buf[..n].to_vec())).is_err() {
+                        if tx
+                            .send(Input::Message(peer, buf[..n].to_vec()))
+                            .await
+                            .is_err()
+                        {
                             return;
                         }
                     }
@@ -108,7 +121,7 @@ fn start(sock: Arc<UdpSocket>, mut config: Config) -> (Handle, Incoming) {
                             io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
                         ) => {}
                     Err(e) => {
-                        let _ = tx.send(Input::Closed(Some(e)));
+                        let _ = tx.send(Input::Closed(Some(e))).await;
                         return;
                     }
                 }

@@ -619,3 +619,71 @@ fn otp_mg_sees_our_pending_limit() {
     );
     assert_eq!(aborted_rx.recv_timeout(Duration::from_secs(5)).unwrap(), 1);
 }
+
+/// OTP sends its v3 reply to our three-action Notify as segments (one
+/// action reply each, `segment_send infinity`, `max_pdu_size 128`): we
+/// answer each with a SegmentReply, which OTP's `handle_segment_reply`
+/// sees, and deliver the whole reply in order.
+#[test]
+fn otp_mgc_segmented_reply() {
+    if !otp_available() {
+        return;
+    }
+    // OTP's binary encoders do not segment (their encode_action_reply is
+    // not implemented): text only.
+    for (otp_encoding, ours) in [
+        ("compact", Encoding::compact()),
+        ("pretty", Encoding::pretty()),
+    ] {
+        let mgc = start_otp_mgc(otp_encoding, 3, Transport::Udp, "segmented");
+        rt().block_on(async {
+            let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
+            let config = mg_config(ours, 3);
+            let (conn, _incoming) = udp::connect("127.0.0.1:0".parse().unwrap(), remote, config)
+                .await
+                .unwrap();
+            let notify = |ctx| {
+                build::notify(
+                    ContextId(ctx),
+                    TerminationId::new("11111111/00000000/00000001"),
+                    3,
+                    "al/of",
+                )
+            };
+            let reply = tokio::time::timeout(
+                Duration::from_secs(20),
+                conn.request(vec![notify(11), notify(12), notify(13)]),
+            )
+            .await
+            .expect("no reply from OTP")
+            .unwrap();
+            let TransactionResult::ActionReplies(a) = reply else {
+                panic!("{reply:?}")
+            };
+            let contexts: Vec<u32> = a.iter().map(|r| r.context_id.0).collect();
+            assert_eq!(contexts, vec![11, 12, 13], "{otp_encoding}");
+            assert!(a
+                .iter()
+                .all(|r| matches!(r.command_reply[..], [CommandReply::Notify(_)])));
+            let mut seen = Vec::new();
+            while let Ok(line) = mgc.lines.recv_timeout(Duration::from_secs(10)) {
+                if line.starts_with("segment reply") {
+                    seen.push(line);
+                }
+                if seen.len() == 3 {
+                    break;
+                }
+            }
+            seen.sort();
+            assert_eq!(
+                seen,
+                vec![
+                    "segment reply 1 asn1_NOVALUE",
+                    "segment reply 2 asn1_NOVALUE",
+                    "segment reply 3 'NULL'"
+                ],
+                "{otp_encoding}"
+            );
+        });
+    }
+}

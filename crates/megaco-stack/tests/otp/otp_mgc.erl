@@ -11,7 +11,10 @@
 %%   MODE: plain (default); slow: take 1.5 s over each request (OTP sends
 %%     pendings meanwhile, its pending timer set to 200 ms); ack: ask for an
 %%     ack of each reply (ImmAckRequired) and print "ack STATUS" when the
-%%     ack arrives
+%%     ack arrives; segmented: send each reply of more than one action
+%%     as segments, one action reply each (v3, segment_send infinity,
+%%     max_pdu_size 128), and print "segment reply SN SC" for each
+%%     SegmentReply received
 -module(otp_mgc).
 
 -export([start/1]).
@@ -58,12 +61,18 @@ run([PortA, EncA, VsnA, Transport, Mode]) ->
                                  {encoding_mod, EncMod},
                                  {encoding_config, []},
                                  {protocol_version, Vsn},
-                                 {pending_timer, PendingTimer}]),
+                                 {pending_timer, PendingTimer}]
+                                ++ segment_options(Mode)),
     RH = megaco:user_info(Mid, receive_handle),
     Bound = listen(Transport, Port, RH),
     io:format("port ~w~n", [Bound]),
     %% Stop when the test closes our stdin.
     wait_eof().
+
+segment_options(segmented) ->
+    [{segment_send, infinity}, {max_pdu_size, 128}, {segment_reply_ind, true}];
+segment_options(_) ->
+    [].
 
 send_mod(udp) -> megaco_udp;
 send_mod(tcp) -> megaco_tcp.
@@ -120,7 +129,9 @@ handle_unexpected_trans(_CH, _PV, _Trans) -> ok.
 handle_unexpected_trans(_CH, _PV, _Trans, _Extra) -> ok.
 handle_trans_request_abort(_CH, _PV, _TransNo, _Pid) -> ok.
 handle_trans_request_abort(_CH, _PV, _TransNo, _Pid, _Extra) -> ok.
-handle_segment_reply(_CH, _PV, _TransNo, _SN, _SC) -> ok.
+handle_segment_reply(_CH, _PV, _TransNo, SN, SC) ->
+    io:format("segment reply ~w ~w~n", [SN, SC]),
+    ok.
 handle_segment_reply(_CH, _PV, _TransNo, _SN, _SC, _Extra) -> ok.
 
 %% 'ActionRequest'{contextId, contextRequest, contextAttrAuditReq, commandRequests}

@@ -1,0 +1,399 @@
+//! The engine's bounds, cancellation and segmented replies, with injected
+//! time.
+use std::time::{Duration, Instant};
+
+use megaco::model::*;
+use megaco::MegacoMessage;
+use megaco_stack::engine::{
+    Config, Connection, Error, Event, ERR_MISSING_SEGMENTS, ERR_SERVICE_UNAVAILABLE,
+};
+use megaco_stack::{build, Encoding};
+
+fn mid(a: u8) -> Mid {
+    Mid::Ip4(Ip4Address {
+        address: [10, 0, 0, a],
+        port: Some(2944),
+    })
+}
+
+fn v3(a: u8) -> Config {
+    let mut c = Config::new(mid(a));
+    c.version = 3;
+    c
+}
+
+fn notify(event: u32) -> ActionRequest {
+    build::notify(ContextId(1), TerminationId::new("t1"), event, "al/on")
+}
+
+fn drain(c: &mut Connection) -> Vec<Vec<u8>> {
+    std::iter::from_fn(|| c.poll_transmit()).collect()
+}
+
+fn events(c: &mut Connection) -> Vec<Event> {
+    std::iter::from_fn(|| c.poll_event()).collect()
+}
+
+fn body(bytes: &[u8]) -> MessageBody {
+    megaco::text::decode(bytes).unwrap().mess.body
+}
+
+fn transactions(bytes: &[u8]) -> Vec<Transaction> {
+    match body(bytes) {
+        MessageBody::Transactions(t) => t,
+        MessageBody::Error(e) => panic!("error message {e:?}"),
+    }
+}
+
+/// The single reply in `bytes`: its id and error code.
+fn error_reply(bytes: &[u8]) -> (u32, u16) {
+    match &transactions(bytes)[..] {
+        [Transaction::Reply(TransactionReply {
+            transaction_id,
+            result: TransactionResult::Error(e),
+            ..
+        })] => (*transaction_id, e.error_code),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A v3 message from the MGC with one reply segment.
+fn segment(id: u32, number: u16, complete: bool, result: TransactionResult) -> Vec<u8> {
+    let msg = MegacoMessage {
+        auth_header: None,
+        mess: Message {
+            version: 3,
+            mid: mid(2),
+            body: MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
+                transaction_id: id,
+                imm_ack_required: false,
+                result,
+                segment_number: Some(number),
+                segmentation_complete: complete,
+            })]),
+        },
+    };
+    Encoding::pretty().encode(&msg).unwrap()
+}
+
+/// The default reply to a notify of `event`, as one segment's result.
+fn part(event: u32) -> TransactionResult {
+    build::default_replies(&[notify(event)])
+}
+
+fn replies(r: TransactionResult) -> Vec<ActionReply> {
+    match r {
+        TransactionResult::ActionReplies(a) => a,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn outstanding_requests_are_bounded() {
+    let mut cfg = Config::new(mid(1));
+    cfg.max_outstanding_requests = Some(2);
+    let mut mg = Connection::new(cfg);
+    let mut mgc = Connection::new(Config::new(mid(2)));
+    let t0 = Instant::now();
+    let first = mg.send_request(t0, vec![notify(1)]).unwrap();
+    mg.send_request(t0, vec![notify(2)]).unwrap();
+    assert_eq!(
+        mg.send_request(t0, vec![notify(3)]),
+        Err(Error::TooManyOutstanding(2))
+    );
+    // Nothing was sent for the refused one, and no id was used up.
+    let sent = drain(&mut mg);
+    assert_eq!(sent.len(), 2);
+
+    // A reply frees a slot.
+    mgc.handle_input(t0, &sent[0]);
+    let Some(Event::RequestReceived { transaction_id, .. }) = mgc.poll_event() else {
+        panic!()
+    };
+    mgc.reply(t0, transaction_id, part(1)).unwrap();
+    mg.handle_input(t0, &mgc.poll_transmit().unwrap());
+    assert!(matches!(
+        mg.poll_event(),
+        Some(Event::ReplyReceived { transaction_id, .. }) if transaction_id == first
+    ));
+    assert_eq!(mg.send_request(t0, vec![notify(3)]), Ok(3));
+}
+
+#[test]
+fn cancelled_request_is_not_resent() {
+    let mut mg = Connection::new(Config::new(mid(1)));
+    let t0 = Instant::now();
+    let id = mg.send_request(t0, vec![notify(1)]).unwrap();
+    drain(&mut mg);
+    assert!(mg.cancel(id));
+    assert_eq!(mg.poll_timeout(), None);
+    mg.handle_timeout(t0 + Duration::from_secs(7));
+    assert!(drain(&mut mg).is_empty());
+    assert!(events(&mut mg).is_empty());
+    assert!(mg.is_idle());
+}
+
+#[test]
+fn unanswered_requests_beyond_the_limit_get_503() {
+    let mut mg = Connection::new(Config::new(mid(1)));
+    let mut cfg = Config::new(mid(2));
+    cfg.max_unanswered_requests = Some(1);
+    let mut mgc = Connection::new(cfg);
+    let t0 = Instant::now();
+    mg.send_request(t0, vec![notify(1)]).unwrap();
+    mg.send_request(t0, vec![notify(2)]).unwrap();
+    for bytes in drain(&mut mg) {
+        mgc.handle_input(t0, &bytes);
+    }
+    let ev = events(&mut mgc);
+    assert!(matches!(
+        ev[..],
+        [
+            Event::RequestReceived {
+                transaction_id: 1,
+                ..
+            },
+            Event::RequestRefused { transaction_id: 2 }
+        ]
+    ));
+    let out = drain(&mut mgc);
+    assert_eq!(out.len(), 1);
+    assert_eq!(error_reply(&out[0]), (2, ERR_SERVICE_UNAVAILABLE));
+    assert_eq!(mgc.unanswered_requests(), 1);
+
+    // Once the first is answered, a new request is taken again.
+    mgc.reply(t0, 1, part(1)).unwrap();
+    assert_eq!(mgc.unanswered_requests(), 0);
+    drain(&mut mgc);
+    mg.send_request(t0, vec![notify(3)]).unwrap();
+    mgc.handle_input(t0, &mg.poll_transmit().unwrap());
+    assert!(matches!(
+        mgc.poll_event(),
+        Some(Event::RequestReceived {
+            transaction_id: 3,
+            ..
+        })
+    ));
+}
+
+/// Segments out of order and duplicated: each is acknowledged with a
+/// SegmentReply (as OTP's messenger does), the whole reply is delivered
+/// once, in segment order, and the transaction is acknowledged.
+#[test]
+fn segmented_reply_is_collected_and_delivered_whole() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    let id = mg
+        .send_request(t0, vec![notify(1), notify(2), notify(3)])
+        .unwrap();
+    drain(&mut mg);
+
+    mg.handle_input(t0, &segment(id, 3, true, part(3)));
+    mg.handle_input(t0, &segment(id, 1, false, part(1)));
+    mg.handle_input(t0, &segment(id, 1, false, part(1)));
+    assert!(events(&mut mg).is_empty());
+    let seg_replies: Vec<Transaction> = drain(&mut mg)
+        .iter()
+        .flat_map(|b| transactions(b))
+        .collect();
+    let sr = |n, c| {
+        Transaction::SegmentReply(SegmentReply {
+            transaction_id: id,
+            segment_number: n,
+            segmentation_complete: c,
+        })
+    };
+    assert_eq!(seg_replies, vec![sr(3, true), sr(1, false), sr(1, false)]);
+
+    mg.handle_input(t0, &segment(id, 2, false, part(2)));
+    let ev = events(&mut mg);
+    let [Event::ReplyReceived {
+        transaction_id,
+        result,
+    }] = &ev[..]
+    else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(*transaction_id, id);
+    let expected: Vec<ActionReply> = (1..=3).flat_map(|e| replies(part(e))).collect();
+    assert_eq!(replies(result.clone()), expected);
+    let out: Vec<Transaction> = drain(&mut mg)
+        .iter()
+        .flat_map(|b| transactions(b))
+        .collect();
+    assert_eq!(
+        out,
+        vec![
+            sr(2, false),
+            Transaction::ResponseAck(vec![TransactionAck {
+                first_ack: id,
+                last_ack: None
+            }])
+        ]
+    );
+    assert_eq!(mg.poll_timeout(), None);
+    assert!(mg.is_idle());
+
+    // A straggler after completion is unexpected.
+    mg.handle_input(t0, &segment(id, 2, false, part(2)));
+    assert!(matches!(
+        mg.poll_event(),
+        Some(Event::UnexpectedReply { .. })
+    ));
+}
+
+/// The first segment stops the resends; each new segment restarts the
+/// segment timer; at its expiry the peer gets error 459 listing what is
+/// missing and the request fails.
+#[test]
+fn missing_segments_time_out_with_error_459() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    let id = mg.send_request(t0, vec![notify(1)]).unwrap();
+    drain(&mut mg);
+    let t1 = t0 + Duration::from_secs(1);
+    mg.handle_input(t1, &segment(id, 1, false, part(1)));
+    assert_eq!(mg.poll_timeout(), Some(t1 + Duration::from_secs(10)));
+    let t2 = t0 + Duration::from_secs(8);
+    mg.handle_input(t2, &segment(id, 4, true, part(4)));
+    assert_eq!(mg.poll_timeout(), Some(t2 + Duration::from_secs(10)));
+    drain(&mut mg);
+
+    // No resend at the request timer's 7 s, nor at t1 + 10 s.
+    mg.handle_timeout(t1 + Duration::from_secs(10));
+    assert!(drain(&mut mg).is_empty());
+
+    mg.handle_timeout(t2 + Duration::from_secs(10));
+    let out = drain(&mut mg);
+    assert_eq!(out.len(), 1);
+    let MessageBody::Error(e) = body(&out[0]) else {
+        panic!()
+    };
+    assert_eq!(e.error_code, ERR_MISSING_SEGMENTS);
+    assert_eq!(e.error_text.as_deref(), Some("2,3"));
+    assert_eq!(
+        events(&mut mg),
+        vec![Event::SegmentsMissing {
+            transaction_id: id,
+            missing: vec![2, 3]
+        }]
+    );
+    assert!(mg.is_idle());
+}
+
+/// When the segment marked complete never comes, the number after the
+/// highest received is reported missing.
+#[test]
+fn missing_last_segment_is_reported() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    let id = mg.send_request(t0, vec![notify(1)]).unwrap();
+    drain(&mut mg);
+    mg.handle_input(t0, &segment(id, 1, false, part(1)));
+    mg.handle_input(t0, &segment(id, 2, false, part(2)));
+    drain(&mut mg);
+    mg.handle_timeout(t0 + Duration::from_secs(10));
+    assert_eq!(
+        events(&mut mg),
+        vec![Event::SegmentsMissing {
+            transaction_id: id,
+            missing: vec![3]
+        }]
+    );
+}
+
+/// A segment that is an error makes the whole reply that error.
+#[test]
+fn error_segment_makes_the_reply_an_error() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    let id = mg.send_request(t0, vec![notify(1)]).unwrap();
+    drain(&mut mg);
+    let err = TransactionResult::Error(ErrorDescriptor {
+        error_code: 500,
+        error_text: None,
+    });
+    mg.handle_input(t0, &segment(id, 1, false, part(1)));
+    mg.handle_input(t0, &segment(id, 2, true, err.clone()));
+    assert_eq!(
+        events(&mut mg),
+        vec![Event::ReplyReceived {
+            transaction_id: id,
+            result: err
+        }]
+    );
+}
+
+/// Segments of a reply to no outstanding request are unexpected and not
+/// acknowledged.
+#[test]
+fn segment_without_request_is_unexpected() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    mg.handle_input(t0, &segment(42, 1, true, part(1)));
+    assert!(matches!(
+        mg.poll_event(),
+        Some(Event::UnexpectedReply {
+            transaction_id: 42,
+            ..
+        })
+    ));
+    assert!(drain(&mut mg).is_empty());
+}
+
+/// A segment carrying ImmAckRequired is acknowledged; the completing one's
+/// ack and the transaction ack travel together, once.
+#[test]
+fn imm_ack_on_last_segment_is_sent_once() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    let id = mg.send_request(t0, vec![notify(1)]).unwrap();
+    drain(&mut mg);
+    let mut msg = Encoding::pretty()
+        .decode(&segment(id, 1, true, part(1)))
+        .unwrap();
+    let MessageBody::Transactions(t) = &mut msg.mess.body else {
+        panic!()
+    };
+    let Transaction::Reply(r) = &mut t[0] else {
+        panic!()
+    };
+    r.imm_ack_required = true;
+    mg.handle_message(t0, msg);
+    let out: Vec<Transaction> = drain(&mut mg)
+        .iter()
+        .flat_map(|b| transactions(b))
+        .collect();
+    let acks = out
+        .iter()
+        .filter(|t| matches!(t, Transaction::ResponseAck(_)))
+        .count();
+    assert_eq!(acks, 1);
+    assert!(matches!(mg.poll_event(), Some(Event::ReplyReceived { .. })));
+}
+
+/// A lone last segment numbered 65535: every gap is reported to the user,
+/// the error text to the peer stays short.
+#[test]
+fn huge_segment_gap_keeps_the_error_short() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    let id = mg.send_request(t0, vec![notify(1)]).unwrap();
+    drain(&mut mg);
+    mg.handle_input(t0, &segment(id, u16::MAX, true, part(1)));
+    drain(&mut mg);
+    mg.handle_timeout(t0 + Duration::from_secs(10));
+    let out = drain(&mut mg);
+    let MessageBody::Error(e) = body(&out[0]) else {
+        panic!()
+    };
+    let text = e.error_text.unwrap();
+    assert!(text.starts_with("1,2,3,"), "{text}");
+    assert!(text.ends_with(",64,..."), "{text}");
+    match &events(&mut mg)[..] {
+        [Event::SegmentsMissing { missing, .. }] => {
+            assert_eq!(missing.len(), usize::from(u16::MAX) - 1);
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,0 +1,299 @@
+//! The drivers' bounds (peers, inbound queue), cancellation of dropped
+//! requests and segmented replies, over real loopback UDP sockets.
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use megaco::model::*;
+use megaco::MegacoMessage;
+use megaco_stack::engine::{Config, Event};
+use megaco_stack::{build, tcp, udp, Encoding, Inbound, Stats};
+use tokio::net::UdpSocket;
+
+fn mid(a: u8) -> Mid {
+    Mid::Ip4(Ip4Address {
+        address: [127, 0, 0, a],
+        port: Some(2944),
+    })
+}
+
+fn config(a: u8) -> Config {
+    let mut c = Config::new(mid(a));
+    c.encoding = Encoding::compact();
+    c.version = 3;
+    c
+}
+
+fn any_port() -> SocketAddr {
+    "127.0.0.1:0".parse().unwrap()
+}
+
+fn notify(event: u32) -> ActionRequest {
+    build::notify(ContextId(1), TerminationId::new("t1"), event, "al/on")
+}
+
+/// A raw peer asks for transaction `id` (a ServiceChange, compact text).
+async fn ask(peer: &UdpSocket, to: SocketAddr, id: u32) {
+    let req = format!("!/1 [127.0.0.9]:2944 T={id}{{C=-{{SC=ROOT{{SV{{MT=RS,RE=\"901\"}}}}}}}}");
+    peer.send_to(req.as_bytes(), to).await.unwrap();
+}
+
+async fn recv(peer: &UdpSocket) -> MegacoMessage {
+    let mut buf = vec![0u8; 65_535];
+    let (n, _) = tokio::time::timeout(Duration::from_secs(30), peer.recv_from(&mut buf))
+        .await
+        .expect("no datagram")
+        .unwrap();
+    megaco::text::decode(&buf[..n]).unwrap()
+}
+
+fn transactions(msg: MegacoMessage) -> Vec<Transaction> {
+    match msg.mess.body {
+        MessageBody::Transactions(t) => t,
+        MessageBody::Error(e) => panic!("{e:?}"),
+    }
+}
+
+/// Waits (without asserting on time) until the stats satisfy `cond`.
+async fn until(stats: impl Fn() -> Stats, cond: impl Fn(&Stats) -> bool) -> Stats {
+    tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let s = stats();
+            if cond(&s) {
+                return s;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("stats never got there")
+}
+
+/// The id of the request a raw peer received.
+async fn request_id(peer: &UdpSocket) -> u32 {
+    match &transactions(recv(peer).await)[..] {
+        [Transaction::Request(r)] => r.transaction_id,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A reply from the raw peer, compact text.
+async fn answer(peer: &UdpSocket, to: SocketAddr, id: u32) {
+    let msg = format!("!/1 [127.0.0.9]:2944 P={id}{{C=1{{N=t1}}}}");
+    peer.send_to(msg.as_bytes(), to).await.unwrap();
+}
+
+/// Dropping a request future cancels its transaction: the engine forgets
+/// it (so it is no longer resent) and a late reply is unexpected.
+#[tokio::test]
+async fn dropped_request_future_cancels_the_transaction() {
+    let peer = UdpSocket::bind(any_port()).await.unwrap();
+    let (conn, mut incoming) = udp::connect(any_port(), peer.local_addr().unwrap(), config(1))
+        .await
+        .unwrap();
+    let first = tokio::spawn({
+        let conn = conn.clone();
+        async move { conn.request(vec![notify(1)]).await }
+    });
+    let id1 = request_id(&peer).await;
+    first.abort();
+    assert!(first.await.unwrap_err().is_cancelled());
+
+    // The cancel went down the same command queue before this request.
+    let second = tokio::spawn({
+        let conn = conn.clone();
+        async move { conn.request(vec![notify(2)]).await }
+    });
+    let id2 = request_id(&peer).await;
+    assert_ne!(id1, id2);
+
+    answer(&peer, conn.local_addr(), id1).await;
+    match incoming.recv().await {
+        Some(Inbound::Event {
+            event: Event::UnexpectedReply { transaction_id, .. },
+            ..
+        }) => assert_eq!(transaction_id, id1),
+        other => panic!("{other:?}"),
+    }
+    answer(&peer, conn.local_addr(), id2).await;
+    assert!(matches!(
+        second.await.unwrap(),
+        Ok(TransactionResult::ActionReplies(_))
+    ));
+}
+
+/// Messages from new addresses beyond `max_peers` are dropped and
+/// counted; a peer with nothing live expires after its idle time, making
+/// room.
+#[tokio::test]
+async fn peers_are_bounded_and_idle_ones_expire() {
+    let mut cfg = config(1);
+    cfg.transport.max_peers = 1;
+    cfg.transport.peer_idle_timeout = Duration::from_millis(50);
+    cfg.reply_timer = Duration::from_millis(10);
+    let (ep, mut incoming) = udp::bind(any_port(), cfg).await.unwrap();
+    let a = UdpSocket::bind(any_port()).await.unwrap();
+    let b = UdpSocket::bind(any_port()).await.unwrap();
+
+    ask(&a, ep.local_addr(), 1).await;
+    let req = incoming.next_request().await.unwrap();
+    assert_eq!(req.peer, a.local_addr().unwrap());
+
+    // While A's request is unanswered, A stays and B is refused.
+    ask(&b, ep.local_addr(), 7).await;
+    let s = until(|| ep.stats(), |s| s.peers_refused >= 1).await;
+    assert_eq!((s.peers, s.peers_refused, s.peers_expired), (1, 1, 0));
+
+    let result = build::default_replies(&req.actions);
+    req.reply(result).await.unwrap();
+    assert!(matches!(
+        &transactions(recv(&a).await)[..],
+        [Transaction::Reply(_)]
+    ));
+
+    // A's cached reply expires, then A itself.
+    let s = until(|| ep.stats(), |s| s.peers_expired >= 1).await;
+    assert_eq!(s.peers, 0);
+
+    // Now B gets in.
+    ask(&b, ep.local_addr(), 8).await;
+    let req = incoming.next_request().await.unwrap();
+    assert_eq!(req.peer, b.local_addr().unwrap());
+    assert_eq!(req.transaction_id, 8);
+    assert_eq!(ep.stats().peers, 1);
+}
+
+/// With the Incoming queue full, a new request is answered with 503 and
+/// other events are dropped; both counted. Queued requests stay
+/// answerable.
+#[tokio::test]
+async fn full_inbound_queue_answers_503_and_drops_events() {
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 1;
+    let (ep, mut incoming) = udp::bind(any_port(), cfg).await.unwrap();
+    let peer = UdpSocket::bind(any_port()).await.unwrap();
+
+    ask(&peer, ep.local_addr(), 1).await;
+    ask(&peer, ep.local_addr(), 2).await;
+    match &transactions(recv(&peer).await)[..] {
+        [Transaction::Reply(TransactionReply {
+            transaction_id: 2,
+            result: TransactionResult::Error(e),
+            ..
+        })] => assert_eq!(e.error_code, 503),
+        other => panic!("{other:?}"),
+    }
+    // Garbage: the peer still gets its 400, the event is dropped.
+    peer.send_to(b"garbage", ep.local_addr()).await.unwrap();
+    let MessageBody::Error(e) = recv(&peer).await.mess.body else {
+        panic!()
+    };
+    assert_eq!(e.error_code, 400);
+    let s = ep.stats();
+    assert_eq!(s.requests_refused, 1);
+    assert_eq!(s.events_dropped, 1);
+
+    let req = incoming.next_request().await.unwrap();
+    assert_eq!(req.transaction_id, 1);
+    let result = build::default_replies(&req.actions);
+    req.reply(result).await.unwrap();
+    assert!(matches!(
+        &transactions(recv(&peer).await)[..],
+        [Transaction::Reply(TransactionReply {
+            transaction_id: 1,
+            result: TransactionResult::ActionReplies(_),
+            ..
+        })]
+    ));
+}
+
+/// A reply in two segments (v3) from a raw peer: each is acknowledged,
+/// then the transaction, and the request resolves with the whole reply.
+#[tokio::test]
+async fn segmented_reply_over_udp() {
+    let peer = UdpSocket::bind(any_port()).await.unwrap();
+    let (conn, _incoming) = udp::connect(any_port(), peer.local_addr().unwrap(), config(1))
+        .await
+        .unwrap();
+    let pending = tokio::spawn({
+        let conn = conn.clone();
+        async move { conn.request(vec![notify(1), notify(2)]).await }
+    });
+    let id = request_id(&peer).await;
+    for (n, ctx, last) in [(2u16, 2u32, true), (1, 1, false)] {
+        let end = if last { "/END" } else { "" };
+        let msg = format!("!/3 [127.0.0.9]:2944 P={id}/{n}{end}{{C={ctx}{{N=t1}}}}");
+        peer.send_to(msg.as_bytes(), conn.local_addr())
+            .await
+            .unwrap();
+        match &transactions(recv(&peer).await)[..] {
+            [Transaction::SegmentReply(sr)] => {
+                assert_eq!(
+                    (
+                        sr.transaction_id,
+                        sr.segment_number,
+                        sr.segmentation_complete
+                    ),
+                    (id, n, last)
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(matches!(
+        &transactions(recv(&peer).await)[..],
+        [Transaction::ResponseAck(a)] if a[0].first_ack == id
+    ));
+    let TransactionResult::ActionReplies(r) = pending.await.unwrap().unwrap() else {
+        panic!()
+    };
+    let contexts: Vec<u32> = r.iter().map(|a| a.context_id.0).collect();
+    assert_eq!(contexts, vec![1, 2]);
+}
+
+/// Over TCP, a request finding the Incoming queue full gets 503 too; when
+/// the peer then closes, the user still gets the queued request and then
+/// the end of the stream.
+#[tokio::test]
+async fn tcp_full_queue_then_close_is_still_reported() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 1;
+    let listener = tcp::Listener::bind(any_port(), cfg).await.unwrap();
+    let mut raw = tokio::net::TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (conn, mut incoming) = listener.accept().await.unwrap();
+    for id in [1, 2] {
+        let body =
+            format!("!/1 [127.0.0.9]:2944 T={id}{{C=-{{SC=ROOT{{SV{{MT=RS,RE=\"901\"}}}}}}}}");
+        let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
+        framed.extend_from_slice(body.as_bytes());
+        raw.write_all(&framed).await.unwrap();
+    }
+    let mut h = [0u8; 4];
+    raw.read_exact(&mut h).await.unwrap();
+    let len = usize::from(u16::from_be_bytes([h[2], h[3]])) - 4;
+    let mut reply = vec![0u8; len];
+    raw.read_exact(&mut reply).await.unwrap();
+    match &transactions(megaco::text::decode(&reply).unwrap())[..] {
+        [Transaction::Reply(TransactionReply {
+            transaction_id: 2,
+            result: TransactionResult::Error(e),
+            ..
+        })] => assert_eq!(e.error_code, 503),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(conn.handle().stats().requests_refused, 1);
+    drop(raw);
+    match incoming.recv().await {
+        Some(Inbound::Request(req)) => assert_eq!(req.transaction_id, 1),
+        other => panic!("{other:?}"),
+    }
+    loop {
+        match incoming.recv().await {
+            Some(Inbound::Closed { .. }) => break,
+            Some(Inbound::Event { .. }) => continue,
+            other => panic!("{other:?}"),
+        }
+    }
+}
