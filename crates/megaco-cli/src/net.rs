@@ -483,6 +483,9 @@ async fn run_mgc(args: MgcArgs) -> Result<ExitCode> {
         pretty: c.pretty,
         version,
     };
+    // Installed before the first line is printed, so that a Ctrl-C
+    // right after it is caught.
+    let ctrl_c = interrupt().context("installing the Ctrl-C handler")?;
     let (tx, mut rx) = mpsc::unbounded_channel::<Inbound>();
     let transport;
     // Kept alive while serving.
@@ -523,12 +526,10 @@ async fn run_mgc(args: MgcArgs) -> Result<ExitCode> {
     );
 
     let mut served: u64 = 0;
-    let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
     loop {
         tokio::select! {
-            r = &mut ctrl_c => {
-                r.context("waiting for Ctrl-C")?;
+            () = &mut ctrl_c => {
                 eprintln!("interrupted after {served} requests");
                 break;
             }
@@ -550,6 +551,24 @@ async fn run_mgc(args: MgcArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on Ctrl-C (SIGINT); the handler is in place on return.
+fn interrupt() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut sigint = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            sigint.recv().await;
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
 }
 
 async fn forward(mut incoming: megaco_stack::Incoming, tx: mpsc::UnboundedSender<Inbound>) {
