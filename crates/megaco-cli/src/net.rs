@@ -80,6 +80,9 @@ impl WireEncoding {
     }
 }
 
+const MID_HELP: &str =
+    "Our message identifier in text form, e.g. `[10.0.0.1]:2944` or `<mg.example.net>`";
+
 /// Transport, encoding and identity options shared by `mgc`, `mg` and
 /// `send`.
 #[derive(Debug, Clone, Args)]
@@ -87,15 +90,14 @@ pub struct Common {
     /// Use TCP with TPKT framing instead of UDP.
     #[arg(long)]
     pub tcp: bool,
-    /// The wire encoding [default: pretty; for `send`, the file's].
+    /// The wire encoding [default: pretty].
     #[arg(long, value_enum)]
     pub encoding: Option<WireEncoding>,
     /// Our message identifier in text form, e.g. `[10.0.0.1]:2944` or
-    /// `<mg.example.net>` [default: `<mgc>`/`<mg>`; for `send`, the file's].
+    /// `<mg.example.net>`.
     #[arg(long, value_parser = parse_mid)]
     pub mid: Option<Mid>,
-    /// The protocol version of the messages we send, 1 to 3 [default: 1;
-    /// for `send`, the file's].
+    /// The protocol version of the messages we send, 1 to 3 [default: 1].
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
     pub version: Option<u8>,
     /// Print messages in pretty text rather than one compact line each.
@@ -118,6 +120,7 @@ pub struct Timers {
 
 /// `megaco mgc`.
 #[derive(Debug, Clone, Args)]
+#[command(mut_arg("mid", |a| a.help(MID_HELP.to_string() + " [default: <mgc>]")))]
 pub struct MgcArgs {
     /// The address to listen on [default: 0.0.0.0:2944 for text,
     /// 0.0.0.0:2945 for binary].
@@ -132,6 +135,7 @@ pub struct MgcArgs {
 
 /// `megaco mg`.
 #[derive(Debug, Clone, Args)]
+#[command(mut_arg("mid", |a| a.help(MID_HELP.to_string() + " [default: <mg>]")))]
 pub struct MgArgs {
     /// The controller: `HOST[:PORT]` or `IP[:PORT]` [port default: 2944
     /// for text, 2945 for binary].
@@ -154,6 +158,13 @@ pub struct MgArgs {
 
 /// `megaco send`.
 #[derive(Debug, Clone, Args)]
+#[command(
+    mut_arg("mid", |a| a.help(MID_HELP.to_string() + " [default: the file's]")),
+    mut_arg("version", |a| a.help(
+        "The protocol version of the messages we send, 1 to 3 [default: the file's]"
+    )),
+    mut_arg("encoding", |a| a.help("The wire encoding [default: the file's]")),
+)]
 pub struct SendArgs {
     /// The peer: `HOST[:PORT]` or `IP[:PORT]` [port default: 2944 for
     /// text, 2945 for binary].
