@@ -109,7 +109,9 @@ pub struct Common {
 #[derive(Debug, Clone, Args)]
 pub struct Timers {
     /// Give up on a request after SECS seconds without a reply (fractions
-    /// allowed) [default: 105, Erlang/OTP's 7 s doubling with 3 resends].
+    /// allowed); a TransactionPending from the peer starts the same wait
+    /// again [default: 105, Erlang/OTP's 7 s doubling with 3 resends, and
+    /// 60 s after a pending].
     #[arg(long, value_name = "SECS", value_parser = parse_secs)]
     pub timeout: Option<Duration>,
     /// How many times a request is resent over UDP before giving up; with
@@ -127,7 +129,7 @@ pub struct MgcArgs {
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<SocketAddr>,
     /// Exit after answering N requests.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
     #[command(flatten)]
     pub common: Common,
@@ -266,6 +268,7 @@ fn config(mid: Mid, version: u8, encoding: WireEncoding, timers: Option<&Timers>
                     max_interval: interval,
                     max_retries: resends,
                 };
+                config.long_request_timer = total;
             }
             None => config.request_timer.max_retries = resends,
         }
@@ -900,6 +903,7 @@ mod tests {
         let c = config(domain("mg"), 1, WireEncoding::Pretty, Some(&t));
         assert_eq!(c.request_timer.initial, Duration::from_millis(500));
         assert_eq!(total_wait(&c.request_timer), Duration::from_secs(2));
+        assert_eq!(c.long_request_timer, Duration::from_secs(2));
         let default = config(domain("mg"), 1, WireEncoding::Pretty, None);
         assert_eq!(total_wait(&default.request_timer), Duration::from_secs(105));
     }

@@ -252,6 +252,30 @@ fn send_a_ber_service_change_over_tcp_as_json() {
 }
 
 #[test]
+fn send_a_per_file_from_standard_input_over_udp() {
+    let mgc = Mgc::start(&["--count", "1", "--encoding", "per"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(["send", "--to", &mgc.addr, "--timeout", "5", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let per = std::fs::read(vector("per/msg03.per")).unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &per).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_ok(&out);
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "<- {} P=10000{{C=-{{N=11111111/00000000/00000000}}}}\n",
+            mgc.addr
+        )
+    );
+    mgc.finish();
+}
+
+#[test]
 fn send_numbers_several_requests_from_the_first_id() {
     let dir = std::env::temp_dir().join(format!("megaco-send-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
