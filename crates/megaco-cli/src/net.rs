@@ -909,38 +909,58 @@ mod tests {
     }
 
     #[test]
-    fn errors_are_found_at_every_level() {
-        let ok = build::default_replies(&[build::notify(
-            ContextId::NULL,
-            TerminationId::root(),
-            1,
-            "al/of",
-        )]);
-        assert!(reply_errors(&ok).is_empty());
-        let mut audit = ActionRequest {
-            context_id: ContextId::NULL,
-            context_request: None,
-            context_attr_audit_req: None,
-            command_requests: vec![],
-        };
-        audit.command_requests =
-            build::service_change(TerminationId::root(), ServiceChangeMethod::Restart, "901")
-                .command_requests;
-        let sc = mgc_replies(&[audit], &domain("mgc"));
-        assert!(reply_errors(&sc).is_empty());
-        let TransactionResult::ActionReplies(r) = &sc else {
-            panic!()
+    fn mgc_names_itself_in_service_change_replies() {
+        let sc = build::service_change(TerminationId::root(), ServiceChangeMethod::Restart, "901");
+        let result = mgc_replies(&[sc], &domain("mgc"));
+        assert!(reply_errors(&result).is_empty());
+        let TransactionResult::ActionReplies(r) = &result else {
+            panic!("{result:?}")
         };
         let CommandReply::ServiceChange(ServiceChangeReply {
             service_change_result: ServiceChangeResult::ServiceChangeResParms(p),
             ..
         }) = &r[0].command_reply[0]
         else {
-            panic!()
+            panic!("{r:?}")
         };
         assert_eq!(p.service_change_mgc_id, Some(domain("mgc")));
-        let e = TransactionResult::Error(error(501, "Not Implemented"));
-        assert_eq!(reply_errors(&e)[0].error_code, 501);
+    }
+
+    #[test]
+    fn errors_are_found_at_every_level() {
+        let notify = build::notify(ContextId::NULL, TerminationId::root(), 1, "al/of");
+        let ok = build::default_replies(&[notify]);
+        assert!(reply_errors(&ok).is_empty());
+        let codes = |r: &TransactionResult| -> Vec<u16> {
+            reply_errors(r).iter().map(|e| e.error_code).collect()
+        };
+
+        // The transaction.
+        assert_eq!(
+            codes(&TransactionResult::Error(error(501, "Not Implemented"))),
+            [501]
+        );
+        // An action, a command and an audited value.
+        let mut action = build::notify_reply(ContextId(1), vec![TerminationId::root()]);
+        action.error_descriptor = Some(error(422, ""));
+        if let CommandReply::Notify(n) = &mut action.command_reply[0] {
+            n.error_descriptor = Some(error(431, ""));
+        }
+        action
+            .command_reply
+            .push(CommandReply::ServiceChange(ServiceChangeReply {
+                termination_ids: vec![TerminationId::root()],
+                service_change_result: ServiceChangeResult::ErrorDescriptor(error(502, "")),
+            }));
+        action.command_reply.push(CommandReply::Modify(AmmsReply {
+            termination_ids: vec![TerminationId::root()],
+            termination_audit: Some(vec![AuditReturnParameter::Error(error(443, ""))]),
+        }));
+        action
+            .command_reply
+            .push(CommandReply::AuditValue(AuditReply::Error(error(410, ""))));
+        let result = TransactionResult::ActionReplies(vec![action]);
+        assert_eq!(codes(&result), [422, 431, 502, 443, 410]);
     }
 
     #[test]
