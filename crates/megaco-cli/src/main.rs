@@ -1,8 +1,10 @@
 //! The `megaco` command-line tool: convert between encodings, check
-//! messages, transform a corpus and run the benchmark comparison.
+//! messages, transform a corpus, run the benchmark comparison, and talk
+//! to peers over UDP or TCP (`mgc`, `mg`, `send`).
 #![forbid(unsafe_code)]
 
 mod codec;
+mod net;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -13,7 +15,8 @@ use clap::{Parser, Subcommand};
 
 use codec::{BinaryOptions, InputFormat, OutputFormat};
 
-/// Megaco/H.248 messages: convert, check, transform and benchmark.
+/// Megaco/H.248 messages: convert, check, transform and benchmark; act as a
+/// controller or gateway, or send a message to a peer.
 #[derive(Parser)]
 #[command(name = "megaco", version, about, long_about = None)]
 struct Cli {
@@ -70,6 +73,34 @@ enum Command {
     /// `meas` mirrors OTP's megaco_codec_meas (table, TSV, JSON, charts),
     /// `mstone` its MStone throughput test.
     Bench(megaco_bench::BenchArgs),
+    /// Run a controller (MGC) that answers every request.
+    ///
+    /// Accepts registrations (a ServiceChange gets a ServiceChangeReply
+    /// naming this controller's mid as MgcId), answers Notify with a
+    /// NotifyReply and any other command with error 501. Prints
+    /// `listening on udp|tcp ADDR` first, then each request received (`<-`)
+    /// and reply sent (`->`), one compact line each (or --pretty). Runs
+    /// until Ctrl-C or --count requests.
+    Mgc(net::MgcArgs),
+    /// Run a gateway (MG): register with a controller, optionally notify.
+    ///
+    /// Sends a ServiceChange (Restart, "901 mg col boot") on ROOT, then one
+    /// Notify per --notify, one at a time, printing each request (`->`) and
+    /// reply (`<-`). Exits 0 when all are answered without error, 1 on an
+    /// error reply, 3 on no reply (timeout, connection refused).
+    Mg(net::MgArgs),
+    /// Send the transaction requests of a message file to a peer.
+    ///
+    /// FILE holds one message in any encoding `convert` reads. Each of its
+    /// transaction requests is sent as one request, one at a time, in file
+    /// order; other transactions are skipped. The stack numbers requests
+    /// itself: from the first request's transaction id up, so a file with
+    /// one request keeps its id. The message's mid and version are used
+    /// unless --mid/--version say otherwise, its encoding unless
+    /// --encoding does. Prints each reply (`<-`); exits 0 when all are
+    /// answered without error, 1 if a reply carries an error descriptor, 3
+    /// if one got no reply, 2 for a file without requests.
+    Send(net::SendArgs),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +121,9 @@ fn main() -> ExitCode {
         } => check(&files, verbose, &binary),
         Command::Transform(args) => megaco_bench::run_transform(&args).map(|()| ExitCode::SUCCESS),
         Command::Bench(args) => megaco_bench::run_bench(&args).map(|()| ExitCode::SUCCESS),
+        Command::Mgc(args) => net::mgc(args),
+        Command::Mg(args) => net::mg(args),
+        Command::Send(args) => net::send(args),
     };
     match result {
         Ok(code) => code,

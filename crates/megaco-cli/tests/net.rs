@@ -1,0 +1,478 @@
+//! `megaco mgc`, `megaco mg` and `megaco send` as separate processes
+//! talking over real sockets on the loopback interface.
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdout, Command, Output, Stdio};
+
+fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus")
+}
+
+fn vector(path: &str) -> String {
+    corpus()
+        .join("vectors")
+        .join(path)
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Runs `megaco` to completion.
+fn megaco(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run megaco")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+/// A running `megaco mgc`, killed if the test ends before it exits.
+struct Mgc {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    /// The bound address, from the first line.
+    addr: String,
+}
+
+impl Mgc {
+    fn start(args: &[&str]) -> Mgc {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+            .arg("mgc")
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run megaco mgc");
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        // `listening on udp|tcp ADDR`
+        let words: Vec<&str> = first.split_whitespace().collect();
+        assert_eq!(words.len(), 4, "first line: {first:?}");
+        assert_eq!(&words[..2], ["listening", "on"]);
+        let addr = words[3].to_string();
+        Mgc {
+            child,
+            stdout,
+            addr,
+        }
+    }
+
+    /// Waits for the controller to exit (after `--count` requests) and
+    /// returns the rest of its standard output.
+    fn finish(mut self) -> String {
+        let mut rest = String::new();
+        self.stdout.read_to_string(&mut rest).unwrap();
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "mgc exited with {status}");
+        rest
+    }
+}
+
+impl Drop for Mgc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        stdout(out),
+        stderr(out)
+    );
+}
+
+#[test]
+fn mg_registers_and_notifies_over_udp_in_text() {
+    let mgc = Mgc::start(&["--count", "3"]);
+    let addr = mgc.addr.clone();
+    let out = megaco(&[
+        "mg",
+        "--mgc",
+        &addr,
+        "--timeout",
+        "5",
+        "--notify",
+        "11111111/00000000/00000001",
+        "--notify",
+        "11111111/00000000/00000002",
+    ]);
+    assert_ok(&out);
+    let lines: Vec<String> = stdout(&out).lines().map(String::from).collect();
+    assert_eq!(
+        lines,
+        [
+            format!("-> {addr} T=1{{C=-{{SC=root{{SV{{MT=RS,RE=\"901 mg col boot\"}}}}}}}}"),
+            format!("<- {addr} P=1{{C=-{{SC=root{{SV{{MG=<mgc>}}}}}}}}"),
+            format!("-> {addr} T=2{{C=-{{N=11111111/00000000/00000001{{OE=1{{al/of}}}}}}}}"),
+            format!("<- {addr} P=2{{C=-{{N=11111111/00000000/00000001}}}}"),
+            format!("-> {addr} T=3{{C=-{{N=11111111/00000000/00000002{{OE=1{{al/of}}}}}}}}"),
+            format!("<- {addr} P=3{{C=-{{N=11111111/00000000/00000002}}}}"),
+        ]
+    );
+
+    // The controller saw the same transactions, from the gateway's port.
+    let log = mgc.finish();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 6, "{log}");
+    assert!(lines[0].starts_with("<- 127.0.0.1:"), "{log}");
+    assert!(lines[0].ends_with(" T=1{C=-{SC=root{SV{MT=RS,RE=\"901 mg col boot\"}}}}"));
+    assert!(lines[1].starts_with("-> 127.0.0.1:"), "{log}");
+    assert!(lines[1].ends_with(" P=1{C=-{SC=root{SV{MG=<mgc>}}}}"));
+    assert!(lines[5].ends_with(" P=3{C=-{N=11111111/00000000/00000002}}"));
+}
+
+#[test]
+fn mg_registers_over_tcp_in_ber_with_mids_and_version() {
+    let mgc = Mgc::start(&[
+        "--count",
+        "1",
+        "--tcp",
+        "--encoding",
+        "ber",
+        "--mid",
+        "[10.0.0.9]:2945",
+        "--version",
+        "2",
+    ]);
+    let out = megaco(&[
+        "mg",
+        "--mgc",
+        &mgc.addr,
+        "--tcp",
+        "--encoding",
+        "ber",
+        "--mid",
+        "<mg7.example.net>",
+        "--version",
+        "2",
+        "--timeout",
+        "5",
+        "--pretty",
+    ]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    assert!(
+        text.contains("Reply = 1 {\n\tContext = - {\n\t\tServiceChange = root {\n\t\t\tServices {\n\t\t\t\tMgcIdToTry = [10.0.0.9]:2945\n"),
+        "{text}"
+    );
+    let log = mgc.finish();
+    assert!(
+        log.ends_with(" P=1{C=-{SC=root{SV{MG=[10.0.0.9]:2945}}}}\n"),
+        "{log}"
+    );
+}
+
+#[test]
+fn mg_registers_over_udp_in_per() {
+    let mgc = Mgc::start(&["--count", "1", "--encoding", "per"]);
+    let out = megaco(&[
+        "mg",
+        "--mgc",
+        &mgc.addr,
+        "--encoding",
+        "per",
+        "--timeout",
+        "5",
+    ]);
+    assert_ok(&out);
+    assert!(stdout(&out).contains(" P=1{C=-{SC=root{SV{MG=<mgc>}}}}"));
+    mgc.finish();
+}
+
+#[test]
+fn send_a_text_notify_over_udp_keeps_its_transaction_id() {
+    let mgc = Mgc::start(&["--count", "1"]);
+    let out = megaco(&[
+        "send",
+        "--to",
+        &mgc.addr,
+        "--timeout",
+        "5",
+        &vector("pretty/msg03.txt"),
+    ]);
+    assert_ok(&out);
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "<- {} P=10000{{C=-{{N=11111111/00000000/00000000}}}}\n",
+            mgc.addr
+        )
+    );
+    let log = mgc.finish();
+    assert!(
+        log.lines().next().unwrap().ends_with(
+            " T=10000{C=-{N=11111111/00000000/00000000{OE=2222{19990729T22000000:al/of}}}}"
+        ),
+        "{log}"
+    );
+}
+
+#[test]
+fn send_a_ber_service_change_over_tcp_as_json() {
+    let mgc = Mgc::start(&["--count", "1", "--tcp", "--encoding", "ber"]);
+    let out = megaco(&[
+        "send",
+        "--tcp",
+        "--to",
+        &mgc.addr,
+        "--timeout",
+        "5",
+        "--json",
+        &vector("ber/msg04.ber"),
+    ]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["peer"], mgc.addr.as_str());
+    assert_eq!(v["reply"]["transaction_id"], 9998);
+    let reply = &v["reply"]["result"]["ActionReplies"][0]["command_reply"][0]["ServiceChange"];
+    assert_eq!(
+        reply["service_change_result"]["ServiceChangeResParms"]["service_change_mgc_id"],
+        serde_json::json!({"Domain": {"name": "mgc", "port": null}})
+    );
+    mgc.finish();
+}
+
+#[test]
+fn send_a_per_file_from_standard_input_over_udp() {
+    let mgc = Mgc::start(&["--count", "1", "--encoding", "per"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(["send", "--to", &mgc.addr, "--timeout", "5", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let per = std::fs::read(vector("per/msg03.per")).unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &per).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_ok(&out);
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "<- {} P=10000{{C=-{{N=11111111/00000000/00000000}}}}\n",
+            mgc.addr
+        )
+    );
+    mgc.finish();
+}
+
+#[test]
+fn send_numbers_several_requests_from_the_first_id() {
+    let dir = std::env::temp_dir().join(format!("megaco-send-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("two.txt");
+    std::fs::write(
+        &file,
+        "!/1 [1.2.3.4]:2944\nT=5{C=-{N=a/1{OE=1{al/of}}}}\nP=4{C=-{N=a/1}}\nT=9{C=-{N=a/2{OE=1{al/on}}}}",
+    )
+    .unwrap();
+    let mgc = Mgc::start(&["--count", "2", "--pretty"]);
+    let out = megaco(&[
+        "send",
+        "--to",
+        &mgc.addr,
+        "--timeout",
+        "5",
+        file.to_str().unwrap(),
+    ]);
+    assert_ok(&out);
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "<- {a} P=5{{C=-{{N=a/1}}}}\n<- {a} P=6{{C=-{{N=a/2}}}}\n",
+            a = mgc.addr
+        )
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("1 transactions that are not requests are not sent"),
+        "{err}"
+    );
+    assert!(err.contains("transaction 9 of "), "{err}");
+    assert!(err.contains("is sent as transaction 6"), "{err}");
+    // --pretty on the controller: each transaction under its arrow line.
+    let log = mgc.finish();
+    assert!(log.contains("Transaction = 6 {"), "{log}");
+    assert!(log.contains("Reply = 6 {"), "{log}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn send_exits_1_when_the_reply_carries_an_error() {
+    let mgc = Mgc::start(&["--count", "1"]);
+    // A Modify: the controller answers error 501.
+    let out = megaco(&[
+        "send",
+        "--to",
+        &mgc.addr,
+        "--timeout",
+        "5",
+        &vector("compact/msg01a.txt"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).ends_with(" P=9999{C=-{ER=501{\"Not Implemented\"}}}\n"));
+    assert!(
+        stderr(&out).contains("transaction 9999: ")
+            && stderr(&out).contains("answered error 501 (Not Implemented)"),
+        "{}",
+        stderr(&out)
+    );
+    mgc.finish();
+}
+
+#[test]
+fn no_reply_over_udp_times_out_with_exit_3() {
+    // A socket that reads nothing and answers nothing.
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
+    let out = megaco(&["mg", "--mgc", &addr, "--timeout", "0.3", "--resends", "1"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "transaction 1: no reply from {addr} over udp within 300ms (timed out)"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("registration with {addr} failed")),
+        "{err}"
+    );
+
+    let out = megaco(&[
+        "send",
+        "--to",
+        &addr,
+        "--timeout",
+        "0.2",
+        &vector("pretty/msg03.txt"),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty());
+    assert!(stderr(&out).contains("transaction 10000: no reply from"));
+    drop(silent);
+}
+
+#[test]
+fn nothing_listening_over_tcp_exits_3() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let addr = format!("127.0.0.1:{port}");
+    let out = megaco(&["mg", "--tcp", "--mgc", &addr, "--timeout", "0.3"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("cannot connect to {addr} over TCP")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_file_without_requests_is_refused() {
+    // A reply: nothing is sent, nothing needs to listen.
+    let out = megaco(&["send", "--to", "127.0.0.1:9", &vector("pretty/msg05.txt")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out)
+            .contains("msg05.txt: nothing to send: the message holds no transaction requests"),
+        "{}",
+        stderr(&out)
+    );
+    // A message-level error.
+    let dir = std::env::temp_dir().join(format!("megaco-send-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("error.txt");
+    std::fs::write(&file, "!/1 [1.2.3.4] ER=400{\"Syntax error\"}").unwrap();
+    let out = megaco(&["send", "--to", "127.0.0.1:9", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("nothing to send: the message holds a message-level error 400"),
+        "{}",
+        stderr(&out)
+    );
+    // Not a message at all.
+    std::fs::write(&file, "MEGACO/1 [1.2.3.4] Transaction = 1 {").unwrap();
+    let out = megaco(&["send", "--to", "127.0.0.1:9", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("error.txt:1:"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_mid_is_a_usage_error() {
+    let out = megaco(&["mg", "--mgc", "127.0.0.1:9", "--mid", "[1.2.3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("is not a message identifier"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn help_lists_the_network_subcommands() {
+    let out = megaco(&["--help"]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    for sub in ["mgc", "mg", "send"] {
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{sub} "))),
+            "{text}"
+        );
+    }
+    let out = megaco(&["send", "--help"]);
+    assert_ok(&out);
+    for opt in [
+        "--to",
+        "--tcp",
+        "--encoding",
+        "--timeout",
+        "--resends",
+        "--json",
+    ] {
+        assert!(stdout(&out).contains(opt), "{opt}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn mgc_stops_on_ctrl_c() {
+    let mut mgc = Mgc::start(&["--tcp"]);
+    let kill = Command::new("kill")
+        .args(["-INT", &mgc.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = mgc.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let mut err = String::new();
+    mgc.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(err.contains("interrupted after 0 requests"), "{err}");
+}
