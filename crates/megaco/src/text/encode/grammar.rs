@@ -593,7 +593,8 @@ impl Enc<'_> {
             let mut sep = false;
             if let Some(cr) = cr {
                 self.context_request_items(cr, &mut sep, s1)?;
-                if ed.is_some() || !cmds.is_empty() {
+                // (`sep`: the context reply wrote something)
+                if sep && (ed.is_some() || !cmds.is_empty()) {
                     self.comma_i(s1);
                     sep = false;
                 }
