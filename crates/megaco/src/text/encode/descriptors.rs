@@ -1001,15 +1001,16 @@ impl Enc<'_> {
 
     pub(super) fn audit_descriptor(&mut self, ad: &AuditDescriptor, s: usize) -> R {
         self.raw(self.t.audit);
-        let tokens = ad.audit_token.as_deref();
+        // An empty list is written as none (`Audit { }` reads back so).
+        let tokens = ad.audit_token.as_deref().filter(|l| !l.is_empty());
         let props = if self.v >= 2 {
-            ad.audit_property_token.as_deref()
+            ad.audit_property_token.as_deref().filter(|l| !l.is_empty())
         } else {
             None
         };
         let s1 = s + 1;
         match (tokens, props) {
-            (None | Some([]), None) => {
+            (None, None) => {
                 self.lb();
                 self.rb();
             }
