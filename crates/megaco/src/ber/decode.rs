@@ -43,27 +43,27 @@ pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> 
         max_depth: cfg.limits.max_depth.max(1),
         ..cfg.limits
     };
-    let mut r = Reader::new(bytes, &limits);
-    let top = r.next()?.ok_or(BerError::Truncated {
-        offset: 0,
-        expected: "MegacoMessage",
-    })?;
-    expect(&top, 0x30, "MegacoMessage (SEQUENCE, tag 0x30)")?;
-    if r.pos() < bytes.len() {
-        return Err(BerError::TrailingData { offset: r.pos() });
+    let (top, end) = top_level(bytes, &limits)?;
+    if end < bytes.len() {
+        return Err(BerError::TrailingData { offset: end });
     }
     d.megaco_message(&top)
 }
 
-/// The version of a message, from its header alone.
-pub(super) fn version_of(bytes: &[u8]) -> D<u8> {
-    let limits = Limits::DEFAULT;
-    let mut r = Reader::new(bytes, &limits);
+/// The outer `MegacoMessage` SEQUENCE and the offset after it.
+fn top_level<'a>(bytes: &'a [u8], limits: &'a Limits) -> D<(Tlv<'a>, usize)> {
+    let mut r = Reader::new(bytes, limits);
     let top = r.next()?.ok_or(BerError::Truncated {
         offset: 0,
         expected: "MegacoMessage",
     })?;
     expect(&top, 0x30, "MegacoMessage (SEQUENCE, tag 0x30)")?;
+    Ok((top, r.pos()))
+}
+
+/// The version of a message, from its header alone.
+pub(super) fn version_of(bytes: &[u8]) -> D<u8> {
+    let (top, _) = top_level(bytes, &Limits::DEFAULT)?;
     let mut c = top.children()?;
     while let Some(x) = c.next()? {
         if x.tag == 0xA1 {

@@ -146,24 +146,31 @@ impl<'de> Reader<'de> {
 
     /// A string length within the remaining input and the limit.
     fn string_length(&mut self, len: u64) -> Res<usize> {
-        let n = self.length(len)?;
-        if n > self.limits.max_string_len {
-            return Err(self.err(NativeErrorKind::StringTooLong {
-                len: n,
-                limit: self.limits.max_string_len,
-            }));
-        }
-        Ok(n)
+        let limit = self.limits.max_string_len;
+        self.length_within(len, limit, |len, limit| NativeErrorKind::StringTooLong {
+            len,
+            limit,
+        })
     }
 
     /// A list length within the remaining input and the limit.
     fn list_length(&mut self, len: u64) -> Res<usize> {
+        let limit = self.limits.max_list_len;
+        self.length_within(len, limit, |len, limit| NativeErrorKind::TooManyItems {
+            len,
+            limit,
+        })
+    }
+
+    fn length_within(
+        &mut self,
+        len: u64,
+        limit: usize,
+        too_long: fn(usize, usize) -> NativeErrorKind,
+    ) -> Res<usize> {
         let n = self.length(len)?;
-        if n > self.limits.max_list_len {
-            return Err(self.err(NativeErrorKind::TooManyItems {
-                len: n,
-                limit: self.limits.max_list_len,
-            }));
+        if n > limit {
+            return Err(self.err(too_long(n, limit)));
         }
         Ok(n)
     }
