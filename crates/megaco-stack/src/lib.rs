@@ -5,7 +5,8 @@
 //!   current time go in, bytes, events and the next deadline come out.
 //! - [`udp`] and [`tcp`]: async drivers of the engine over UDP and over
 //!   TCP with [`tpkt`] framing.
-//! - [`codec`]: the wire encoding as data ([`Encoding`]: text, BER, PER).
+//! - [`codec`]: the wire encoding as data ([`Encoding`]: text, BER, PER,
+//!   native), re-exported from [`megaco::codec`].
 //! - [`build`]: constructors for common requests and replies.
 //!
 //! The engine, driven by hand between two endpoints:
