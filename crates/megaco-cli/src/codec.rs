@@ -4,6 +4,7 @@ use std::fmt;
 
 use clap::{Args, ValueEnum};
 use megaco::ber::{BerConfig, Dialect, Mapping, TermIdLevels};
+use megaco::codec::Kind;
 use megaco::per::PerConfig;
 use megaco::MegacoMessage;
 
@@ -128,27 +129,13 @@ pub enum Detected {
 }
 
 impl Detected {
-    /// Guesses the encoding of a message.
+    /// Guesses the encoding of a message ([`megaco::codec::sniff`]);
+    /// whatever is neither text nor BER is taken for PER.
     pub fn sniff(bytes: &[u8]) -> Detected {
-        let mut rest = bytes;
-        // Leading whitespace and `;` comments are allowed before the header.
-        loop {
-            match rest.first() {
-                Some(b) if b.is_ascii_whitespace() => rest = &rest[1..],
-                Some(b';') => {
-                    let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-                    rest = &rest[end..];
-                }
-                _ => break,
-            }
-        }
-        let starts = |p: &[u8]| rest.len() >= p.len() && rest[..p.len()].eq_ignore_ascii_case(p);
-        if starts(b"MEGACO/") || starts(b"!/") || starts(b"AUTHENTICATION") || starts(b"AU=") {
-            Detected::Text
-        } else if bytes.first() == Some(&0x30) {
-            Detected::Ber
-        } else {
-            Detected::Per
+        match megaco::codec::sniff(bytes) {
+            Some(Kind::Text) => Detected::Text,
+            Some(Kind::Ber) => Detected::Ber,
+            _ => Detected::Per,
         }
     }
 }

@@ -78,8 +78,9 @@ enum Command {
     /// Accepts registrations (a ServiceChange gets a ServiceChangeReply
     /// naming this controller's mid as MgcId), answers Notify with a
     /// NotifyReply and any other command with error 501. Prints
-    /// `listening on udp|tcp ADDR` first, then each request received (`<-`)
-    /// and reply sent (`->`), one compact line each (or --pretty). Runs
+    /// `listening on udp|tcp ADDR` first, then each request received (`<-`,
+    /// the sender's address and mid) and reply sent (`->`), one compact
+    /// line each (or --pretty). Runs
     /// until Ctrl-C or --count requests.
     Mgc(net::MgcArgs),
     /// Run a gateway (MG): register with a controller, optionally notify.
@@ -92,12 +93,13 @@ enum Command {
     /// Send the transaction requests of a message file to a peer.
     ///
     /// FILE holds one message in any encoding `convert` reads. Each of its
-    /// transaction requests is sent as one request, one at a time, in file
+    /// transaction requests is sent as one request, all at once, in file
     /// order; other transactions are skipped. The stack numbers requests
     /// itself: from the first request's transaction id up, so a file with
-    /// one request keeps its id. The message's mid and version are used
+    /// one request keeps its id; a request sent under another id is named
+    /// on standard error. The message's mid and version are used
     /// unless --mid/--version say otherwise, its encoding unless
-    /// --encoding does. Prints each reply (`<-`); exits 0 when all are
+    /// --encoding does. Prints each reply (`<-`) in file order; exits 0 when all are
     /// answered without error, 1 if a reply carries an error descriptor, 3
     /// if one got no reply, 2 for a file without requests.
     Send(net::SendArgs),

@@ -3,10 +3,14 @@
 //!
 //! Every message sent or received is printed on standard output, one line
 //! each: `->` for what we send, `<-` for what we receive, the peer's
-//! address, then the transaction in compact text (line breaks inside it,
-//! e.g. in SDP, shown as spaces). `--pretty` prints the transaction in
-//! pretty text under the `->`/`<-` line instead. Diagnostics go to
-//! standard error.
+//! address (for requests `mgc` receives, followed by the sender's mid from
+//! the message header), then the transaction in compact text (line breaks
+//! inside it, e.g. in SDP, shown as spaces). `--pretty` prints the
+//! transaction in pretty text under the `->`/`<-` line instead.
+//! Diagnostics go to standard error.
+//!
+//! `send` sends all the file's requests at once and prints the replies in
+//! the file's order.
 //!
 //! Exit status of `mg` and `send`: 0 when every request got a reply
 //! without an error descriptor, 1 when a reply carried one, 3 when a
@@ -34,10 +38,6 @@ const EXIT_ERROR_REPLY: u8 = 1;
 const EXIT_FAILED: u8 = 2;
 /// Exit status when a request got no reply.
 const EXIT_NO_REPLY: u8 = 3;
-
-/// How long the controller keeps running after `--count` requests, so
-/// that the last reply leaves the socket before the process exits.
-const LINGER: Duration = Duration::from_millis(100);
 
 /// The encodings spoken on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -366,16 +366,23 @@ impl Printer {
         }
     }
 
-    fn show(&self, arrow: &str, peer: SocketAddr, t: Transaction) {
+    /// `who`: the peer's address, and maybe more about it.
+    fn show(&self, arrow: &str, who: impl std::fmt::Display, t: Transaction) {
         let text = self.text(t);
         if self.pretty {
-            println!("{arrow} {peer}\n{text}");
+            println!("{arrow} {who}\n{text}");
         } else {
-            println!("{arrow} {peer} {text}");
+            println!("{arrow} {who} {text}");
         }
     }
 
-    fn request(&self, arrow: &str, peer: SocketAddr, id: u32, actions: &[ActionRequest]) {
+    fn request(
+        &self,
+        arrow: &str,
+        peer: impl std::fmt::Display,
+        id: u32,
+        actions: &[ActionRequest],
+    ) {
         self.show(
             arrow,
             peer,
@@ -550,10 +557,11 @@ async fn run_mgc(args: MgcArgs) -> Result<ExitCode> {
             item = rx.recv() => match item {
                 None => break,
                 Some(Inbound::Request(req)) => {
+                    // Returns once the reply is on its way: the process
+                    // may exit right after the last one.
                     answer(req, &mid, &printer).await;
                     served += 1;
                     if args.count == Some(served) {
-                        tokio::time::sleep(LINGER).await;
                         break;
                     }
                 }
@@ -594,9 +602,10 @@ async fn forward(mut incoming: megaco_stack::Incoming, tx: mpsc::UnboundedSender
 }
 
 async fn answer(req: IncomingRequest, mid: &Mid, printer: &Printer) {
-    let (peer, id) = (req.peer, req.transaction_id);
-    printer.request("<-", peer, id, &req.actions);
-    let result = mgc_replies(&req.actions, mid);
+    let (peer, id) = (req.peer(), req.transaction_id());
+    let from = format!("{peer} {}", mid_text(req.mid()));
+    printer.request("<-", from, id, req.actions());
+    let result = mgc_replies(req.actions(), mid);
     printer.reply("->", peer, id, &result);
     if let Err(e) = req.reply(result).await {
         eprintln!("megaco: reply {id} to {peer}: {e}");
@@ -663,17 +672,30 @@ async fn open(
 }
 
 impl Client {
-    /// Sends one request, prints the reply, reports errors on stderr.
-    /// `id` is the transaction id the stack gives the request.
-    async fn transact(
+    /// Sends a request; on failure reports it on stderr (`what` names the
+    /// request) and says how it ended.
+    async fn send(
         &self,
-        id: u32,
+        what: &str,
         actions: Vec<ActionRequest>,
+    ) -> std::result::Result<megaco_stack::OutgoingRequest, Outcome> {
+        self.conn
+            .send_request(actions)
+            .await
+            .map_err(|e| self.failed(what, e))
+    }
+
+    /// Waits for the reply to a request sent, prints it, reports errors
+    /// on stderr.
+    async fn finish(
+        &self,
+        request: megaco_stack::OutgoingRequest,
         printer: &Printer,
         json: bool,
     ) -> Outcome {
         let peer = self.conn.peer_addr();
-        match self.conn.request(actions).await {
+        let id = request.transaction_id();
+        match request.await {
             Ok(result) => {
                 if json {
                     let line = serde_json::json!({
@@ -694,19 +716,31 @@ impl Client {
                     Outcome::ErrorReply
                 }
             }
-            Err(megaco_stack::Error::Timeout) => {
+            Err(e) => self.failed(&format!("transaction {id}"), e),
+        }
+    }
+
+    /// Reports a request that got no reply.
+    fn failed(&self, what: &str, e: megaco_stack::Error) -> Outcome {
+        let peer = self.conn.peer_addr();
+        match e {
+            megaco_stack::Error::Timeout => {
                 eprintln!(
-                    "megaco: transaction {id}: no reply from {peer} over {} within {:?} (timed out)",
+                    "megaco: {what}: no reply from {peer} over {} within {:?} (timed out)",
                     self.transport, self.wait
                 );
                 Outcome::NoReply
             }
-            Err(megaco_stack::Error::Encode(e)) => {
-                eprintln!("megaco: transaction {id}: cannot encode the request: {e}");
+            megaco_stack::Error::Encode(e) => {
+                eprintln!("megaco: {what}: cannot encode the request: {e}");
                 Outcome::Failed
             }
-            Err(e) => {
-                eprintln!("megaco: transaction {id}: no reply from {peer}: {e}");
+            megaco_stack::Error::TooManyOutstanding(n) => {
+                eprintln!("megaco: {what}: not sent, {n} requests already await a reply");
+                Outcome::Failed
+            }
+            e => {
+                eprintln!("megaco: {what}: no reply from {peer}: {e}");
                 Outcome::NoReply
             }
         }
@@ -725,7 +759,6 @@ async fn run_mg(args: MgArgs) -> Result<ExitCode> {
     let mid = c.mid.clone().unwrap_or_else(|| domain("mg"));
     let version = c.version.unwrap_or(1);
     let config = config(mid, version, encoding, Some(&args.timers));
-    let first_id = config.min_trans_id;
     let printer = Printer {
         pretty: c.pretty,
         version,
@@ -751,13 +784,16 @@ async fn run_mg(args: MgArgs) -> Result<ExitCode> {
             &args.event,
         ));
     }
-    // One request at a time on a fresh connection: the stack numbers them
-    // from min_trans_id up.
+    // One request at a time: each notify after the registration's reply.
     for (n, action) in requests.into_iter().enumerate() {
-        let id = first_id.wrapping_add(n as u32);
         let actions = vec![action];
-        printer.request("->", remote, id, &actions);
-        let outcome = client.transact(id, actions, &printer, false).await;
+        let outcome = match client.send("request", actions.clone()).await {
+            Ok(request) => {
+                printer.request("->", remote, request.transaction_id(), &actions);
+                client.finish(request, &printer, false).await
+            }
+            Err(outcome) => outcome,
+        };
         if outcome != Outcome::Replied {
             if n == 0 {
                 eprintln!("megaco: registration with {remote} failed");
@@ -842,8 +878,9 @@ async fn run_send(args: SendArgs) -> Result<ExitCode> {
     let mid = c.mid.clone().unwrap_or(msg.mess.mid);
     let version = c.version.unwrap_or(msg.mess.version);
     let mut config = config(mid, version, encoding, Some(&args.timers));
+    // On a fresh connection the stack numbers requests from min_trans_id
+    // up: the file's first id, when the rest fit after it.
     config.min_trans_id = send_first_id(&requests);
-    let first_id = config.min_trans_id;
     let printer = Printer {
         pretty: c.pretty,
         version,
@@ -855,16 +892,26 @@ async fn run_send(args: SendArgs) -> Result<ExitCode> {
             return Ok(Outcome::NoReply.exit_code());
         }
     };
-    let mut worst = Outcome::Replied;
-    for (n, r) in requests.into_iter().enumerate() {
-        let id = first_id.wrapping_add(n as u32);
-        if id != r.transaction_id {
-            eprintln!(
-                "megaco: transaction {} of {name} is sent as transaction {id}",
-                r.transaction_id
-            );
+    // All the requests go out at once; the replies are taken in the file's
+    // order.
+    let mut sent = Vec::with_capacity(requests.len());
+    for r in requests {
+        let what = format!("transaction {} of {name}", r.transaction_id);
+        let request = client.send(&what, r.actions).await;
+        if let Ok(request) = &request {
+            let id = request.transaction_id();
+            if id != r.transaction_id {
+                eprintln!("megaco: {what} is sent as transaction {id}");
+            }
         }
-        let outcome = client.transact(id, r.actions, &printer, args.json).await;
+        sent.push(request);
+    }
+    let mut worst = Outcome::Replied;
+    for request in sent {
+        let outcome = match request {
+            Ok(request) => client.finish(request, &printer, args.json).await,
+            Err(outcome) => outcome,
+        };
         worst = worst.max(outcome);
     }
     Ok(worst.exit_code())

@@ -133,6 +133,8 @@ fn mg_registers_and_notifies_over_udp_in_text() {
     assert_eq!(lines.len(), 6, "{log}");
     assert!(lines[0].starts_with("<- 127.0.0.1:"), "{log}");
     assert!(lines[0].ends_with(" T=1{C=-{SC=root{SV{MT=RS,RE=\"901 mg col boot\"}}}}"));
+    // The gateway's mid, from the message header, follows its address.
+    assert!(lines[0].contains(" <mg> T=1{"), "{log}");
     assert!(lines[1].starts_with("-> 127.0.0.1:"), "{log}");
     assert!(lines[1].ends_with(" P=1{C=-{SC=root{SV{MG=<mgc>}}}}"));
     assert!(lines[5].ends_with(" P=3{C=-{N=11111111/00000000/00000002}}"));
@@ -175,6 +177,13 @@ fn mg_registers_over_tcp_in_ber_with_mids_and_version() {
     let log = mgc.finish();
     assert!(
         log.ends_with(" P=1{C=-{SC=root{SV{MG=[10.0.0.9]:2945}}}}\n"),
+        "{log}"
+    );
+    assert!(
+        log.lines()
+            .next()
+            .unwrap()
+            .contains(" <mg7.example.net> T=1{"),
         "{log}"
     );
 }
@@ -475,4 +484,84 @@ fn mgc_stops_on_ctrl_c() {
         .read_to_string(&mut err)
         .unwrap();
     assert!(err.contains("interrupted after 0 requests"), "{err}");
+}
+
+#[test]
+fn send_sends_all_requests_at_once_and_reports_their_ids() {
+    let dir = std::env::temp_dir().join(format!("megaco-send-all-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("three.txt");
+    std::fs::write(
+        &file,
+        "!/1 [1.2.3.4]:2944\nT=5{C=-{N=a/1{OE=1{al/of}}}}\nT=9{C=-{N=a/2{OE=1{al/on}}}}\nT=2{C=-{N=a/3{OE=1{al/of}}}}",
+    )
+    .unwrap();
+
+    // A peer that answers nothing, and one resend: sent one after the
+    // other, the first request and its resend would come before the
+    // second; sent at once, both originals come first.
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
+    let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(["send", "--to", &addr, "--timeout", "1", "--resends", "1"])
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut buf = [0u8; 2048];
+    let mut first = Vec::new();
+    for _ in 0..3 {
+        let (n, _) = silent.recv_from(&mut buf).unwrap();
+        let text = String::from_utf8_lossy(&buf[..n]).to_string();
+        first.push(text.split_once('\n').unwrap().1.to_string());
+    }
+    first.sort();
+    assert_eq!(
+        first,
+        [
+            "T=5{C=-{N=a/1{OE=1{al/of}}}}",
+            "T=6{C=-{N=a/2{OE=1{al/on}}}}",
+            "T=7{C=-{N=a/3{OE=1{al/of}}}}"
+        ]
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("transaction 9 of "), "{err}");
+    assert!(err.contains("is sent as transaction 6"), "{err}");
+    assert!(err.contains("is sent as transaction 7"), "{err}");
+    for id in [5, 6, 7] {
+        assert!(
+            err.contains(&format!("transaction {id}: no reply from {addr}")),
+            "{err}"
+        );
+    }
+
+    // Answered: the replies come in the file's order, with the ids sent.
+    let mgc = Mgc::start(&["--count", "3"]);
+    let out = megaco(&[
+        "send",
+        "--to",
+        &mgc.addr,
+        "--timeout",
+        "5",
+        file.to_str().unwrap(),
+    ]);
+    assert_ok(&out);
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "<- {a} P=5{{C=-{{N=a/1}}}}\n<- {a} P=6{{C=-{{N=a/2}}}}\n<- {a} P=7{{C=-{{N=a/3}}}}\n",
+            a = mgc.addr
+        )
+    );
+    let log = mgc.finish();
+    assert_eq!(log.lines().count(), 6, "{log}");
+    assert!(
+        log.lines()
+            .all(|l| !l.starts_with("<- ") || l.contains(" [1.2.3.4]:2944 T=")),
+        "{log}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -46,6 +46,7 @@ fn main() {
             let Some(Event::RequestReceived {
                 transaction_id,
                 actions,
+                ..
             }) = mgc.poll_event()
             else {
                 panic!()

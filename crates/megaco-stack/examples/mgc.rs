@@ -70,18 +70,20 @@ async fn serve(mut incoming: Incoming) {
     while let Some(inbound) = incoming.recv().await {
         match inbound {
             Inbound::Request(req) => {
-                for a in &req.actions {
+                for a in req.actions() {
                     for c in &a.command_requests {
                         println!(
-                            "{} T={} C={} {}",
-                            req.peer,
-                            req.transaction_id,
+                            "{} {:?} v{} T={} C={} {}",
+                            req.peer(),
+                            req.mid(),
+                            req.version(),
+                            req.transaction_id(),
                             a.context_id.0,
                             command_name(&c.command)
                         );
                     }
                 }
-                let result = build::default_replies(&req.actions);
+                let result = build::default_replies(req.actions());
                 if let Err(e) = req.reply(result).await {
                     eprintln!("reply failed: {e}");
                 }

@@ -3,13 +3,16 @@
 //! task feeds it received messages; handles talk to it over a channel.
 
 use std::collections::{BTreeSet, HashMap};
+use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
-use megaco::model::{ActionRequest, TransactionResult};
+use megaco::model::{ActionRequest, Mid, TransactionResult};
 use megaco::EncodeError;
 use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::OwnedWriteHalf;
@@ -68,6 +71,9 @@ pub(crate) enum Cmd {
         peer: SocketAddr,
         actions: Vec<ActionRequest>,
         tx: oneshot::Sender<Result<TransactionResult, Error>>,
+        /// Told the transaction id the engine gave the request, or why
+        /// it could not be sent.
+        id_tx: oneshot::Sender<Result<u32, Error>>,
     },
     Reply {
         peer: SocketAddr,
@@ -169,7 +175,9 @@ pub enum Inbound {
     },
 }
 
-/// A received request, with what it takes to answer it.
+/// A received request, with what it takes to answer it, and where it
+/// came from ([`peer`](Self::peer), [`mid`](Self::mid),
+/// [`version`](Self::version)).
 ///
 /// Dropped without [`IncomingRequest::reply`], it is answered with error
 /// 500 ("Request dropped unanswered"), so that no transaction is left
@@ -186,6 +194,8 @@ pub struct IncomingRequest {
     pub transaction_id: u32,
     /// Its actions.
     pub actions: Vec<ActionRequest>,
+    mid: Mid,
+    version: u8,
     cmd: mpsc::UnboundedSender<Cmd>,
     answered: bool,
 }
@@ -212,8 +222,36 @@ fn error_result(code: u16, text: &str) -> TransactionResult {
 }
 
 impl IncomingRequest {
-    /// Sends the reply. It is cached and resent to duplicates of the
-    /// request, as the engine does.
+    /// The address it came from.
+    pub fn peer(&self) -> SocketAddr {
+        self.peer
+    }
+
+    /// Its transaction id.
+    pub fn transaction_id(&self) -> u32 {
+        self.transaction_id
+    }
+
+    /// Its actions.
+    pub fn actions(&self) -> &[ActionRequest] {
+        &self.actions
+    }
+
+    /// The sender's message identifier, from the header of the message
+    /// that carried the request.
+    pub fn mid(&self) -> &Mid {
+        &self.mid
+    }
+
+    /// The protocol version of the message that carried the request.
+    pub fn version(&self) -> u8 {
+        self.version
+    }
+
+    /// Sends the reply, and resolves once it has been handed to the
+    /// transport (UDP: sent; TCP: written to the stream), so that a
+    /// program may exit right after. The reply is cached and resent to
+    /// duplicates of the request, as the engine does.
     pub async fn reply(mut self, result: TransactionResult) -> Result<(), Error> {
         self.answered = true;
         let (tx, rx) = oneshot::channel();
@@ -228,7 +266,8 @@ impl IncomingRequest {
         rx.await.map_err(|_| Error::Closed)?
     }
 
-    /// Tells the peer we are still working on it (TransactionPending).
+    /// Tells the peer we are still working on it (TransactionPending);
+    /// resolves once the pending has been handed to the transport.
     pub async fn send_pending(&self) -> Result<(), Error> {
         let (tx, rx) = oneshot::channel();
         self.cmd
@@ -313,17 +352,55 @@ pub struct Handle {
     counters: Arc<Counters>,
 }
 
-/// Cancels the request in the engine if the request future is dropped
-/// before its answer came.
-struct CancelOnDrop<'a> {
-    cmd: &'a mpsc::UnboundedSender<Cmd>,
+/// A request on its way: its transaction id, and a future of its reply
+/// (see [`Handle::send_request_to`], [`crate::Connection::send_request`]).
+///
+/// Awaiting it gives what [`Handle::request_to`] gives. Dropping it before
+/// the reply came cancels the transaction: it is no longer resent, and a
+/// late reply is an [`Event::UnexpectedReply`].
+#[derive(Debug)]
+#[must_use = "dropping an OutgoingRequest cancels it"]
+pub struct OutgoingRequest {
+    id: u32,
     peer: SocketAddr,
-    armed: bool,
+    rx: oneshot::Receiver<Result<TransactionResult, Error>>,
+    cmd: mpsc::UnboundedSender<Cmd>,
+    done: bool,
 }
 
-impl Drop for CancelOnDrop<'_> {
+impl OutgoingRequest {
+    /// The transaction id the stack gave the request: the one the peer
+    /// sees and answers.
+    pub fn transaction_id(&self) -> u32 {
+        self.id
+    }
+
+    /// Where it went.
+    pub fn peer(&self) -> SocketAddr {
+        self.peer
+    }
+}
+
+impl Future for OutgoingRequest {
+    type Output = Result<TransactionResult, Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match Pin::new(&mut self.rx).poll(cx) {
+            Poll::Ready(answer) => {
+                self.done = true;
+                Poll::Ready(answer.map_err(|_| Error::Closed).and_then(|r| r))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for OutgoingRequest {
     fn drop(&mut self) {
-        if self.armed {
+        if !self.done {
+            // Closed first, so that the driver sees the waiter gone when
+            // the cancel arrives.
+            self.rx.close();
             let _ = self.cmd.send(Cmd::Cancel { peer: self.peer });
         }
     }
@@ -341,21 +418,53 @@ impl Handle {
         peer: SocketAddr,
         actions: Vec<ActionRequest>,
     ) -> Result<TransactionResult, Error> {
-        // Declared before `rx`, so dropped after it: the driver then sees
-        // the waiter gone when the cancel arrives.
-        let mut guard = CancelOnDrop {
-            cmd: &self.cmd,
-            peer,
-            armed: false,
-        };
-        let (tx, mut rx) = oneshot::channel();
+        self.send_request_to(peer, actions).await?.await
+    }
+
+    /// Sends a request to `peer`; resolves, once the engine has numbered
+    /// and sent it, to an [`OutgoingRequest`] that tells its transaction
+    /// id and is awaited for the reply. Several requests can so be in
+    /// flight at once, each known by its id.
+    ///
+    /// Fails at once, without sending, with [`Error::Encode`] or
+    /// [`Error::TooManyOutstanding`].
+    pub async fn send_request_to(
+        &self,
+        peer: SocketAddr,
+        actions: Vec<ActionRequest>,
+    ) -> Result<OutgoingRequest, Error> {
+        let (tx, rx) = oneshot::channel();
+        let (id_tx, id_rx) = oneshot::channel();
         self.cmd
-            .send(Cmd::Request { peer, actions, tx })
+            .send(Cmd::Request {
+                peer,
+                actions,
+                tx,
+                id_tx,
+            })
             .map_err(|_| Error::Closed)?;
-        guard.armed = true;
-        let answer = (&mut rx).await;
-        guard.armed = false;
-        answer.map_err(|_| Error::Closed)?
+        // Dropped while waiting for the id, it cancels the request.
+        let mut request = OutgoingRequest {
+            id: 0,
+            peer,
+            rx,
+            cmd: self.cmd.clone(),
+            done: false,
+        };
+        match id_rx.await {
+            Ok(Ok(id)) => {
+                request.id = id;
+                Ok(request)
+            }
+            Ok(Err(e)) => {
+                request.done = true;
+                Err(e)
+            }
+            Err(_) => {
+                request.done = true;
+                Err(Error::Closed)
+            }
+        }
     }
 
     /// What the driver refused or dropped so far to bound its memory, and
@@ -389,6 +498,9 @@ struct Driver {
     dirty: Vec<SocketAddr>,
     /// The next deadline of every peer that has one, soonest first.
     timers: BTreeSet<(Instant, SocketAddr)>,
+    /// Replies and pendings handed to the engines since the last flush:
+    /// told when their bytes have gone to the transport.
+    written: Vec<oneshot::Sender<Result<(), Error>>>,
 }
 
 /// Starts a driver; returns its handle and the receiving side.
@@ -412,6 +524,7 @@ pub(crate) fn spawn(
         reply_cmd: reply_tx,
         dirty: Vec::new(),
         timers: BTreeSet::new(),
+        written: Vec::new(),
     };
     tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx, reader));
     (
@@ -544,14 +657,20 @@ impl Driver {
     fn command(&mut self, cmd: Cmd) {
         let now = Instant::now();
         match cmd {
-            Cmd::Request { peer, actions, tx } => {
+            Cmd::Request {
+                peer,
+                actions,
+                tx,
+                id_tx,
+            } => {
                 let p = self.peer(peer, now);
                 match p.conn.send_request(now, actions) {
                     Ok(id) => {
                         p.waiters.insert(id, tx);
+                        let _ = id_tx.send(Ok(id));
                     }
                     Err(e) => {
-                        let _ = tx.send(Err(e.into()));
+                        let _ = id_tx.send(Err(e.into()));
                     }
                 }
             }
@@ -562,11 +681,11 @@ impl Driver {
                 tx,
             } => {
                 let r = self.peer(peer, now).conn.reply(now, id, result);
-                let _ = tx.send(r.map_err(Error::from));
+                self.after_flush(r, tx);
             }
             Cmd::Pending { peer, id, tx } => {
                 let r = self.peer(peer, now).conn.send_pending(now, id);
-                let _ = tx.send(r.map_err(Error::from));
+                self.after_flush(r, tx);
             }
             Cmd::Cancel { peer } => {
                 let Some(p) = self.peers.get_mut(&peer) else {
@@ -587,9 +706,27 @@ impl Driver {
         }
     }
 
+    /// Answers `tx` with an engine error now, or with success once the
+    /// next flush has written what the engine queued.
+    fn after_flush(
+        &mut self,
+        r: Result<(), engine::Error>,
+        tx: oneshot::Sender<Result<(), Error>>,
+    ) {
+        match r {
+            Ok(()) => self.written.push(tx),
+            Err(e) => {
+                let _ = tx.send(Err(e.into()));
+            }
+        }
+    }
+
     /// Sends what the engines have to send and hands out their events.
     /// Returns false if the transport failed.
     async fn flush(&mut self) -> bool {
+        // Dropped unanswered if the transport fails: their waiters see
+        // `Error::Closed`.
+        let written = std::mem::take(&mut self.written);
         let mut out: Vec<(SocketAddr, Vec<u8>)> = Vec::new();
         let mut dirty = std::mem::take(&mut self.dirty);
         dirty.sort_unstable();
@@ -640,11 +777,15 @@ impl Driver {
                     Event::RequestReceived {
                         transaction_id,
                         actions,
+                        mid,
+                        version,
                     } => {
                         let req = IncomingRequest {
                             peer: addr,
                             transaction_id,
                             actions,
+                            mid,
+                            version,
                             cmd: self.reply_cmd.clone(),
                             answered: false,
                         };
@@ -710,6 +851,9 @@ impl Driver {
                     }
                 }
             }
+        }
+        for tx in written {
+            let _ = tx.send(Ok(()));
         }
         true
     }

@@ -294,6 +294,10 @@ pub enum Event {
         transaction_id: u32,
         /// Its actions.
         actions: Vec<ActionRequest>,
+        /// The sender's message identifier, from the message header.
+        mid: Mid,
+        /// The protocol version of the message that carried it.
+        version: u8,
     },
     /// The reply to one of our requests.
     ReplyReceived {
@@ -449,7 +453,7 @@ enum InState {
 /// // Deliver the MG's message to the MGC; the MGC's user replies.
 /// let bytes = mg.poll_transmit().unwrap();
 /// mgc.handle_input(t0, &bytes);
-/// let Some(Event::RequestReceived { transaction_id, actions }) = mgc.poll_event() else { panic!() };
+/// let Some(Event::RequestReceived { transaction_id, actions, .. }) = mgc.poll_event() else { panic!() };
 /// mgc.reply(t0, transaction_id, build::default_replies(&actions)).unwrap();
 ///
 /// // Deliver the reply to the MG.
@@ -865,7 +869,8 @@ impl Connection {
 
     /// Processes one received, already decoded message.
     pub fn handle_message(&mut self, now: Instant, msg: MegacoMessage) {
-        let transactions = match msg.mess.body {
+        let Message { mid, version, body } = msg.mess;
+        let transactions = match body {
             MessageBody::Error(error) => {
                 self.events.push_back(Event::MessageError { error });
                 return;
@@ -875,7 +880,7 @@ impl Connection {
         let mut acks: Vec<u32> = Vec::new();
         for t in transactions {
             match t {
-                Transaction::Request(r) => self.on_request(now, r),
+                Transaction::Request(r) => self.on_request(now, r, &mid, version),
                 Transaction::Pending(p) => self.on_pending(now, p.transaction_id),
                 Transaction::Reply(r) => {
                     if r.imm_ack_required {
@@ -904,7 +909,7 @@ impl Connection {
         }
     }
 
-    fn on_request(&mut self, now: Instant, r: TransactionRequest) {
+    fn on_request(&mut self, now: Instant, r: TransactionRequest, mid: &Mid, version: u8) {
         let id = r.transaction_id;
         match self.incoming.get(&id) {
             None if self
@@ -941,6 +946,8 @@ impl Connection {
                 self.events.push_back(Event::RequestReceived {
                     transaction_id: id,
                     actions: r.actions,
+                    mid: mid.clone(),
+                    version,
                 });
             }
             Some(InState::Processing { .. }) => self.pending(now, id),

@@ -5,7 +5,8 @@
 //!   current time go in, bytes, events and the next deadline come out.
 //! - [`udp`] and [`tcp`]: async drivers of the engine over UDP and over
 //!   TCP with [`tpkt`] framing.
-//! - [`codec`]: the wire encoding as data ([`Encoding`]: text, BER, PER).
+//! - [`codec`]: the wire encoding as data ([`Encoding`]: text, BER, PER,
+//!   native), re-exported from [`megaco::codec`].
 //! - [`build`]: constructors for common requests and replies.
 //!
 //! The engine, driven by hand between two endpoints:
@@ -32,7 +33,7 @@
 //! assert_eq!(resent, lost);
 //!
 //! mgc.handle_input(t1, &resent);
-//! let Some(Event::RequestReceived { transaction_id, actions }) = mgc.poll_event() else { panic!() };
+//! let Some(Event::RequestReceived { transaction_id, actions, .. }) = mgc.poll_event() else { panic!() };
 //! mgc.reply(t1, transaction_id, build::default_replies(&actions)).unwrap();
 //!
 //! mg.handle_input(t1, &mgc.poll_transmit().unwrap());
@@ -58,7 +59,7 @@ pub mod udp;
 use std::net::SocketAddr;
 
 pub use codec::{DecodeError, Encoding};
-pub use driver::{Error, Handle, Inbound, Incoming, IncomingRequest, Stats};
+pub use driver::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest, Stats};
 use megaco::model::{ActionRequest, TransactionResult};
 
 /// A transport connection to one peer (see [`udp::connect`],
@@ -83,6 +84,38 @@ impl Connection {
     /// descriptor is `Ok`: the peer answered.
     pub async fn request(&self, actions: Vec<ActionRequest>) -> Result<TransactionResult, Error> {
         self.handle.request_to(self.peer, actions).await
+    }
+
+    /// Sends a request; resolves, once the stack has numbered and sent it,
+    /// to an [`OutgoingRequest`] that tells its transaction id and is
+    /// awaited for the reply. Requests sent this way are in flight
+    /// together:
+    ///
+    /// ```no_run
+    /// use megaco::model::*;
+    /// use megaco_stack::{build, engine::Config, udp};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let config = Config::new(Mid::Device("mg1".into()));
+    /// let (conn, _incoming) =
+    ///     udp::connect("0.0.0.0:0".parse()?, "192.0.2.1:2944".parse()?, config).await?;
+    /// let mut sent = Vec::new();
+    /// for t in ["a/1", "a/2"] {
+    ///     let notify = build::notify(ContextId::NULL, TerminationId::new(t), 1, "al/of");
+    ///     sent.push(conn.send_request(vec![notify]).await?);
+    /// }
+    /// for request in sent {
+    ///     let id = request.transaction_id();
+    ///     println!("{id}: {:?}", request.await?);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn send_request(
+        &self,
+        actions: Vec<ActionRequest>,
+    ) -> Result<OutgoingRequest, Error> {
+        self.handle.send_request_to(self.peer, actions).await
     }
 
     /// The peer's address.

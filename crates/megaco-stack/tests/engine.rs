@@ -659,6 +659,7 @@ fn every_encoding_carries_a_transaction() {
         let Some(Event::RequestReceived {
             transaction_id,
             actions,
+            ..
         }) = mgc.poll_event()
         else {
             panic!("{enc:?}")

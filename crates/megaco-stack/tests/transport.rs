@@ -375,3 +375,100 @@ async fn serve_answers_concurrently() {
         TransactionResult::ActionReplies(a) if matches!(a[0].command_reply[0], CommandReply::ServiceChange(_))
     ));
 }
+
+/// `send_request` tells each request's transaction id before its reply
+/// comes; several are in flight at once, and each reply is the one to its
+/// own request. The controller sees the MG's mid, version and address.
+#[tokio::test]
+async fn send_request_tells_ids_and_incoming_requests_tell_their_sender() {
+    for tcp_transport in [false, true] {
+        let mut mg_config = config(2, Encoding::compact());
+        mg_config.version = 2;
+        mg_config.min_trans_id = 40;
+        // The controller's end (a TCP connection or a UDP endpoint) is kept
+        // alive in `_keep` for the exchange.
+        let (conn, _mg_incoming, mut incoming, _keep): (_, _, _, Box<dyn std::any::Any>) =
+            if tcp_transport {
+                let listener = tcp::Listener::bind(any_port(), config(1, Encoding::compact()))
+                    .await
+                    .unwrap();
+                let addr = listener.local_addr().unwrap();
+                let accept = tokio::spawn(async move { listener.accept().await.unwrap() });
+                let (conn, mg_incoming) = tcp::connect(addr, mg_config).await.unwrap();
+                let (mgc_conn, incoming) = accept.await.unwrap();
+                (conn, mg_incoming, incoming, Box::new(mgc_conn))
+            } else {
+                let (mgc, incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
+                    .await
+                    .unwrap();
+                let (conn, mg_incoming) = udp::connect(any_port(), mgc.local_addr(), mg_config)
+                    .await
+                    .unwrap();
+                (conn, mg_incoming, incoming, Box::new(mgc))
+            };
+        let terms = ["a/1", "a/2", "a/3"];
+        let mut sent = Vec::new();
+        for t in terms {
+            let n = build::notify(ContextId::NULL, TerminationId::new(t), 1, "al/of");
+            sent.push(conn.send_request(vec![n]).await.unwrap());
+        }
+        let ids: Vec<u32> = sent.iter().map(|r| r.transaction_id()).collect();
+        assert_eq!(ids, [40, 41, 42]);
+        assert!(sent.iter().all(|r| r.peer() == conn.peer_addr()));
+
+        // All three reach the controller before any is answered; it
+        // answers them in reverse order.
+        let mut reqs = Vec::new();
+        for _ in terms {
+            let req = incoming.next_request().await.unwrap();
+            assert_eq!(req.mid(), &mid(2));
+            assert_eq!(req.version(), 2);
+            assert_eq!(req.peer(), conn.local_addr());
+            reqs.push(req);
+        }
+        let got: Vec<u32> = reqs.iter().map(|r| r.transaction_id()).collect();
+        assert_eq!(got, ids);
+        for req in reqs.into_iter().rev() {
+            let result = build::default_replies(req.actions());
+            // Resolves once the transport has the reply.
+            req.reply(result).await.unwrap();
+        }
+        for (request, t) in sent.into_iter().zip(terms) {
+            let TransactionResult::ActionReplies(a) = request.await.unwrap() else {
+                panic!()
+            };
+            let CommandReply::Notify(n) = &a[0].command_reply[0] else {
+                panic!("{a:?}")
+            };
+            assert_eq!(n.termination_ids, [TerminationId::new(t)]);
+        }
+    }
+}
+
+/// A request dropped before its reply is cancelled: the reply that comes
+/// later is an unexpected one.
+#[tokio::test]
+async fn dropping_an_outgoing_request_cancels_it() {
+    let (mgc, mut incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
+        .await
+        .unwrap();
+    let (conn, mut mg_incoming) =
+        udp::connect(any_port(), mgc.local_addr(), config(2, Encoding::compact()))
+            .await
+            .unwrap();
+    let request = conn.send_request(vec![notify()]).await.unwrap();
+    let id = request.transaction_id();
+    drop(request);
+    let req = incoming.next_request().await.unwrap();
+    assert_eq!(req.transaction_id(), id);
+    let result = build::default_replies(req.actions());
+    req.reply(result).await.unwrap();
+    match mg_incoming.recv().await {
+        Some(Inbound::Event {
+            event: Event::UnexpectedReply { transaction_id, .. },
+            ..
+        }) => assert_eq!(transaction_id, id),
+        other => panic!("{other:?}"),
+    }
+    drop(mgc);
+}

@@ -3,6 +3,7 @@
 //!
 //! - [`model`]: the message types, one set for every protocol version.
 //! - [`version`]: which constructs each protocol version can carry.
+//! - [`codec`]: the codec as data ([`codec::Encoding`]), one decode error.
 //!
 //! Codecs are pure functions of their input: no I/O, no global state, safe
 //! to call from many threads at once.
@@ -11,6 +12,7 @@
 
 pub mod asn1;
 pub mod ber;
+pub mod codec;
 pub mod corpus;
 pub mod error;
 pub mod limits;
