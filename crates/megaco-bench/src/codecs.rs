@@ -1,6 +1,6 @@
 //! The codec registry: every encoding this build can measure, by name.
 //!
-//! Names follow OTP's "codec [config]" style so that rows of the two
+//! Names follow OTP's "codec \[config\]" style so that rows of the two
 //! measurements line up: `pretty`, `compact`, `ber`, `ber [native]`,
 //! `per`, `native [compact,compressed]`, ... A codec whose module is not
 //! in this build is simply not listed.
