@@ -55,7 +55,10 @@ fn additions<'a>(
     what: &'static str,
     mut f: impl FnMut(&mut BitReader<'a>, usize) -> R<()>,
 ) -> R<()> {
-    let n = r.normally_small(what)? as usize + 1;
+    // (saturating: a hostile count near 2^64 is refused just below)
+    let n = usize::try_from(r.normally_small(what)?)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1);
     if n > r.remaining_bits() {
         return Err(r.err(PerErrorKind::Truncated { expected: what }));
     }
@@ -110,7 +113,7 @@ fn root_choice(r: &mut BitReader<'_>, n: u64, ext: bool, what: &'static str) -> 
 /// An ENUMERATED index; extension values come back as `n + i`.
 fn enumerated(r: &mut BitReader<'_>, n: u64, ext: bool, what: &'static str) -> R<u64> {
     if ext && r.bit(what)? {
-        return Ok(n + r.normally_small(what)?);
+        return Ok(n.saturating_add(r.normally_small(what)?));
     }
     r.constrained(0, n - 1, what)
 }
