@@ -317,17 +317,25 @@ pub fn sniff(bytes: &[u8]) -> Option<Kind> {
         }
     }
     let starts = |p: &[u8]| rest.len() >= p.len() && rest[..p.len()].eq_ignore_ascii_case(p);
-    if starts(b"MEGACO/") || starts(b"!/") || starts(b"AUTHENTICATION") || starts(b"AU=") {
+    // `Authentication` or `AU`, then optional white space and `=`.
+    let auth = || {
+        let word = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+        let after = rest[word..].iter().skip_while(|b| b.is_ascii_whitespace());
+        (rest[..word].eq_ignore_ascii_case(b"AUTHENTICATION")
+            || rest[..word].eq_ignore_ascii_case(b"AU"))
+            && after.take(1).eq([b'='].iter())
+    };
+    if starts(b"MEGACO/") || starts(b"!/") || auth() {
         return Some(Kind::Text);
     }
     match *bytes {
         [0x30, ..] => Some(Kind::Ber),
         [0xA0..=0xA3, ..] => Some(Kind::Native),
         [0x80, ..] => Some(Kind::Per),
-        // No authentication header, no extension, then the 7-bit version
-        // straddling the first two bytes.
-        [b0 @ (0x00 | 0x01), b1, ..] => {
-            let version = (b0 << 1) | (b1 >> 7);
+        // No authentication header, the Message extension bit, then the
+        // 7-bit version straddling the first two bytes.
+        [b0, b1, ..] if b0 & 0x80 == 0 => {
+            let version = ((b0 & 0x3F) << 1) | (b1 >> 7);
             (1..=3).contains(&version).then_some(Kind::Per)
         }
         _ => None,
@@ -461,5 +469,19 @@ mod tests {
             }
             assert!(n > 10, "{sub}: {n} files");
         }
+    }
+
+    #[test]
+    fn sniffing_headers_with_spaces_and_extension_bits() {
+        // text: `AU = ...` decodes, so it sniffs as text too
+        let au = b"AU = 0x01020304:0x00000001:0x0102030405060708090a0b0c !/1 [10.0.0.1] K{1}";
+        assert!(crate::text::decode(au).is_ok());
+        assert_eq!(sniff(au), Some(Kind::Text));
+        assert_eq!(sniff(b"Authentication=0x1"), Some(Kind::Text));
+        assert_ne!(sniff(b"AUDIT = x"), Some(Kind::Text));
+        // PER without an authentication header: 0, extension bit, version
+        assert_eq!(sniff(&[0x00, 0x80]), Some(Kind::Per)); // v1
+        assert_eq!(sniff(&[0x41, 0x80]), Some(Kind::Per)); // v3, extension bit set
+        assert_eq!(sniff(&[0x42, 0x00]), None); // v4
     }
 }

@@ -14,7 +14,7 @@
 ///
 /// | limit | default | exceeding it (text / BER / PER / native) |
 /// | --- | ---: | --- |
-/// | [`max_message_size`](Self::max_message_size) | 4 MiB | `TooLarge` |
+/// | [`max_message_size`](Self::max_message_size) | 4 MiB | `TooLarge` (a compressed native body: `Expansion`) |
 /// | [`max_depth`](Self::max_depth) | 64 (PER: 16) | `TooDeep` |
 /// | [`max_list_len`](Self::max_list_len) | 65 536 | `TooManyItems` |
 /// | [`max_string_len`](Self::max_string_len) | 65 536 | `StringTooLong` |
@@ -45,11 +45,14 @@ pub struct Limits {
     /// its encoding beyond what the ASN.1 fixes, except regulated notify
     /// behaviours (the one recursive type), so there it counts those, and
     /// [`PerConfig`](crate::per::PerConfig) defaults it to 16. The
-    /// encoders refuse models nested deeper than the same limit.
+    /// encoders refuse models nested deeper than the same limit. The
+    /// decoders recurse once per level, so keep it in the hundreds at most.
     pub max_depth: usize,
     /// Most items in any one list: transactions, actions, commands,
     /// descriptors, termination ids, parameters, values, SDP lines, ...
-    /// (in BER: components of any one constructed value).
+    /// BER counts the components of every constructed value, SEQUENCEs
+    /// included (a few components each, up to about a dozen), so keep it
+    /// at 16 or more there.
     pub max_list_len: usize,
     /// Longest string or octet string, in bytes: names, values, quoted
     /// strings, SDP, digit maps, non-standard data, ...

@@ -1322,8 +1322,8 @@ impl TerminationId {
 }
 
 impl ContextRequest {
-    /// Whether nothing is set. Text has no form for an empty context
-    /// request (its items are elements of the action's list), so it writes
+    /// Whether nothing is set (empty lists count as unset). Text has no
+    /// form for an empty context request (its items are elements of the action's list), so it writes
     /// nothing and the text decoder reads such an action with none.
     ///
     /// ```
@@ -1343,10 +1343,10 @@ impl ContextRequest {
     pub fn is_empty(&self) -> bool {
         self.priority.is_none()
             && self.emergency.is_none()
-            && self.topology_req.is_none()
+            && self.topology_req.as_ref().map_or(true, Vec::is_empty)
             && self.iepscallind.is_none()
             && self.context_prop.as_ref().map_or(true, Vec::is_empty)
-            && self.context_list.is_none()
+            && self.context_list.as_ref().map_or(true, Vec::is_empty)
     }
 }
 
@@ -1354,6 +1354,11 @@ impl ContextAttrAuditRequest {
     /// Whether nothing is audited or selected; as with
     /// [`ContextRequest::is_empty`], text writes nothing for it.
     pub fn is_empty(&self) -> bool {
+        self.is_empty_but_logic() && self.select_logic.is_none()
+    }
+
+    /// Whether nothing is set but (perhaps) the select logic.
+    pub(crate) fn is_empty_but_logic(&self) -> bool {
         !self.topology
             && !self.emergency
             && !self.priority
@@ -1362,7 +1367,6 @@ impl ContextAttrAuditRequest {
             && self.select_priority.is_none()
             && self.select_emergency.is_none()
             && self.select_iepscallind.is_none()
-            && self.select_logic.is_none()
     }
 }
 

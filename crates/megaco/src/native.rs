@@ -276,21 +276,25 @@ fn deflate(body: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
 
 /// Inflates `body` (raw DEFLATE) into a new vector of at most `limit` bytes.
 fn inflate(body: &[u8], limit: usize) -> Result<Vec<u8>, NativeError> {
+    let too_large = |consumed: usize| NativeError {
+        offset: 1 + consumed,
+        kind: NativeErrorKind::Expansion(limit),
+    };
+    // One byte of room past the limit, so that a body of exactly `limit`
+    // bytes can reach its end and a longer one is caught.
+    let room = limit.saturating_add(1);
     DECOMPRESS.with(|d| {
         let mut d = d.borrow_mut();
         d.reset(false);
-        let mut plain = Vec::with_capacity(body.len().saturating_mul(3).max(64).min(limit));
+        let mut plain = Vec::with_capacity(body.len().saturating_mul(3).max(64).min(room));
         loop {
             let consumed = d.total_in() as usize;
             let produced = d.total_out();
             if plain.len() == plain.capacity() {
-                if plain.len() >= limit {
-                    return Err(NativeError {
-                        offset: 1 + consumed,
-                        kind: NativeErrorKind::Expansion(limit),
-                    });
+                if plain.len() >= room {
+                    return Err(too_large(consumed));
                 }
-                plain.reserve_exact(plain.capacity().max(64).min(limit - plain.len()));
+                plain.reserve_exact(plain.capacity().max(64).min(room - plain.len()));
             }
             let status = d
                 .decompress_vec(&body[consumed..], &mut plain, FlushDecompress::Finish)
@@ -298,6 +302,9 @@ fn inflate(body: &[u8], limit: usize) -> Result<Vec<u8>, NativeError> {
                     offset: 1 + consumed,
                     kind: NativeErrorKind::Compression(e.to_string()),
                 })?;
+            if plain.len() > limit {
+                return Err(too_large(d.total_in() as usize));
+            }
             if status == Status::StreamEnd {
                 return Ok(plain);
             }

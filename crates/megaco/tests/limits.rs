@@ -305,3 +305,70 @@ fn native_encoder_refuses_what_its_decoder_would() {
         Err(megaco::EncodeError::Invalid { what: "native", .. })
     ));
 }
+
+/// `max_list_len` is the most items a list may hold: a list of exactly
+/// that many decodes, one more fails, whichever list it is.
+#[test]
+fn text_lists_of_exactly_the_limit_decode() {
+    let cases = [
+        // transactions
+        (
+            "!/1 [10.0.0.1] T=1{C=-{AV=ROOT}} T=2{C=-{AV=ROOT}}",
+            "!/1 [10.0.0.1] T=1{C=-{AV=ROOT}} T=2{C=-{AV=ROOT}} T=3{C=-{AV=ROOT}}",
+        ),
+        // termination ids of a v3 command
+        (
+            "!/3 [10.0.0.1] T=1{C=-{AV=[a/1,a/2]}}",
+            "!/3 [10.0.0.1] T=1{C=-{AV=[a/1,a/2,a/3]}}",
+        ),
+        // values of a property
+        (
+            "!/1 [10.0.0.1] T=1{C=1{MF=a/1{M{O{tdmc/x=[1,2]}}}}}",
+            "!/1 [10.0.0.1] T=1{C=1{MF=a/1{M{O{tdmc/x=[1,2,3]}}}}}",
+        ),
+        // commands of an action
+        (
+            "!/1 [10.0.0.1] T=1{C=1{MF=a/1,MF=a/2}}",
+            "!/1 [10.0.0.1] T=1{C=1{MF=a/1,MF=a/2,MF=a/3}}",
+        ),
+    ];
+    let limits = Limits {
+        max_list_len: 2,
+        ..Limits::DEFAULT
+    };
+    for (two, three) in cases {
+        text::decode_with(two.as_bytes(), &limits).unwrap_or_else(|e| panic!("{two}: {e}"));
+        let e = text::decode_with(three.as_bytes(), &limits).unwrap_err();
+        assert_eq!(e.kind, TextErrorKind::TooManyItems { max: 2 }, "{three}");
+    }
+}
+
+/// A compressed native body may inflate to exactly `max_message_size`
+/// bytes, not one more.
+#[test]
+fn compressed_native_body_at_exactly_the_size_limit() {
+    for (name, bytes) in vectors("compact") {
+        let msg = text::decode(&bytes).unwrap();
+        let input = native::encode(&msg, &NativeConfig::COMPRESSED).unwrap();
+        // the body is the plain encoding without its header byte
+        let body = native::encode(&msg, &NativeConfig::PLAIN).unwrap().len() - 1;
+        if body <= input.len() {
+            continue; // the input itself bounds the limit from below
+        }
+        let at = |max| NativeConfig {
+            limits: Limits {
+                max_message_size: max,
+                ..Limits::DEFAULT
+            },
+            ..NativeConfig::COMPRESSED
+        };
+        assert_eq!(native::decode(&input, &at(body)).unwrap(), msg, "{name}");
+        assert!(
+            matches!(
+                native::decode(&input, &at(body - 1)).map_err(|e| e.kind),
+                Err(NativeErrorKind::Expansion(_))
+            ),
+            "{name}"
+        );
+    }
+}

@@ -64,13 +64,16 @@ fn top_level<'a>(bytes: &'a [u8], limits: &'a Limits) -> D<(Tlv<'a>, usize)> {
 /// The version of a message, from its header alone.
 pub(super) fn version_of(bytes: &[u8]) -> D<u8> {
     let (top, _) = top_level(bytes, &Limits::DEFAULT)?;
+    // The decoder keeps the last `[1] Message` if there are several.
     let mut c = top.children()?;
+    let mut message = None;
     while let Some(x) = c.next()? {
         if x.tag == 0xA1 {
-            return message_version(&x, &mut x.children()?);
+            message = Some(x);
         }
     }
-    Err(missing(&top, "Message"))
+    let m = message.ok_or_else(|| missing(&top, "Message"))?;
+    message_version(&m, &mut m.children()?)
 }
 
 /// `Message.version`, the first component of `Message` `t` (read from

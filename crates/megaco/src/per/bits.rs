@@ -245,6 +245,18 @@ impl<'a> BitReader<'a> {
         }
     }
 
+    /// Refuses a list of `len` items longer than the limit.
+    #[inline]
+    pub(crate) fn check_list(&self, len: usize, what: &'static str) -> Result<(), PerError> {
+        if len > self.limits.max_list_len {
+            return Err(self.err(PerErrorKind::TooManyItems {
+                what,
+                limit: self.limits.max_list_len,
+            }));
+        }
+        Ok(())
+    }
+
     /// Refuses a string of `len` octets longer than the limit.
     #[inline]
     pub(crate) fn check_string(&self, len: usize) -> Result<(), PerError> {
@@ -426,12 +438,7 @@ impl<'a> BitReader<'a> {
             if n.saturating_mul(min_bits) > self.remaining_bits() {
                 return Err(self.err(PerErrorKind::Truncated { expected: what }));
             }
-            if out.len() + n > self.limits.max_list_len {
-                return Err(self.err(PerErrorKind::TooManyItems {
-                    what,
-                    limit: self.limits.max_list_len,
-                }));
-            }
+            self.check_list(out.len() + n, what)?;
             out.reserve(n);
             for _ in 0..n {
                 out.push(item(self)?);

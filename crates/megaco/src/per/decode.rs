@@ -62,6 +62,7 @@ fn additions<'a>(
     if n > r.remaining_bits() {
         return Err(r.err(PerErrorKind::Truncated { expected: what }));
     }
+    r.check_list(n, what)?;
     let mut present = Vec::with_capacity(n);
     for _ in 0..n {
         present.push(r.bit(what)?);

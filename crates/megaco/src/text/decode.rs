@@ -797,7 +797,7 @@ impl<'a> P<'a> {
         let mut list = Vec::new();
         loop {
             list.push(self.transaction()?);
-            if list.len() >= self.limits.max_list_len {
+            if list.len() > self.limits.max_list_len {
                 return Err(self.err_at(
                     self.pos,
                     TextErrorKind::TooManyItems {
@@ -1284,7 +1284,7 @@ impl<'a> P<'a> {
             let mut v = Vec::new();
             loop {
                 v.push(self.termination_id()?);
-                if v.len() >= self.limits.max_list_len {
+                if v.len() > self.limits.max_list_len {
                     return Err(self.err_at(
                         self.pos,
                         TextErrorKind::TooManyItems {
@@ -1391,7 +1391,7 @@ impl<'a> P<'a> {
                 let mut value = vec![first];
                 while self.eat(b',') {
                     value.push(self.value()?);
-                    if value.len() >= self.limits.max_list_len {
+                    if value.len() > self.limits.max_list_len {
                         return Err(self.err_at(
                             self.pos,
                             TextErrorKind::TooManyItems {
@@ -1775,7 +1775,7 @@ impl<'a> P<'a> {
                 value: vec![self.utf8(base + value_start, &text[value_start..i])?],
                 extra_info: None,
             });
-            if group.len() >= self.limits.max_list_len {
+            if group.len() > self.limits.max_list_len {
                 return Err(self.err_at(
                     base + i,
                     TextErrorKind::TooManyItems {
@@ -1902,7 +1902,7 @@ impl<'a> P<'a> {
             self.enter()?;
             loop {
                 mtl.push(self.modem_type()?);
-                if mtl.len() >= self.limits.max_list_len {
+                if mtl.len() > self.limits.max_list_len {
                     return Err(self.err_at(
                         self.pos,
                         TextErrorKind::TooManyItems {
@@ -2122,7 +2122,7 @@ impl<'a> P<'a> {
                     }
                 }
             }
-            if ep.params.len() >= self.limits.max_list_len {
+            if ep.params.len() > self.limits.max_list_len {
                 return Err(self.err_at(
                     self.pos,
                     TextErrorKind::TooManyItems {
@@ -2505,7 +2505,7 @@ impl<'a> P<'a> {
                     let mut vals = vec![self.value()?];
                     while self.eat(b',') {
                         vals.push(self.value()?);
-                        if vals.len() >= self.limits.max_list_len {
+                        if vals.len() > self.limits.max_list_len {
                             return Err(self.err_at(
                                 self.pos,
                                 TextErrorKind::TooManyItems {

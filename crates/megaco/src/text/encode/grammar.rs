@@ -517,15 +517,9 @@ impl Enc<'_> {
 
     fn context_attr_audit_v3(&mut self, c: &ContextAttrAuditRequest, s: usize) -> R {
         // AND, the default select logic, is not written (as OTP).
-        let or = c.select_logic == Some(SelectLogic::Or);
-        if c.is_empty()
-            || (!or
-                && ContextAttrAuditRequest {
-                    select_logic: None,
-                    ..c.clone()
-                }
-                .is_empty())
-        {
+        let writes_nothing =
+            c.is_empty() || (c.select_logic == Some(SelectLogic::And) && c.is_empty_but_logic());
+        if writes_nothing {
             return Ok(());
         }
         self.raw(self.t.context_audit);
