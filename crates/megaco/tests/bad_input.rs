@@ -530,3 +530,34 @@ fn per_absurd_lengths() {
         assert_eq!((e.byte_offset(), &e.kind), (at, &kind), "{len:02x?}: {e}");
     }
 }
+
+/// A topology triple starts with two termination ids, whatever they look
+/// like; a keyword after them counts only where the triple can take it.
+#[test]
+fn topology_termination_ids_spelled_like_keywords() {
+    let m = text_ok(&format!(
+        "{HDR}T=1{{C=1{{TP{{st,bothway,Oneway,stream,ST,Isolate,Stream=2}}}}}}"
+    ));
+    let Some(cr) = &request(&m).actions[0].context_request else {
+        panic!("no context request")
+    };
+    let t = cr.topology_req.as_ref().unwrap();
+    assert_eq!(t.len(), 2);
+    assert_eq!(
+        (
+            t[0].termination_from.id.as_str(),
+            t[0].termination_to.id.as_str()
+        ),
+        ("st", "bothway")
+    );
+    assert_eq!(t[0].topology_direction, TopologyDirection::Oneway);
+    assert_eq!(
+        (
+            t[1].termination_from.id.as_str(),
+            t[1].termination_to.id.as_str()
+        ),
+        ("stream", "ST")
+    );
+    assert_eq!(t[1].topology_direction, TopologyDirection::Isolate);
+    assert_eq!(t[1].stream_id, Some(2));
+}

@@ -1128,7 +1128,20 @@ impl<'a> P<'a> {
         let mut n = 0;
         loop {
             let (at, w) = self.word("a termination id, direction or Stream")?;
-            match keyword(w) {
+            // A triple starts with two termination ids whatever they are
+            // spelled like (`st`, `Bothway`, ...); after them a keyword is
+            // a keyword only where the triple can still take it.
+            let kw = if cur.from.is_none() || cur.to.is_none() {
+                None
+            } else {
+                match keyword(w) {
+                    Some(Kw::Bothway | Kw::Isolate | Kw::Oneway) if cur.dir.is_some() => None,
+                    Some(Kw::OnewayExternal | Kw::OnewayBoth) if cur.ext.is_some() => None,
+                    Some(Kw::Stream) if cur.stream.is_some() || self.peek() != Some(b'=') => None,
+                    k => k,
+                }
+            };
+            match kw {
                 Some(Kw::Bothway) => cur.dir = Some(TopologyDirection::Bothway),
                 Some(Kw::Isolate) => cur.dir = Some(TopologyDirection::Isolate),
                 Some(Kw::Oneway) => cur.dir = Some(TopologyDirection::Oneway),

@@ -700,6 +700,11 @@ impl Enc<'_> {
             AmmDescriptor::Signals(sd) => self.signals_descriptor(sd, s),
             AmmDescriptor::DigitMap(dm) => self.digit_map_descriptor(dm, s),
             AmmDescriptor::Audit(ad) => self.audit_descriptor(ad, s),
+            // (bare `Statistics` is an audit-reply item, not a descriptor)
+            AmmDescriptor::Statistics(sd) if sd.is_empty() => Err(invalid(
+                "statistics descriptor",
+                "empty (text needs at least one statistic)",
+            )),
             AmmDescriptor::Statistics(sd) => self.statistics_descriptor(sd, s),
         }
     }
