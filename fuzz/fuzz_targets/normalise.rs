@@ -112,6 +112,7 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
                     if let TransactionResult::ActionReplies(actions) = &mut r.result {
                         for a in actions {
                             canonical_context(&mut a.context_reply, v);
+                            a.command_reply.iter_mut().for_each(canonical_reply);
                         }
                     }
                 }
@@ -120,6 +121,35 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
         }
     }
     msg
+}
+
+/// A command reply as text gives it back: an empty list of audit
+/// results is not written (`Subtract = t1`, as OTP), so it reads back as
+/// none; a termination id list of one id is written as that id, which
+/// reads back as a single-termination audit result (as OTP's parser).
+fn canonical_reply(c: &mut megaco::model::CommandReply) {
+    use megaco::model::{AuditReply, AuditResult, CommandReply};
+    match c {
+        CommandReply::Add(r)
+        | CommandReply::Move(r)
+        | CommandReply::Modify(r)
+        | CommandReply::Subtract(r) => {
+            if r.termination_audit.as_ref().is_some_and(Vec::is_empty) {
+                r.termination_audit = None;
+            }
+        }
+        CommandReply::AuditValue(a) | CommandReply::AuditCapability(a) => {
+            if let AuditReply::AuditResultTermList(tl) = a {
+                if let [one] = tl.termination_id_list.as_slice() {
+                    *a = AuditReply::AuditResult(AuditResult {
+                        termination_id: one.clone(),
+                        termination_audit_result: std::mem::take(&mut tl.termination_audit_result),
+                    });
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// An empty list of context properties or context ids reads back as
@@ -172,7 +202,8 @@ pub fn text_equivalent(msg: &MegacoMessage, back: &MegacoMessage, style: megaco:
 /// form is `expected`, is that model: exactly, or up to the ASCII case of
 /// the names the registry maps (package, item, parameter and digit map
 /// names), which it matches case-insensitively and gives back in its own
-/// spelling (`A` for the registered item `a` reads back as `a`). `again`
+/// spelling (`A` for the registered item `a` reads back as `a`), and of
+/// the root termination id (one binary value, read back as `ROOT`). `again`
 /// encodes and decodes once more: the decoded form must be a fixed point.
 pub fn binary_equivalent(
     expected: &MegacoMessage,
@@ -199,6 +230,10 @@ pub fn binary_equivalent(
                 for (k, child) in map.iter_mut() {
                     match child {
                         Value::String(s) if NAMES.contains(&k.as_str()) => s.make_ascii_lowercase(),
+                        // the root termination is one binary value, read back as `ROOT`
+                        Value::String(s) if k == "id" && s.eq_ignore_ascii_case("root") => {
+                            s.make_ascii_uppercase()
+                        }
                         _ => lower_names(child),
                     }
                 }

@@ -308,6 +308,10 @@ fn media(v: u8) -> S<MediaDescriptor> {
             term_state_descr,
             streams,
         })
+        // `Media { }` is no text (OTP's parsers refuse it too).
+        .prop_filter("empty Media", |m| {
+            m.term_state_descr.is_some() || m.streams.is_some()
+        })
         .boxed()
 }
 

@@ -420,6 +420,20 @@ impl<'a> Enc<'a> {
         Ok(())
     }
 
+    /// `LBRKT item *(COMMA item) RBRKT` where the grammar asks for at least
+    /// one item: a body that writes nothing is refused as `what`, empty
+    /// (the decoder, like OTP's, would not read `{ }` back).
+    fn braces(&mut self, s: usize, what: &'static str, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.lb_i(s);
+        let start = self.mark();
+        f(self)?;
+        if self.mark() == start {
+            return Err(invalid(what, "empty (text needs at least one item)"));
+        }
+        self.rb_i(s);
+        Ok(())
+    }
+
     // ---- lexical values -------------------------------------------------
 
     /// A NAME or similar bounded string, written as is.

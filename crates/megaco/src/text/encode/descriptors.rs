@@ -7,32 +7,30 @@ impl Enc<'_> {
 
     pub(super) fn media_descriptor(&mut self, m: &MediaDescriptor, s: usize) -> R {
         self.raw(self.t.media);
-        self.lb_i(s);
         let s1 = s + 1;
-        let mut sep = false;
-        if let Some(tsd) = &m.term_state_descr {
-            self.item(&mut sep, s1, |e| e.termination_state_descriptor(tsd, s1))?;
-        }
-        match &m.streams {
-            None => {}
-            Some(Streams::OneStream(p)) => self.stream_parms(p, &mut sep, s1)?,
-            Some(Streams::MultiStream(list)) => {
-                for sd in list {
-                    self.item(&mut sep, s1, |e| {
-                        e.raw(e.t.stream);
-                        e.eq();
-                        e.num(sd.stream_id as u64);
-                        e.lb_i(s1);
-                        let mut sep2 = false;
-                        e.stream_parms(&sd.stream_parms, &mut sep2, s1 + 1)?;
-                        e.rb_i(s1);
-                        Ok(())
-                    })?;
+        self.braces(s, "Media descriptor", |e| {
+            let mut sep = false;
+            if let Some(tsd) = &m.term_state_descr {
+                e.item(&mut sep, s1, |e| e.termination_state_descriptor(tsd, s1))?;
+            }
+            match &m.streams {
+                None => {}
+                Some(Streams::OneStream(p)) => e.stream_parms(p, &mut sep, s1)?,
+                Some(Streams::MultiStream(list)) => {
+                    for sd in list {
+                        e.item(&mut sep, s1, |e| {
+                            e.raw(e.t.stream);
+                            e.eq();
+                            e.num(sd.stream_id as u64);
+                            e.braces(s1, "stream descriptor", |e| {
+                                e.stream_parms(&sd.stream_parms, &mut false, s1 + 1)
+                            })
+                        })?;
+                    }
                 }
             }
-        }
-        self.rb_i(s);
-        Ok(())
+            Ok(())
+        })
     }
 
     fn stream_parms(&mut self, p: &StreamParms, sep: &mut bool, s: usize) -> R {
@@ -142,31 +140,31 @@ impl Enc<'_> {
         s: usize,
     ) -> R {
         self.raw(self.t.termination_state);
-        self.lb_i(s);
         let s1 = s + 1;
-        let mut sep = false;
-        for p in &t.property_parms {
-            self.item(&mut sep, s1, |e| e.property_parm(p, s1))?;
-        }
-        if let Some(b) = t.event_buffer_control {
-            self.item(&mut sep, s1, |e| {
-                e.raw(e.t.buffer);
-                e.eq();
-                e.raw(match b {
-                    EventBufferControl::Off => e.t.off,
-                    EventBufferControl::LockStep => e.t.lock_step,
-                });
-                Ok(())
-            })?;
-        }
-        if let Some(st) = t.service_state {
-            self.item(&mut sep, s1, |e| {
-                e.service_state(st);
-                Ok(())
-            })?;
-        }
-        self.rb_i(s);
-        Ok(())
+        self.braces(s, "TerminationState descriptor", |e| {
+            let mut sep = false;
+            for p in &t.property_parms {
+                e.item(&mut sep, s1, |e| e.property_parm(p, s1))?;
+            }
+            if let Some(b) = t.event_buffer_control {
+                e.item(&mut sep, s1, |e| {
+                    e.raw(e.t.buffer);
+                    e.eq();
+                    e.raw(match b {
+                        EventBufferControl::Off => e.t.off,
+                        EventBufferControl::LockStep => e.t.lock_step,
+                    });
+                    Ok(())
+                })?;
+            }
+            if let Some(st) = t.service_state {
+                e.item(&mut sep, s1, |e| {
+                    e.service_state(st);
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })
     }
 
     fn service_state(&mut self, st: ServiceState) {
@@ -232,6 +230,10 @@ impl Enc<'_> {
                 self.rsb();
                 Ok(())
             }
+            ([], Some(ExtraInfo::Sublist(_))) => Err(invalid(
+                "parameter value",
+                "an empty value list has no text form",
+            )),
             (vals, Some(ExtraInfo::Sublist(all))) => {
                 if self.v >= 3 {
                     self.eq();
@@ -771,14 +773,14 @@ impl Enc<'_> {
                     e.raw(e.t.signal_list);
                     e.eq();
                     e.num(l.id as u64);
-                    e.lb_i(s1);
                     let s2 = s1 + 1;
-                    let mut sep2 = false;
-                    for sig in &l.signal_list {
-                        e.item(&mut sep2, s2, |e| e.signal(sig, s2))?;
-                    }
-                    e.rb_i(s1);
-                    Ok(())
+                    e.braces(s1, "signal list", |e| {
+                        let mut sep2 = false;
+                        for sig in &l.signal_list {
+                            e.item(&mut sep2, s2, |e| e.signal(sig, s2))?;
+                        }
+                        Ok(())
+                    })
                 }
             })?;
         }
@@ -1184,26 +1186,30 @@ impl Enc<'_> {
 
     fn ind_aud_media(&mut self, m: &IndAudMediaDescriptor, s: usize) -> R {
         self.raw(self.t.media);
-        self.lb_i(s);
         let s1 = s + 1;
-        match (&m.term_state_descr, &m.streams) {
-            (None, None) => return Err(invalid("audited media", "empty")),
-            (None, Some(st)) => self.ind_aud_streams(st, s1)?,
-            (Some(t), None) => self.ind_aud_term_state(t, s1)?,
-            (Some(t), Some(st)) => {
-                if self.v < 3 {
-                    return Err(invalid(
-                        "audited media",
-                        "v2 cannot audit termination state and streams together",
-                    ));
+        self.braces(s, "audited media", |e| {
+            match (&m.term_state_descr, &m.streams) {
+                (None, None) => Err(invalid("audited media", "empty")),
+                (None, Some(st)) => e.ind_aud_streams(st, s1),
+                (Some(t), None) => e.ind_aud_term_state(t, s1),
+                (Some(t), Some(st)) => {
+                    if e.v < 3 {
+                        return Err(invalid(
+                            "audited media",
+                            "v2 cannot audit termination state and streams together",
+                        ));
+                    }
+                    e.ind_aud_term_state(t, s1)?;
+                    e.comma_i(s);
+                    let start = e.mark();
+                    e.ind_aud_streams(st, s1)?;
+                    if e.mark() == start {
+                        return Err(invalid("audited streams", "empty"));
+                    }
+                    Ok(())
                 }
-                self.ind_aud_term_state(t, s1)?;
-                self.comma_i(s);
-                self.ind_aud_streams(st, s1)?;
             }
-        }
-        self.rb_i(s);
-        Ok(())
+        })
     }
 
     fn ind_aud_streams(&mut self, st: &IndAudStreams, s: usize) -> R {
@@ -1229,10 +1235,9 @@ impl Enc<'_> {
         self.raw(self.t.stream);
         self.eq();
         self.num(sd.stream_id as u64);
-        self.lb_i(s);
-        self.ind_aud_stream_parms(&sd.stream_parms, s + 1)?;
-        self.rb_i(s);
-        Ok(())
+        self.braces(s, "audited stream", |e| {
+            e.ind_aud_stream_parms(&sd.stream_parms, s + 1)
+        })
     }
 
     fn ind_aud_stream_parms(&mut self, p: &IndAudStreamParms, s: usize) -> R {

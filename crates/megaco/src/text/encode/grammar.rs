@@ -609,6 +609,10 @@ impl Enc<'_> {
             if let Some(cr) = cr {
                 self.context_request_items(cr, &mut sep, s1)?;
             }
+            // (a v1 context reply of only EmergencyOff writes nothing)
+            if !sep && cmds.is_empty() && ed.is_none() {
+                return Err(invalid("action reply", "empty (v1 and v2 need a reply)"));
+            }
             for c in cmds {
                 self.item(&mut sep, s1, |e| e.command_reply(c, s1))?;
             }
