@@ -133,10 +133,10 @@ fn canonical_reply(c: &mut megaco::model::CommandReply) {
         CommandReply::Add(r)
         | CommandReply::Move(r)
         | CommandReply::Modify(r)
-        | CommandReply::Subtract(r) => {
-            if r.termination_audit.as_ref().is_some_and(Vec::is_empty) {
-                r.termination_audit = None;
-            }
+        | CommandReply::Subtract(r)
+            if r.termination_audit.as_ref().is_some_and(Vec::is_empty) =>
+        {
+            r.termination_audit = None;
         }
         CommandReply::AuditValue(a) | CommandReply::AuditCapability(a) => {
             if let AuditReply::AuditResultTermList(tl) = a {
