@@ -4,10 +4,60 @@
 //! octets their hex digits stand for, so that text comes back in upper
 //! case. Shared by the `roundtrip` fuzz target and the
 //! regression replay test (crates/megaco/tests/fuzz_regressions.rs).
+use megaco::ber::BerConfig;
 use megaco::model::{
     AuditToken, MegacoMessage, MessageBody, NotifyCompletion, Transaction, TransactionResult,
 };
+use megaco::native::NativeConfig;
+use megaco::per::PerConfig;
 use serde_json::Value;
+
+/// The `roundtrip` target's check: `msg` through every codec. Whatever an
+/// encoder accepts must decode back to `msg` up to the documented
+/// canonical forms below; an encoder may refuse (an `EncodeError`) but
+/// never panic. `label` names the input in a failure.
+pub fn roundtrip(msg: &MegacoMessage, label: &str) {
+    for style in [megaco::text::Style::Pretty, megaco::text::Style::Compact] {
+        let mut out = Vec::new();
+        if megaco::text::encode(msg, style, &mut out).is_ok() {
+            let back = megaco::text::decode(&out).unwrap_or_else(|e| {
+                panic!(
+                    "{label}: text {style:?} output fails: {e}\n{}",
+                    String::from_utf8_lossy(&out)
+                )
+            });
+            text_equivalent(msg, &back, style);
+        }
+    }
+    let bits = bit_strings(msg);
+    let standard = standard_ber(msg);
+    for (cfg, expected) in [(BerConfig::default(), &standard), (BerConfig::otp(), &bits)] {
+        if let Ok(bytes) = megaco::ber::encode(msg, &cfg) {
+            let back = megaco::ber::decode(&bytes, &cfg)
+                .unwrap_or_else(|e| panic!("{label}: BER {:?} output fails: {e}", cfg.dialect));
+            binary_equivalent(expected, &back, "BER", |m| {
+                let b = megaco::ber::encode(m, &cfg).expect("a decoded message encodes");
+                megaco::ber::decode(&b, &cfg).expect("our own BER decodes")
+            });
+        }
+    }
+    let cfg = PerConfig::default();
+    if let Ok(bytes) = megaco::per::encode(msg, &cfg) {
+        let back = megaco::per::decode(&bytes, &cfg)
+            .unwrap_or_else(|e| panic!("{label}: PER output fails: {e}"));
+        binary_equivalent(&bits, &back, "PER", |m| {
+            let b = megaco::per::encode(m, &cfg).expect("a decoded message encodes");
+            megaco::per::decode(&b, &cfg).expect("our own PER decodes")
+        });
+    }
+    for cfg in NativeConfig::ALL {
+        if let Ok(bytes) = megaco::native::encode(msg, &cfg) {
+            let back = megaco::native::decode(&bytes, &cfg)
+                .unwrap_or_else(|e| panic!("{label}: native {cfg:?} output fails: {e}"));
+            assert_eq!(&back, msg, "{label}: native {cfg:?} round trip");
+        }
+    }
+}
 
 /// `msg` with every audit token and notify-completion list in bit order
 /// without duplicates (what OTP-dialect BER and PER give back).

@@ -114,50 +114,12 @@ mod normalise;
 #[test]
 fn roundtrip_regressions() {
     use arbitrary::{Arbitrary, Unstructured};
-    use megaco::ber::BerConfig;
     use megaco::model::MegacoMessage;
-    use megaco::native::NativeConfig;
-    use megaco::per::PerConfig;
     for (name, data) in inputs("roundtrip") {
         // libFuzzer's `fuzz_target!(|msg: T|)` builds its value this way.
         let Ok(msg) = MegacoMessage::arbitrary_take_rest(Unstructured::new(&data)) else {
             continue;
         };
-        for style in [megaco::text::Style::Pretty, megaco::text::Style::Compact] {
-            let mut out = Vec::new();
-            if megaco::text::encode(&msg, style, &mut out).is_ok() {
-                let back = megaco::text::decode(&out)
-                    .unwrap_or_else(|e| panic!("{name}: our {style:?} output fails: {e}"));
-                normalise::text_equivalent(&msg, &back, style);
-            }
-        }
-        let bits = normalise::bit_strings(&msg);
-        let standard = normalise::standard_ber(&msg);
-        for (cfg, expected) in [(BerConfig::default(), &standard), (BerConfig::otp(), &bits)] {
-            if let Ok(bytes) = megaco::ber::encode(&msg, &cfg) {
-                let back = megaco::ber::decode(&bytes, &cfg)
-                    .unwrap_or_else(|e| panic!("{name}: our {:?} BER fails: {e}", cfg.dialect));
-                normalise::binary_equivalent(expected, &back, "BER", |m| {
-                    let b = megaco::ber::encode(m, &cfg).expect("a decoded message encodes");
-                    megaco::ber::decode(&b, &cfg).expect("our own BER decodes")
-                });
-            }
-        }
-        let cfg = PerConfig::default();
-        if let Ok(bytes) = megaco::per::encode(&msg, &cfg) {
-            let back = megaco::per::decode(&bytes, &cfg)
-                .unwrap_or_else(|e| panic!("{name}: our PER fails: {e}"));
-            normalise::binary_equivalent(&bits, &back, "PER", |m| {
-                let b = megaco::per::encode(m, &cfg).expect("a decoded message encodes");
-                megaco::per::decode(&b, &cfg).expect("our own PER decodes")
-            });
-        }
-        for cfg in NativeConfig::ALL {
-            if let Ok(bytes) = megaco::native::encode(&msg, &cfg) {
-                let back = megaco::native::decode(&bytes, &cfg)
-                    .unwrap_or_else(|e| panic!("{name}: our native {cfg:?} fails: {e}"));
-                assert_eq!(back, msg, "{name}: native {cfg:?} round trip");
-            }
-        }
+        normalise::roundtrip(&msg, &name);
     }
 }
