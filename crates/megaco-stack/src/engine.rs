@@ -225,7 +225,9 @@ pub struct TransportConfig {
     /// How many peers (one engine each) a driver keeps at once. A message
     /// from a new address beyond this is dropped and counted
     /// ([`crate::Stats::peers_refused`]); requests the user sends to a new
-    /// address are always allowed. Default 4096.
+    /// address are always allowed. A [`crate::tcp::Listener`] keeps at most
+    /// this many connections open ([`crate::tcp::Listener::refused`]).
+    /// Default 4096.
     pub max_peers: usize,
     /// A peer with no live transaction (no request awaiting a reply, no
     /// received request unanswered or cached) is forgotten after this long

@@ -30,8 +30,11 @@
 
 use std::io;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::driver::{self, Incoming, Input, Sink};
 use crate::engine::Config;
@@ -45,7 +48,17 @@ pub async fn connect(remote: SocketAddr, config: Config) -> io::Result<(Connecti
 
 /// Runs the engine over an established stream (TPKT framed both ways).
 /// `config.reliable` is forced on.
-pub fn start(stream: TcpStream, mut config: Config) -> io::Result<(Connection, Incoming)> {
+pub fn start(stream: TcpStream, config: Config) -> io::Result<(Connection, Incoming)> {
+    start_holding(stream, config, None)
+}
+
+/// [`start`], holding `slot` (a [`Listener`]'s connection slot) until the
+/// stream ends.
+fn start_holding(
+    stream: TcpStream,
+    mut config: Config,
+    slot: Option<OwnedSemaphorePermit>,
+) -> io::Result<(Connection, Incoming)> {
     config.reliable = true;
     stream.set_nodelay(true)?;
     let local = stream.local_addr()?;
@@ -53,6 +66,8 @@ pub fn start(stream: TcpStream, mut config: Config) -> io::Result<(Connection, I
     let (mut read, write) = stream.into_split();
     let (handle, incoming) = driver::spawn(config, Sink::Tcp(write, peer), move |tx| {
         tokio::spawn(async move {
+            // released when the peer closes or the engine goes away
+            let _slot = slot;
             loop {
                 match tpkt::read_frame(&mut read, tpkt::MAX_PAYLOAD).await {
                     Ok(Some(msg)) => {
@@ -76,19 +91,38 @@ pub fn start(stream: TcpStream, mut config: Config) -> io::Result<(Connection, I
 }
 
 /// A listening socket; each accepted stream gets its own engine.
+///
+/// At most [`TransportConfig::max_peers`](crate::engine::TransportConfig::max_peers)
+/// connections are open at once: a connection beyond that is closed as
+/// soon as it is accepted and counted ([`Listener::refused`]). A slot is
+/// free again when its peer closes the stream or the connection's
+/// [`Connection`] and [`Incoming`] are dropped.
 #[derive(Debug)]
 pub struct Listener {
     inner: TcpListener,
     config: Config,
+    slots: Arc<Semaphore>,
+    refused: AtomicU64,
 }
 
 impl Listener {
     /// Listens on `local`.
     pub async fn bind(local: SocketAddr, config: Config) -> io::Result<Self> {
+        let slots = Arc::new(Semaphore::new(
+            config.transport.max_peers.min(Semaphore::MAX_PERMITS),
+        ));
         Ok(Listener {
             inner: TcpListener::bind(local).await?,
             config,
+            slots,
+            refused: AtomicU64::new(0),
         })
+    }
+
+    /// How many connections were closed on arrival because
+    /// `max_peers` connections were open.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
     }
 
     /// The bound address.
@@ -96,9 +130,18 @@ impl Listener {
         self.inner.local_addr()
     }
 
-    /// Waits for the next connection.
+    /// Waits for the next connection within the limit (connections
+    /// beyond it are closed and counted while waiting).
     pub async fn accept(&self) -> io::Result<(Connection, Incoming)> {
-        let (stream, _) = self.inner.accept().await?;
-        start(stream, self.config.clone())
+        loop {
+            let (stream, _) = self.inner.accept().await?;
+            match self.slots.clone().try_acquire_owned() {
+                Ok(slot) => return start_holding(stream, self.config.clone(), Some(slot)),
+                Err(_) => {
+                    self.refused.fetch_add(1, Ordering::Relaxed);
+                    drop(stream);
+                }
+            }
+        }
     }
 }

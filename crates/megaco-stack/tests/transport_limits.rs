@@ -297,3 +297,46 @@ async fn tcp_full_queue_then_close_is_still_reported() {
         }
     }
 }
+
+/// A listener keeps at most `max_peers` connections: one beyond that is
+/// closed on arrival and counted, and a slot frees when its peer leaves.
+#[tokio::test]
+async fn tcp_listener_keeps_at_most_max_peers_connections() {
+    use tokio::io::AsyncReadExt;
+    let mut cfg = config(1);
+    cfg.transport.max_peers = 1;
+    let listener = tcp::Listener::bind(any_port(), cfg).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let first = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (_conn, mut incoming) = listener.accept().await.unwrap();
+    // The second connection is accepted by the kernel, then closed by the
+    // listener while it waits for one within the limit.
+    let mut second = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let waiting = tokio::spawn(async move {
+        let accepted = listener.accept().await.map(|_| ());
+        (listener, accepted)
+    });
+    let mut buf = [0u8; 1];
+    let n = tokio::time::timeout(Duration::from_secs(10), second.read(&mut buf))
+        .await
+        .expect("the refused connection is closed")
+        .unwrap_or(0);
+    assert_eq!(n, 0, "the refused connection is closed without data");
+    // The first peer leaves: its slot frees and a third is accepted.
+    drop(first);
+    loop {
+        match incoming.recv().await {
+            Some(Inbound::Closed { .. }) | None => break,
+            Some(_) => continue,
+        }
+    }
+    drop(incoming);
+    drop(_conn);
+    let _third = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (listener, accepted) = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .expect("a connection within the limit is accepted")
+        .unwrap();
+    accepted.unwrap();
+    assert_eq!(listener.refused(), 1);
+}
