@@ -131,6 +131,10 @@ pub struct MgcArgs {
     /// Exit after answering N requests.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
+    /// Send v3 replies longer than BYTES as segments, each message
+    /// within BYTES (one action reply per segment at least).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pdu_size: Option<u64>,
     #[command(flatten)]
     pub common: Common,
 }
@@ -499,7 +503,10 @@ async fn run_mgc(args: MgcArgs) -> Result<ExitCode> {
     ));
     let mid = c.mid.clone().unwrap_or_else(|| domain("mgc"));
     let version = c.version.unwrap_or(1);
-    let config = config(mid.clone(), version, encoding, None);
+    let mut config = config(mid.clone(), version, encoding, None);
+    config.max_pdu_size = args
+        .max_pdu_size
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let printer = Printer {
         pretty: c.pretty,
         version,

@@ -565,3 +565,56 @@ fn send_sends_all_requests_at_once_and_reports_their_ids() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn mgc_sends_a_long_v3_reply_in_segments() {
+    const MAX: usize = 40;
+    let max = MAX.to_string();
+    let mgc = Mgc::start(&[
+        "--version",
+        "3",
+        "--encoding",
+        "compact",
+        "--max-pdu-size",
+        &max,
+        "--count",
+        "1",
+    ]);
+    let peer = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    peer.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    let actions: Vec<String> = (1..=6)
+        .map(|c| format!("C={c}{{N=t1{{OE=1{{al/of}}}}}}"))
+        .collect();
+    let request = format!("!/3 [127.0.0.1]:2944 T=7{{{}}}", actions.join(","));
+    peer.send_to(request.as_bytes(), &mgc.addr).unwrap();
+    // Each segment: `!/3 <mgc>` NEWLINE `P=7/n{C=..{N=t1},...}`, the last
+    // marked complete (`/&`, compact for `/END`).
+    let mut segments = Vec::new();
+    let mut buf = [0u8; 2048];
+    while !segments
+        .last()
+        .is_some_and(|s: &String| s.contains("/&{"))
+    {
+        let (n, _) = peer
+            .recv_from(&mut buf)
+            .unwrap_or_else(|e| panic!("after {segments:?}: {e}"));
+        assert!(n <= MAX, "a segment of {n} bytes");
+        segments.push(String::from_utf8(buf[..n].to_vec()).unwrap());
+    }
+    assert!(segments.len() >= 3, "{segments:?}");
+    let mut contexts = Vec::new();
+    for (i, s) in segments.iter().enumerate() {
+        let (head, body) = s.split_once('{').unwrap();
+        assert!(
+            head.ends_with(&format!("P=7/{}", i + 1))
+                || head.ends_with(&format!("P=7/{}/&", i + 1)),
+            "{s}"
+        );
+        for part in body.split("C=").skip(1) {
+            contexts.push(part.split('{').next().unwrap().parse::<u32>().unwrap());
+        }
+    }
+    assert_eq!(contexts, (1..=6).collect::<Vec<_>>(), "{segments:?}");
+    mgc.finish();
+}

@@ -58,7 +58,10 @@
 //!   [`Event::ReplyReceived`], and the transaction is acknowledged with a
 //!   TransactionResponseAck. At the timer's expiry the peer gets error
 //!   459 listing the missing segments and the user
-//!   [`Event::SegmentsMissing`].
+//!   [`Event::SegmentsMissing`]. A v3 reply of ours longer than
+//!   [`Config::max_pdu_size`] is sent as segments (runs of its action
+//!   replies, each message within the limit); a repeated request gets
+//!   them all again.
 //! - **Bounds**: at most [`Config::max_outstanding_requests`] of our
 //!   requests await a reply ([`Error::TooManyOutstanding`] beyond) and at
 //!   most [`Config::max_unanswered_requests`] received requests await the
@@ -90,8 +93,10 @@
 //!   each segment to the user as it comes). OTP starts the segment timer
 //!   only once the segment marked complete has come, so a peer that stops
 //!   mid-way holds the request for ever; ours runs from the first segment.
-//!   We never segment our own replies (OTP's `segment_send`,
-//!   `max_pdu_size`): a received SegmentReply is ignored.
+//!   Our own replies are segmented by [`Config::max_pdu_size`] alone and
+//!   every segment goes out at once, as OTP with `segment_send =
+//!   infinity`; OTP's window of outstanding segments (`segment_send` as
+//!   a number) is not implemented, so a received SegmentReply is ignored.
 //! - OTP bounds neither outstanding nor unanswered transactions; its flow
 //!   control is the user blocking the transport (`megaco_udp:block/1`).
 //!   Ours are [`Config::max_outstanding_requests`],
@@ -210,6 +215,14 @@ pub struct Config {
     /// Unavailable") and reported as [`Event::RequestRefused`]. `None` for
     /// no limit. Default 10 000 (OTP has no such limit).
     pub max_unanswered_requests: Option<usize>,
+    /// The largest message we send as one reply (OTP `max_pdu_size`,
+    /// `infinity`; set it below the path MTU for UDP). In v3 a reply whose
+    /// encoding is longer is sent as segments (H.248.1 v3 segmentation):
+    /// consecutive runs of its action replies, each its own message of at
+    /// most this many bytes, numbered from 1, the last marked complete.
+    /// A single action reply longer than this, or a reply in v1/v2, goes
+    /// out whole. `None` (the default) never segments.
+    pub max_pdu_size: Option<usize>,
     /// How long to wait for the next segment of a segmented reply (OTP
     /// `segment_recv_timer`, 10 s). At expiry the peer gets error 459 and
     /// the request fails ([`Event::SegmentsMissing`]).
@@ -273,6 +286,7 @@ impl Config {
             max_trans_id: u32::MAX,
             max_outstanding_requests: Some(10_000),
             max_unanswered_requests: Some(10_000),
+            max_pdu_size: None,
             segment_recv_timer: Duration::from_secs(10),
             transport: TransportConfig::default(),
         }
@@ -427,9 +441,10 @@ enum InState {
         pending_deadline: Option<Instant>,
         pendings_sent: u32,
     },
-    /// We replied (or aborted); the reply is cached.
+    /// We replied (or aborted); the reply is cached (one message, or
+    /// each segment's).
     Replied {
-        bytes: Vec<u8>,
+        messages: Vec<Vec<u8>>,
         expires: Instant,
         ack_required: bool,
     },
@@ -594,6 +609,85 @@ impl Connection {
         self.config.encoding.encode(&self.compose(body))
     }
 
+    /// The messages of our reply to `id`: one, or (v3, longer than
+    /// [`Config::max_pdu_size`]) its segments.
+    fn reply_messages(
+        &self,
+        id: u32,
+        ack: bool,
+        result: TransactionResult,
+    ) -> Result<Vec<Vec<u8>>, EncodeError> {
+        let reply = |result, segment_number, segmentation_complete| {
+            MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
+                transaction_id: id,
+                imm_ack_required: ack,
+                result,
+                segment_number,
+                segmentation_complete,
+            })])
+        };
+        let msg = self.compose(reply(result, None, false));
+        let whole = self.config.encoding.encode(&msg)?;
+        let max = match self.config.max_pdu_size {
+            Some(max) if self.config.version >= 3 && whole.len() > max => max,
+            _ => return Ok(vec![whole]),
+        };
+        let MessageBody::Transactions(mut t) = msg.mess.body else {
+            return Ok(vec![whole]);
+        };
+        let Some(Transaction::Reply(TransactionReply {
+            result: TransactionResult::ActionReplies(actions),
+            ..
+        })) = t.pop()
+        else {
+            return Ok(vec![whole]);
+        };
+        if actions.len() < 2 {
+            return Ok(vec![whole]);
+        }
+        // Each segment is the longest run of the remaining action replies
+        // that encodes within `max` (at least one), found by bisection.
+        let encode = |run: &[ActionReply], number: u16, last: bool| {
+            let body = reply(
+                TransactionResult::ActionReplies(run.to_vec()),
+                Some(number),
+                last,
+            );
+            self.encode(body)
+        };
+        let mut segments = Vec::new();
+        let mut start = 0;
+        while start < actions.len() {
+            let Ok(number) = u16::try_from(segments.len() + 1) else {
+                return Ok(vec![whole]);
+            };
+            let rest = &actions[start..];
+            let n = rest.len();
+            let all = encode(rest, number, true)?;
+            let (run, bytes) = if all.len() <= max || n == 1 {
+                (n, all)
+            } else {
+                // `lo` actions fit (or lo = 1); more than `hi` do not
+                let (mut lo, mut hi) = (1, n - 1);
+                let mut best = encode(&rest[..1], number, n == 1)?;
+                while lo < hi {
+                    let mid = lo + (hi - lo).div_ceil(2);
+                    let bytes = encode(&rest[..mid], number, false)?;
+                    if bytes.len() <= max {
+                        lo = mid;
+                        best = bytes;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                (lo, best)
+            };
+            segments.push(bytes);
+            start += run;
+        }
+        Ok(segments)
+    }
+
     fn alloc_id(&mut self) -> u32 {
         let id = self.next_id;
         self.next_id = if id >= self.config.max_trans_id {
@@ -664,21 +758,13 @@ impl Connection {
             _ => return Err(Error::UnknownTransaction(transaction_id)),
         }
         let ack_required = self.config.imm_ack_required;
-        let bytes = self.encode(MessageBody::Transactions(vec![Transaction::Reply(
-            TransactionReply {
-                transaction_id,
-                imm_ack_required: ack_required,
-                result,
-                segment_number: None,
-                segmentation_complete: false,
-            },
-        )]))?;
-        self.transmits.push_back(bytes.clone());
+        let messages = self.reply_messages(transaction_id, ack_required, result)?;
+        self.transmits.extend(messages.iter().cloned());
         self.unanswered -= 1;
         self.incoming.insert(
             transaction_id,
             InState::Replied {
-                bytes,
+                messages,
                 expires: after(now, self.config.reply_timer),
                 ack_required,
             },
@@ -740,15 +826,13 @@ impl Connection {
             segment_number: None,
             segmentation_complete: false,
         })]);
-        let bytes = self.encode(body).unwrap_or_default();
-        if !bytes.is_empty() {
-            self.transmits.push_back(bytes.clone());
-        }
+        let messages: Vec<Vec<u8>> = self.encode(body).into_iter().collect();
+        self.transmits.extend(messages.iter().cloned());
         self.unanswered -= 1;
         self.incoming.insert(
             id,
             InState::Replied {
-                bytes,
+                messages,
                 expires: after(now, self.config.reply_timer),
                 ack_required: false,
             },
@@ -953,10 +1037,8 @@ impl Connection {
                 });
             }
             Some(InState::Processing { .. }) => self.pending(now, id),
-            Some(InState::Replied { bytes, .. }) => {
-                if !bytes.is_empty() {
-                    self.transmits.push_back(bytes.clone());
-                }
+            Some(InState::Replied { messages, .. }) => {
+                self.transmits.extend(messages.iter().cloned());
             }
         }
     }

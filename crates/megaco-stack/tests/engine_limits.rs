@@ -397,3 +397,148 @@ fn huge_segment_gap_keeps_the_error_short() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The MG asks `n` notifies of the MGC (both v3); the MGC's request id.
+fn notify_request(mg: &mut Connection, mgc: &mut Connection, n: u32, t0: Instant) -> (u32, u32) {
+    let actions = (1..=n).map(notify).collect();
+    let id = mg.send_request(t0, actions).unwrap();
+    for b in drain(mg) {
+        mgc.handle_input(t0, &b);
+    }
+    match &events(mgc)[..] {
+        [Event::RequestReceived { transaction_id, .. }] => (id, *transaction_id),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A reply longer than `max_pdu_size` goes out as segments, each within
+/// the limit, numbered from 1 with the last marked complete; the
+/// requester collects them into the whole reply; a repeated request gets
+/// every segment again.
+#[test]
+fn long_reply_is_sent_in_segments_within_max_pdu_size() {
+    const MAX: usize = 120;
+    let t0 = Instant::now();
+    let mut mg = Connection::new(v3(1));
+    let mut cfg = v3(2);
+    cfg.max_pdu_size = Some(MAX);
+    let mut mgc = Connection::new(cfg);
+    let (id, at_mgc) = notify_request(&mut mg, &mut mgc, 7, t0);
+    let result = build::default_replies(&(1..=7).map(notify).collect::<Vec<_>>());
+    let whole = Encoding::pretty()
+        .encode(&MegacoMessage {
+            auth_header: None,
+            mess: Message {
+                version: 3,
+                mid: mid(2),
+                body: MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
+                    transaction_id: at_mgc,
+                    imm_ack_required: false,
+                    result: result.clone(),
+                    segment_number: None,
+                    segmentation_complete: false,
+                })]),
+            },
+        })
+        .unwrap();
+    assert!(whole.len() > 2 * MAX, "needs 3 segments: {}", whole.len());
+    mgc.reply(t0, at_mgc, result.clone()).unwrap();
+    let sent = drain(&mut mgc);
+    assert!(sent.len() >= 3, "{} segments", sent.len());
+    let mut numbers = Vec::new();
+    let mut carried = Vec::new();
+    for (i, bytes) in sent.iter().enumerate() {
+        assert!(bytes.len() <= MAX, "segment of {} bytes", bytes.len());
+        let [Transaction::Reply(r)] = &transactions(bytes)[..] else {
+            panic!()
+        };
+        assert_eq!(r.transaction_id, at_mgc);
+        assert_eq!(r.segmentation_complete, i + 1 == sent.len());
+        numbers.push(r.segment_number.unwrap());
+        carried.extend(replies(r.result.clone()));
+    }
+    assert_eq!(numbers, (1..=sent.len() as u16).collect::<Vec<_>>());
+    assert_eq!(carried, replies(result.clone()));
+
+    // Delivered in reverse, the MG still gets the whole reply once.
+    for bytes in sent.iter().rev() {
+        mg.handle_input(t0, bytes);
+    }
+    match &events(&mut mg)[..] {
+        [Event::ReplyReceived {
+            transaction_id,
+            result: got,
+        }] => {
+            assert_eq!(*transaction_id, id);
+            assert_eq!(got, &result);
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // The request again (a lost reply): every segment again.
+    let again = {
+        let msg = MegacoMessage {
+            auth_header: None,
+            mess: Message {
+                version: 3,
+                mid: mid(1),
+                body: MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
+                    transaction_id: at_mgc,
+                    actions: (1..=7).map(notify).collect(),
+                })]),
+            },
+        };
+        Encoding::pretty().encode(&msg).unwrap()
+    };
+    mgc.handle_input(t0, &again);
+    assert_eq!(drain(&mut mgc), sent);
+}
+
+/// Without a limit, in v1/v2, or when one action reply alone is longer
+/// than the limit, the reply goes out whole.
+#[test]
+fn reply_goes_out_whole_when_it_cannot_or_need_not_be_segmented() {
+    let t0 = Instant::now();
+    for (version, max, actions) in [(3, None, 7), (2, Some(200), 7), (3, Some(20), 1)] {
+        let mut a = v3(1);
+        a.version = version;
+        let mut b = v3(2);
+        b.version = version;
+        b.max_pdu_size = max;
+        let (mut mg, mut mgc) = (Connection::new(a), Connection::new(b));
+        let (_, at_mgc) = notify_request(&mut mg, &mut mgc, actions, t0);
+        let result = build::default_replies(&(1..=actions).map(notify).collect::<Vec<_>>());
+        mgc.reply(t0, at_mgc, result.clone()).unwrap();
+        let sent = drain(&mut mgc);
+        let [bytes] = &sent[..] else {
+            panic!("v{version} {max:?}: {} messages", sent.len())
+        };
+        let [Transaction::Reply(r)] = &transactions(bytes)[..] else {
+            panic!()
+        };
+        assert_eq!((r.segment_number, &r.result), (None, &result));
+    }
+}
+
+/// With a limit that lets one action reply per segment, each action
+/// reply is its own segment.
+#[test]
+fn tight_limit_gives_one_action_reply_per_segment() {
+    let t0 = Instant::now();
+    let mut mg = Connection::new(v3(1));
+    let mut cfg = v3(2);
+    cfg.max_pdu_size = Some(1);
+    let mut mgc = Connection::new(cfg);
+    let (_, at_mgc) = notify_request(&mut mg, &mut mgc, 4, t0);
+    let result = build::default_replies(&(1..=4).map(notify).collect::<Vec<_>>());
+    mgc.reply(t0, at_mgc, result.clone()).unwrap();
+    let sent = drain(&mut mgc);
+    let per_segment: Vec<usize> = sent
+        .iter()
+        .map(|b| match &transactions(b)[..] {
+            [Transaction::Reply(r)] => replies(r.result.clone()).len(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(per_segment, vec![1, 1, 1, 1]);
+}

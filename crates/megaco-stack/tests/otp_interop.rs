@@ -283,8 +283,21 @@ fn run_otp_mg(
     transport: Transport,
     imm_ack: bool,
 ) {
+    run_otp_mg_with(otp_encoding, version, ours, transport, imm_ack, None);
+}
+
+/// [`run_otp_mg`]; with `max_pdu_size`, our MGC has that limit and OTP
+/// also sends a Notify of three actions. Returns OTP's output.
+fn run_otp_mg_with(
+    otp_encoding: &str,
+    version: u8,
+    ours: Encoding,
+    transport: Transport,
+    imm_ack: bool,
+    max_pdu_size: Option<usize>,
+) -> String {
     if !otp_available() {
-        return;
+        return String::new();
     }
     let dir = beams();
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -299,6 +312,7 @@ fn run_otp_mg(
     config.encoding = ours;
     config.version = version;
     config.imm_ack_required = imm_ack;
+    config.max_pdu_size = max_pdu_size;
     let (seen_tx, seen_rx) = mpsc::channel();
     let (ack_tx, ack_rx) = mpsc::channel();
     let serve = |mut incoming: megaco_stack::Incoming, seen: mpsc::Sender<Vec<ActionRequest>>| async move {
@@ -352,11 +366,16 @@ fn run_otp_mg(
             otp_encoding,
             &version.to_string(),
             transport.name(),
+            if max_pdu_size.is_some() {
+                "notify3"
+            } else {
+                "plain"
+            },
         ])
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         stdout.ends_with("done\n"),
         "OTP MG failed: {stdout}{}",
@@ -385,7 +404,8 @@ fn run_otp_mg(
     );
     // What our MGC decoded from OTP's requests.
     let seen: Vec<Vec<ActionRequest>> = seen_rx.try_iter().collect();
-    assert_eq!(seen.len(), 2, "{seen:?}");
+    let expected = if max_pdu_size.is_some() { 3 } else { 2 };
+    assert_eq!(seen.len(), expected, "{seen:?}");
     match &seen[0][0].command_requests[0].command {
         megaco::model::Command::ServiceChange(sc) => {
             assert!(sc.termination_ids[0].is_root());
@@ -416,6 +436,37 @@ fn run_otp_mg(
         acked.sort_unstable();
         assert_eq!(acked, [1, 2]);
     }
+    stdout
+}
+
+/// Our v3 reply to OTP's three-action Notify, longer than our
+/// `max_pdu_size`, goes out as segments; OTP's messenger takes them in
+/// and `megaco:call/3` returns each segment's action replies in order.
+#[test]
+fn otp_mg_takes_our_segmented_reply() {
+    let stdout = run_otp_mg_with(
+        "compact",
+        3,
+        Encoding::compact(),
+        Transport::Udp,
+        false,
+        Some(90),
+    );
+    if stdout.is_empty() {
+        return;
+    }
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("notify3 "))
+        .unwrap_or_else(|| panic!("no notify3 in {stdout}"));
+    // {Version, {ok, [{SegmentNumber, ActionReplies}]}}: one context each
+    assert!(
+        line.starts_with("notify3 {3,{ok,[{1,[{'ActionReply',5,"),
+        "{line}"
+    );
+    assert!(line.contains("]},{2,[{'ActionReply',6,"), "{line}");
+    assert!(line.contains("]},{3,[{'ActionReply',7,"), "{line}");
+    assert_eq!(line.matches("notifyReply").count(), 3, "{line}");
 }
 
 /// Our replies carry ImmAckRequired; OTP's messenger acknowledges them.

@@ -3,9 +3,11 @@
 %% ServiceChange (Restart on ROOT) and then a Notify to the MGC at
 %% 127.0.0.1:PORT with megaco:call/3, and prints each result.
 %%
-%% erl -noshell -pa DIR -s otp_mg start PORT ENCODING VERSION [TRANSPORT]
+%% erl -noshell -pa DIR -s otp_mg start PORT ENCODING VERSION [TRANSPORT [MODE]]
 %%   ENCODING: pretty | compact | ber
 %%   TRANSPORT: udp (default) | tcp
+%%   MODE: plain (default) | notify3 (then also a Notify with three
+%%   actions, printed as "notify3 RESULT")
 %%
 %% The requests are built by decoding their text form with OTP's own text
 %% decoder, so they are the records of the version in use.
@@ -25,6 +27,8 @@ start(Args) ->
 run([PortA, EncA, VsnA]) ->
     run([PortA, EncA, VsnA, udp]);
 run([PortA, EncA, VsnA, Transport]) ->
+    run([PortA, EncA, VsnA, Transport, plain]);
+run([PortA, EncA, VsnA, Transport, Mode]) ->
     Port = list_to_integer(atom_to_list(PortA)),
     Vsn = list_to_integer(atom_to_list(VsnA)),
     EncMod = case EncA of
@@ -56,6 +60,16 @@ run([PortA, EncA, VsnA, Transport]) ->
     %% The reply told OTP the MGC's mid: the connection has a new handle.
     [CH2] = megaco:user_info(Mid, connections),
     io:format("notify ~w~n", [megaco:call(CH2, N, [])]),
+    case Mode of
+        plain -> ok;
+        notify3 ->
+            N3 = actions(Vsn, "MEGACO/" ++ V ++ " [127.0.0.1]:2944 Transaction = 3 { "
+                         ++ string:join(
+                              ["Context = " ++ C ++ " { Notify = 11111111/00000000/00000001 "
+                               "{ ObservedEvents = 2 { al/of } } }" || C <- ["5", "6", "7"]],
+                              ", ") ++ " }"),
+            io:format("notify3 ~w~n", [megaco:call(CH2, N3, [])])
+    end,
     io:format("done~n"),
     erlang:halt(0).
 
