@@ -592,10 +592,7 @@ fn mgc_sends_a_long_v3_reply_in_segments() {
     // marked complete (`/&`, compact for `/END`).
     let mut segments = Vec::new();
     let mut buf = [0u8; 2048];
-    while !segments
-        .last()
-        .is_some_and(|s: &String| s.contains("/&{"))
-    {
+    while !segments.last().is_some_and(|s: &String| s.contains("/&{")) {
         let (n, _) = peer
             .recv_from(&mut buf)
             .unwrap_or_else(|e| panic!("after {segments:?}: {e}"));

@@ -253,6 +253,13 @@ pub struct TransportConfig {
     /// other events are dropped; both are counted ([`crate::Stats`]).
     /// Default 1024.
     pub inbound_queue: usize,
+    /// A TCP connection that brings no complete message for this long is
+    /// closed ([`crate::Inbound::Closed`] with an error of kind
+    /// [`std::io::ErrorKind::TimedOut`]), freeing its
+    /// [`crate::tcp::Listener`] slot. Pick it above the peer's own
+    /// keep-alive interval. `None` (the default, as OTP) never closes an
+    /// idle connection.
+    pub tcp_idle_timeout: Option<Duration>,
 }
 
 impl Default for TransportConfig {
@@ -261,6 +268,7 @@ impl Default for TransportConfig {
             max_peers: 4096,
             peer_idle_timeout: Duration::from_secs(300),
             inbound_queue: 1024,
+            tcp_idle_timeout: None,
         }
     }
 }

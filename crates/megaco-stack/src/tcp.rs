@@ -64,12 +64,24 @@ fn start_holding(
     let local = stream.local_addr()?;
     let peer = stream.peer_addr()?;
     let (mut read, write) = stream.into_split();
+    let idle = config.transport.tcp_idle_timeout;
     let (handle, incoming) = driver::spawn(config, Sink::Tcp(write, peer), move |tx| {
         tokio::spawn(async move {
             // released when the peer closes or the engine goes away
             let _slot = slot;
             loop {
-                match tpkt::read_frame(&mut read, tpkt::MAX_PAYLOAD).await {
+                let frame = tpkt::read_frame(&mut read, tpkt::MAX_PAYLOAD);
+                let frame = match idle {
+                    None => frame.await,
+                    Some(idle) => match tokio::time::timeout(idle, frame).await {
+                        Ok(frame) => frame,
+                        Err(_) => Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!("no message for {idle:?}"),
+                        )),
+                    },
+                };
+                match frame {
                     Ok(Some(msg)) => {
                         if tx.send(Input::Message(peer, msg)).await.is_err() {
                             return;

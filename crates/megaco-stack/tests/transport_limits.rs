@@ -340,3 +340,57 @@ async fn tcp_listener_keeps_at_most_max_peers_connections() {
     accepted.unwrap();
     assert_eq!(listener.refused(), 1);
 }
+
+/// With `tcp_idle_timeout`, a connection that sends nothing is closed
+/// (TimedOut) and its listener slot is free again; one that keeps sending
+/// stays.
+#[tokio::test]
+async fn silent_tcp_connection_is_closed_after_the_idle_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut cfg = config(1);
+    cfg.transport.max_peers = 1;
+    cfg.transport.tcp_idle_timeout = Some(Duration::from_secs(2));
+    let listener = tcp::Listener::bind(any_port(), cfg).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (_conn, mut incoming) = listener.accept().await.unwrap();
+    let mut buf = [0u8; 1];
+    let n = tokio::time::timeout(Duration::from_secs(10), silent.read(&mut buf))
+        .await
+        .expect("the silent connection is closed")
+        .unwrap_or(0);
+    assert_eq!(n, 0);
+    loop {
+        match incoming.recv().await {
+            Some(Inbound::Closed { error: Some(e), .. }) => {
+                assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
+                break;
+            }
+            Some(Inbound::Event { .. }) => continue,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    // The slot is free: a talking peer is accepted and kept past the
+    // timeout while it sends a message more often than that.
+    let mut talker = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (_conn, mut incoming) = tokio::time::timeout(Duration::from_secs(10), listener.accept())
+        .await
+        .expect("accepted")
+        .unwrap();
+    // 5 messages 0.6 s apart: 3 s in all, each gap well inside the 2 s
+    for id in 1..=5u32 {
+        let body =
+            format!("!/1 [127.0.0.9]:2944 T={id}{{C=-{{SC=ROOT{{SV{{MT=RS,RE=\"901\"}}}}}}}}");
+        let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
+        framed.extend_from_slice(body.as_bytes());
+        talker.write_all(&framed).await.unwrap();
+        match incoming.recv().await {
+            Some(Inbound::Request(req)) => assert_eq!(req.transaction_id, id),
+            other => panic!("{other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    }
+    assert_eq!(listener.refused(), 0);
+}
