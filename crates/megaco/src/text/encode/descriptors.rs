@@ -15,7 +15,14 @@ impl Enc<'_> {
             }
             match &m.streams {
                 None => {}
-                Some(Streams::OneStream(p)) => e.stream_parms(p, &mut sep, s1)?,
+                Some(Streams::OneStream(p)) => {
+                    // an empty one would read back as no stream at all
+                    let start = e.mark();
+                    e.stream_parms(p, &mut sep, s1)?;
+                    if e.mark() == start {
+                        return Err(invalid("stream parameters", "empty"));
+                    }
+                }
                 Some(Streams::MultiStream(list)) => {
                     for sd in list {
                         e.item(&mut sep, s1, |e| {
