@@ -54,6 +54,10 @@ impl Enc<'_> {
             if self.v < 3 {
                 return Err(invalid("stream statistics", "need v3"));
             }
+            if st.is_empty() {
+                // a bare `Statistics` is an audit item, not a descriptor
+                return Err(invalid("stream statistics", "empty"));
+            }
             self.item(sep, s, |e| e.statistics_descriptor(st, s))?;
         }
         Ok(())
@@ -120,6 +124,9 @@ impl Enc<'_> {
         if !d.prop_grps.is_empty() {
             self.byte(b'\n');
             for (i, g) in d.prop_grps.iter().enumerate() {
+                if g.is_empty() {
+                    return Err(invalid("SDP property group", "empty"));
+                }
                 if i > 0 && g.first().map(|p| p.name.as_str()) != Some("v") {
                     return Err(invalid(
                         "SDP property group",
@@ -1279,16 +1286,21 @@ impl Enc<'_> {
     }
 
     fn ind_aud_local_control(&mut self, l: &IndAudLocalControlDescriptor, s: usize) -> R {
-        self.raw(self.t.local_control);
-        self.lb_i(s);
-        let s1 = s + 1;
-        let mut sep = false;
         if l.stream_mode_sel.is_some() && l.stream_mode {
             return Err(invalid(
                 "audited LocalControl",
                 "mode audit and mode selection together",
             ));
         }
+        self.raw(self.t.local_control);
+        let s1 = s + 1;
+        self.braces(s, "audited LocalControl", |e| {
+            e.ind_aud_local_control_items(l, s1)
+        })
+    }
+
+    fn ind_aud_local_control_items(&mut self, l: &IndAudLocalControlDescriptor, s1: usize) -> R {
+        let mut sep = false;
         if l.stream_mode {
             self.item_tok(&mut sep, s1, self.t.mode);
         }
@@ -1309,7 +1321,6 @@ impl Enc<'_> {
                 })?;
             }
         }
-        self.rb_i(s);
         Ok(())
     }
 

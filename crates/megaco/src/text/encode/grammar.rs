@@ -847,6 +847,7 @@ impl Enc<'_> {
                 Ok(())
             }
             AuditReply::AuditResult(ar) => {
+                context_like(std::slice::from_ref(&ar.termination_id))?;
                 self.termination_id(&ar.termination_id)?;
                 self.termination_audit_block(&ar.termination_audit_result, s)
             }
@@ -854,6 +855,7 @@ impl Enc<'_> {
                 if self.v < 3 {
                     return Err(invalid("audit reply", "termination id lists need v3"));
                 }
+                context_like(&tl.termination_id_list)?;
                 self.term_id_list(&tl.termination_id_list, s)?;
                 self.termination_audit_block(&tl.termination_audit_result, s)
             }
@@ -915,5 +917,19 @@ impl Enc<'_> {
         }
         self.rb_i(s);
         Ok(())
+    }
+}
+
+/// An audit reply for one termination id spelled like the Context
+/// keyword (`AuditValue = C ...`) would read back as a context audit.
+fn context_like(tids: &[TerminationId]) -> R {
+    match tids {
+        [one] if one.id.eq_ignore_ascii_case("c") || one.id.eq_ignore_ascii_case("context") => {
+            Err(invalid(
+                "audit reply",
+                "a termination id spelled like the Context keyword",
+            ))
+        }
+        _ => Ok(()),
     }
 }
