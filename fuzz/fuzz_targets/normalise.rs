@@ -144,6 +144,9 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
                 Transaction::Request(r) => {
                     for a in &mut r.actions {
                         canonical_context(&mut a.context_request, v);
+                        a.command_requests
+                            .iter_mut()
+                            .for_each(|c| canonical_request(&mut c.command));
                         if let Some(c) = &mut a.context_attr_audit_req {
                             if c.context_prop_aud.as_ref().is_some_and(Vec::is_empty) {
                                 c.context_prop_aud = None;
@@ -171,6 +174,18 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
         }
     }
     msg
+}
+
+/// A command as text gives it back: an audit of a list of one
+/// termination id is written as that id and reads back without a list
+/// (as OTP's parser).
+fn canonical_request(c: &mut megaco::model::Command) {
+    use megaco::model::Command;
+    if let Command::AuditValue(r) | Command::AuditCapability(r) = c {
+        if r.termination_id_list.as_ref().is_some_and(|l| l.len() == 1) {
+            r.termination_id_list = None;
+        }
+    }
 }
 
 /// A command reply as text gives it back: an empty list of audit
