@@ -997,6 +997,17 @@ impl Enc<'_> {
         Ok(())
     }
 
+    /// `name-version`; the version is 0..=99 (as in the ASN.1).
+    fn package_item(&mut self, name: &str, version: u8) -> R {
+        if version > 99 {
+            return Err(invalid("package version", "above 99"));
+        }
+        self.name(name, "package name")?;
+        self.byte(b'-');
+        self.num(u64::from(version));
+        Ok(())
+    }
+
     fn packages_descriptor(&mut self, pd: &[PackagesItem], s: usize) -> R {
         self.raw(self.t.packages);
         self.lb_i(s);
@@ -1005,9 +1016,7 @@ impl Enc<'_> {
             if i > 0 {
                 self.comma_i(s1);
             }
-            self.name(&p.package_name, "package name")?;
-            self.byte(b'-');
-            self.num(p.package_version as u64);
+            self.package_item(&p.package_name, p.package_version)?;
         }
         self.rb_i(s);
         Ok(())
@@ -1163,9 +1172,7 @@ impl Enc<'_> {
             IndAuditParameter::Packages(p) => {
                 self.raw(self.t.packages);
                 self.lb_i(s);
-                self.name(&p.package_name, "package name")?;
-                self.byte(b'-');
-                self.num(p.package_version as u64);
+                self.package_item(&p.package_name, p.package_version)?;
                 self.rb_i(s);
                 Ok(())
             }
@@ -1397,11 +1404,23 @@ impl Enc<'_> {
             AuditReturnParameter::Statistics(st) => self.statistics_descriptor(st, s),
             AuditReturnParameter::Packages(pd) => self.packages_descriptor(pd, s),
             AuditReturnParameter::EmptyDescriptors(ad) => {
+                // bare audit tokens (`Media, Events`); nothing else fits
+                let Some(list) = ad.audit_token.as_ref().filter(|l| !l.is_empty()) else {
+                    return Err(invalid("audited descriptors", "no audit tokens"));
+                };
+                if ad
+                    .audit_property_token
+                    .as_ref()
+                    .is_some_and(|l| !l.is_empty())
+                {
+                    return Err(invalid(
+                        "audited descriptors",
+                        "property tokens have no text form in a reply",
+                    ));
+                }
                 // v1/v2 indent these one level deeper than v3.
                 let si = if self.v >= 3 { s } else { s + 1 };
-                if let Some(list) = &ad.audit_token {
-                    self.audit_items(list, si);
-                }
+                self.audit_items(list, si);
                 Ok(())
             }
         }
