@@ -165,7 +165,9 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
                     if let TransactionResult::ActionReplies(actions) = &mut r.result {
                         for a in actions {
                             canonical_context(&mut a.context_reply, v);
-                            a.command_reply.iter_mut().for_each(canonical_reply);
+                            a.command_reply
+                                .iter_mut()
+                                .for_each(|c| canonical_reply(c, v));
                         }
                     }
                 }
@@ -192,18 +194,30 @@ fn canonical_request(c: &mut megaco::model::Command) {
 /// results is not written (`Subtract = t1`, as OTP), so it reads back as
 /// none; a termination id list of one id is written as that id, which
 /// reads back as a single-termination audit result (as OTP's parser).
-fn canonical_reply(c: &mut megaco::model::CommandReply) {
+fn canonical_reply(c: &mut megaco::model::CommandReply, version: u8) {
     use megaco::model::{AuditReply, AuditResult, CommandReply};
     match c {
         CommandReply::Add(r)
         | CommandReply::Move(r)
         | CommandReply::Modify(r)
-        | CommandReply::Subtract(r)
-            if r.termination_audit.as_ref().is_some_and(Vec::is_empty) =>
-        {
-            r.termination_audit = None;
+        | CommandReply::Subtract(r) => {
+            if let Some(list) = &mut r.termination_audit {
+                canonical_audit_list(list, version);
+            }
+            if r.termination_audit.as_ref().is_some_and(Vec::is_empty) {
+                r.termination_audit = None;
+            }
         }
         CommandReply::AuditValue(a) | CommandReply::AuditCapability(a) => {
+            match a {
+                AuditReply::AuditResult(r) => {
+                    canonical_audit_list(&mut r.termination_audit_result, version)
+                }
+                AuditReply::AuditResultTermList(tl) => {
+                    canonical_audit_list(&mut tl.termination_audit_result, version)
+                }
+                _ => {}
+            }
             if let AuditReply::AuditResultTermList(tl) = a {
                 if let [one] = tl.termination_id_list.as_slice() {
                     *a = AuditReply::AuditResult(AuditResult {
@@ -215,6 +229,34 @@ fn canonical_reply(c: &mut megaco::model::CommandReply) {
         }
         _ => {}
     }
+}
+
+/// A list of audit results as text gives it back: bare descriptor names
+/// (`Media, Statistics`: the tokens of `EmptyDescriptors`, and an empty
+/// Statistics descriptor, which v3 writes the same) are gathered into
+/// one `EmptyDescriptors` after the other items, in the order written.
+fn canonical_audit_list(list: &mut Vec<megaco::model::AuditReturnParameter>, version: u8) {
+    use megaco::model::{AuditDescriptor, AuditReturnParameter as P};
+    let mut tokens = Vec::new();
+    let mut rest = Vec::new();
+    for p in std::mem::take(list) {
+        match p {
+            P::EmptyDescriptors(AuditDescriptor {
+                audit_token: Some(t),
+                ..
+            }) => tokens.extend(t),
+            P::EmptyDescriptors(_) => {}
+            P::Statistics(s) if s.is_empty() && version >= 3 => tokens.push(AuditToken::Stats),
+            other => rest.push(other),
+        }
+    }
+    if !tokens.is_empty() {
+        rest.push(P::EmptyDescriptors(AuditDescriptor {
+            audit_token: Some(tokens),
+            audit_property_token: None,
+        }));
+    }
+    *list = rest;
 }
 
 /// An empty list of context properties or context ids reads back as

@@ -964,6 +964,23 @@ impl Enc<'_> {
                 self.comma_i(s);
             }
         }
+        // The body is read back raw up to the closing `}`, whitespace
+        // trimmed, so it must be a digit map (H.248.1 digitMap: digits,
+        // letters, `#*.[]-()|` and inner spaces) and not empty.
+        let body = v.digit_map_body.as_bytes();
+        let allowed = |b: &u8| b.is_ascii_alphanumeric() || b"#*.[]-()| \t".contains(b);
+        if body.is_empty() {
+            return Err(invalid("digit map", "empty body"));
+        }
+        if !body.iter().all(allowed)
+            || body.first().is_some_and(|b| b.is_ascii_whitespace())
+            || body.last().is_some_and(|b| b.is_ascii_whitespace())
+        {
+            return Err(invalid(
+                "digit map",
+                "the body holds characters a digit map cannot",
+            ));
+        }
         self.str(&v.digit_map_body);
         Ok(())
     }
