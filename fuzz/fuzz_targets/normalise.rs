@@ -134,8 +134,34 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
             _ => {}
         }
     }
+    // v1/v2 text writes an empty digit map value (no timers, no body) as
+    // none (`DigitMap = name`).
+    fn no_empty_digit_map_values(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                for (k, child) in map.iter_mut() {
+                    let empty = k == "digit_map_value"
+                        && child.as_object().is_some_and(|m| {
+                            m.iter().all(|(k, v)| {
+                                v.is_null() || (k == "digit_map_body" && v.as_str() == Some(""))
+                            })
+                        });
+                    if empty {
+                        *child = Value::Null;
+                    } else {
+                        no_empty_digit_map_values(child);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(no_empty_digit_map_values),
+            _ => {}
+        }
+    }
     let mut json = serde_json::to_value(msg).expect("the model serialises");
     no_empty_audit_lists(&mut json);
+    if msg.mess.version < 3 {
+        no_empty_digit_map_values(&mut json);
+    }
     let mut msg: MegacoMessage = serde_json::from_value(json).expect("the model deserialises");
     let v = msg.mess.version;
     if let MessageBody::Transactions(ts) = &mut msg.mess.body {

@@ -1027,16 +1027,16 @@ impl Enc<'_> {
 
     fn packages_descriptor(&mut self, pd: &[PackagesItem], s: usize) -> R {
         self.raw(self.t.packages);
-        self.lb_i(s);
         let s1 = s + 1;
-        for (i, p) in pd.iter().enumerate() {
-            if i > 0 {
-                self.comma_i(s1);
+        self.braces(s, "Packages descriptor", |e| {
+            for (i, p) in pd.iter().enumerate() {
+                if i > 0 {
+                    e.comma_i(s1);
+                }
+                e.package_item(&p.package_name, p.package_version)?;
             }
-            self.package_item(&p.package_name, p.package_version)?;
-        }
-        self.rb_i(s);
-        Ok(())
+            Ok(())
+        })
     }
 
     // ---- audit ----------------------------------------------------------
