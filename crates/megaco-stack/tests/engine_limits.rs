@@ -57,23 +57,31 @@ fn error_reply(bytes: &[u8]) -> (u32, u16) {
     }
 }
 
-/// A v3 message from the MGC with one reply segment.
-fn segment(id: u32, number: u16, complete: bool, result: TransactionResult) -> Vec<u8> {
+/// A v3 message from `mid(from)` with one transaction, in pretty text.
+fn v3_message(from: u8, t: Transaction) -> Vec<u8> {
     let msg = MegacoMessage {
         auth_header: None,
         mess: Message {
             version: 3,
-            mid: mid(2),
-            body: MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-                transaction_id: id,
-                imm_ack_required: false,
-                result,
-                segment_number: Some(number),
-                segmentation_complete: complete,
-            })]),
+            mid: mid(from),
+            body: MessageBody::Transactions(vec![t]),
         },
     };
     Encoding::pretty().encode(&msg).unwrap()
+}
+
+/// A v3 message from the MGC with one reply segment.
+fn segment(id: u32, number: u16, complete: bool, result: TransactionResult) -> Vec<u8> {
+    v3_message(
+        2,
+        Transaction::Reply(TransactionReply {
+            transaction_id: id,
+            imm_ack_required: false,
+            result,
+            segment_number: Some(number),
+            segmentation_complete: complete,
+        }),
+    )
 }
 
 /// The default reply to a notify of `event`, as one segment's result.
@@ -425,22 +433,16 @@ fn long_reply_is_sent_in_segments_within_max_pdu_size() {
     let mut mgc = Connection::new(cfg);
     let (id, at_mgc) = notify_request(&mut mg, &mut mgc, 7, t0);
     let result = build::default_replies(&(1..=7).map(notify).collect::<Vec<_>>());
-    let whole = Encoding::pretty()
-        .encode(&MegacoMessage {
-            auth_header: None,
-            mess: Message {
-                version: 3,
-                mid: mid(2),
-                body: MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-                    transaction_id: at_mgc,
-                    imm_ack_required: false,
-                    result: result.clone(),
-                    segment_number: None,
-                    segmentation_complete: false,
-                })]),
-            },
-        })
-        .unwrap();
+    let whole = v3_message(
+        2,
+        Transaction::Reply(TransactionReply {
+            transaction_id: at_mgc,
+            imm_ack_required: false,
+            result: result.clone(),
+            segment_number: None,
+            segmentation_complete: false,
+        }),
+    );
     assert!(whole.len() > 2 * MAX, "needs 3 segments: {}", whole.len());
     mgc.reply(t0, at_mgc, result.clone()).unwrap();
     let sent = drain(&mut mgc);
@@ -476,20 +478,13 @@ fn long_reply_is_sent_in_segments_within_max_pdu_size() {
     }
 
     // The request again (a lost reply): every segment again.
-    let again = {
-        let msg = MegacoMessage {
-            auth_header: None,
-            mess: Message {
-                version: 3,
-                mid: mid(1),
-                body: MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
-                    transaction_id: at_mgc,
-                    actions: (1..=7).map(notify).collect(),
-                })]),
-            },
-        };
-        Encoding::pretty().encode(&msg).unwrap()
-    };
+    let again = v3_message(
+        1,
+        Transaction::Request(TransactionRequest {
+            transaction_id: at_mgc,
+            actions: (1..=7).map(notify).collect(),
+        }),
+    );
     mgc.handle_input(t0, &again);
     assert_eq!(drain(&mut mgc), sent);
 }

@@ -1,23 +1,11 @@
 //! Inputs the fuzzers once failed on (fuzz/regressions/<target>/), replayed
 //! through the same checks as the fuzz targets in fuzz/fuzz_targets/.
-use std::path::PathBuf;
+#[path = "../../../fuzz/replay_inputs.rs"]
+mod replay_inputs;
 
+/// The regression inputs of fuzz target `target`.
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/regressions")
-        .join(target);
-    // A target the fuzzers have found nothing in has no directory yet.
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut v: Vec<_> = entries
-        .map(|e| {
-            let p = e.unwrap().path();
-            (p.display().to_string(), std::fs::read(&p).unwrap())
-        })
-        .collect();
-    v.sort();
-    v
+    replay_inputs::inputs(&format!("regressions/{target}"))
 }
 
 #[test]
