@@ -425,12 +425,24 @@ impl<'a> Enc<'a> {
     /// (the decoder, like OTP's, would not read `{ }` back).
     fn braces(&mut self, s: usize, what: &'static str, f: impl FnOnce(&mut Self) -> R) -> R {
         self.lb_i(s);
+        self.nonempty(what, "empty (text needs at least one item)", f)?;
+        self.rb_i(s);
+        Ok(())
+    }
+
+    /// Runs `f`, refusing as `what`/`detail` if it wrote nothing (an
+    /// item that would not read back at all).
+    fn nonempty(
+        &mut self,
+        what: &'static str,
+        detail: &'static str,
+        f: impl FnOnce(&mut Self) -> R,
+    ) -> R {
         let start = self.mark();
         f(self)?;
         if self.mark() == start {
-            return Err(invalid(what, "empty (text needs at least one item)"));
+            return Err(invalid(what, detail));
         }
-        self.rb_i(s);
         Ok(())
     }
 

@@ -15,14 +15,10 @@ impl Enc<'_> {
             }
             match &m.streams {
                 None => {}
-                Some(Streams::OneStream(p)) => {
-                    // an empty one would read back as no stream at all
-                    let start = e.mark();
-                    e.stream_parms(p, &mut sep, s1)?;
-                    if e.mark() == start {
-                        return Err(invalid("stream parameters", "empty"));
-                    }
-                }
+                // an empty one would read back as no stream at all
+                Some(Streams::OneStream(p)) => e.nonempty("stream parameters", "empty", |e| {
+                    e.stream_parms(p, &mut sep, s1)
+                })?,
                 Some(Streams::MultiStream(list)) => {
                     for sd in list {
                         e.item(&mut sep, s1, |e| {
@@ -1239,12 +1235,7 @@ impl Enc<'_> {
                     }
                     e.ind_aud_term_state(t, s1)?;
                     e.comma_i(s);
-                    let start = e.mark();
-                    e.ind_aud_streams(st, s1)?;
-                    if e.mark() == start {
-                        return Err(invalid("audited streams", "empty"));
-                    }
-                    Ok(())
+                    e.nonempty("audited streams", "empty", |e| e.ind_aud_streams(st, s1))
                 }
             }
         })
