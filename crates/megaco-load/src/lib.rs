@@ -14,7 +14,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod fanout;
+pub mod farm;
 pub mod msg;
+pub mod net;
 pub mod scan;
 pub mod template;
 
@@ -89,5 +92,45 @@ pub fn check_target(addr: SocketAddr, allow_remote: bool) -> anyhow::Result<()> 
             "{addr} is not a loopback address; load runs flood their target, so they \
              go to 127.0.0.0/8 or ::1 only unless --allow-remote is given"
         )
+    }
+}
+
+/// Replies that were not good answers, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Errors {
+    /// Did not decode (or scan).
+    pub malformed: u64,
+    /// A reply to no request ever sent.
+    pub unexpected: u64,
+    /// A second reply to an answered request.
+    pub duplicate: u64,
+    /// A reply to a request already given up (timed out, or of an
+    /// earlier round).
+    pub late: u64,
+    /// From the wrong gateway, or to another command.
+    pub mismatched: u64,
+    /// An answer carrying an error descriptor.
+    pub error_replies: u64,
+}
+
+impl Errors {
+    /// Adds `o`'s counts.
+    pub fn add(&mut self, o: &Errors) {
+        self.malformed += o.malformed;
+        self.unexpected += o.unexpected;
+        self.duplicate += o.duplicate;
+        self.late += o.late;
+        self.mismatched += o.mismatched;
+        self.error_replies += o.error_replies;
+    }
+
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.malformed
+            + self.unexpected
+            + self.duplicate
+            + self.late
+            + self.mismatched
+            + self.error_replies
     }
 }

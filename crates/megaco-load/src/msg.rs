@@ -226,6 +226,11 @@ impl Gateway {
         }
     }
 
+    /// Sets how many terminations the gateway holds.
+    pub fn set_terminations(&mut self, n: usize) {
+        self.terminations = n;
+    }
+
     /// How many terminations a wildcard names, and how.
     fn expand(&self, t: &TerminationId) -> Vec<TerminationId> {
         let id: &str = &t.id;
