@@ -16,6 +16,7 @@
 
 pub mod fanout;
 pub mod farm;
+pub mod load;
 pub mod msg;
 pub mod net;
 pub mod scan;

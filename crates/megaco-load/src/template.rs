@@ -46,7 +46,6 @@ const CLASSES: usize = 10;
 
 #[derive(Debug, Clone)]
 enum Slot {
-    Unknown,
     /// Encoded in full each time.
     Fallback,
     Ready {
@@ -63,7 +62,8 @@ pub struct Template {
     kind: Kind,
     with_context: bool,
     build: Builder,
-    slots: Vec<Slot>,
+    /// Length-class key and its encoding; few classes are ever used.
+    slots: Vec<(usize, Slot)>,
 }
 
 impl std::fmt::Debug for Template {
@@ -86,7 +86,7 @@ impl Template {
             kind,
             with_context,
             build,
-            slots: vec![Slot::Unknown; CLASSES * CLASSES],
+            slots: Vec::new(),
         }
     }
 
@@ -101,11 +101,16 @@ impl Template {
         let Some((ct, cc)) = classes.filter(|_| !special_ctx) else {
             return self.encoding.encode_into(&(self.build)(tid, ctx), out);
         };
-        let i = ct * CLASSES + cc;
-        if matches!(self.slots[i], Slot::Unknown) {
-            self.slots[i] = self.discover(ct, cc)?;
-        }
-        match &self.slots[i] {
+        let key = ct * CLASSES + cc;
+        let i = match self.slots.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                let slot = self.discover(ct, cc)?;
+                self.slots.push((key, slot));
+                self.slots.len() - 1
+            }
+        };
+        match &self.slots[i].1 {
             Slot::Ready {
                 bytes,
                 tid: t,
@@ -132,8 +137,10 @@ impl Template {
         }
         match class(self.kind, tid).zip(class(self.kind, ctx)) {
             Some((ct, cc)) => {
-                let cc = if self.with_context { cc } else { 0 };
-                matches!(self.slots[ct * CLASSES + cc], Slot::Ready { .. })
+                let key = ct * CLASSES + if self.with_context { cc } else { 0 };
+                self.slots
+                    .iter()
+                    .any(|(k, s)| *k == key && matches!(s, Slot::Ready { .. }))
             }
             None => false,
         }
