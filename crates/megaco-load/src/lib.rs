@@ -14,11 +14,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod chart;
 pub mod fanout;
 pub mod farm;
 pub mod load;
 pub mod msg;
 pub mod net;
+pub mod memory;
+pub mod otp;
 pub mod scan;
 pub mod template;
 

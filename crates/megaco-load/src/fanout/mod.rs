@@ -28,6 +28,7 @@
 //! simulated gateways. The wildcard part sends one `AuditValue =
 //! 00000001/*` to one gateway holding N terminations.
 
+mod otp;
 mod shard;
 mod stack;
 
@@ -276,6 +277,8 @@ pub struct FanoutConfig {
     pub timeout: Duration,
     /// Simulated gateways that misbehave (by index).
     pub faults: Vec<(usize, Fault)>,
+    /// Also through Erlang/OTP's megaco ([`crate::otp`]).
+    pub otp: bool,
 }
 
 impl Default for FanoutConfig {
@@ -292,6 +295,7 @@ impl Default for FanoutConfig {
             wildcard: true,
             timeout: Duration::from_secs(2),
             faults: vec![],
+            otp: false,
         }
     }
 }
@@ -320,6 +324,10 @@ pub struct FanoutReport {
     pub setups: Vec<SetupResult>,
     /// The wildcard table.
     pub wildcard: Option<SetupResult>,
+    /// Erlang/OTP's controller, to the same gateways.
+    pub otp: Option<SetupResult>,
+    /// OTP's release, megaco version and schedulers.
+    pub otp_info: Vec<(String, String)>,
 }
 
 /// Controller shards and their gateways.
@@ -475,7 +483,15 @@ pub fn run(cfg: &FanoutConfig, progress: &mut dyn FnMut(&str)) -> anyhow::Result
     } else {
         None
     };
+    let (otp, otp_info) = if cfg.otp {
+        let (table, info) = otp::run(cfg, progress)?;
+        (Some(table), info)
+    } else {
+        (None, vec![])
+    };
     Ok(FanoutReport {
+        otp,
+        otp_info,
         wire: cfg.wire,
         request: cfg.request,
         passes: cfg.passes,
