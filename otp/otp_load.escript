@@ -1,6 +1,5 @@
 #!/usr/bin/env escript
 %% -*- erlang -*-
-%%! -noinput
 %%
 %% Erlang/OTP's megaco stack under load and fan-out, driven by
 %% crates/megaco-load (`megaco load --vs-otp`, `megaco bench fanout

@@ -26,7 +26,10 @@ fn font_available() -> bool {
     static FONT: OnceLock<bool> = OnceLock::new();
     *FONT.get_or_init(|| {
         let from_env = std::env::var_os("MEGACO_BENCH_FONT").map(PathBuf::from);
-        for p in from_env.into_iter().chain(FONT_PATHS.iter().map(PathBuf::from)) {
+        for p in from_env
+            .into_iter()
+            .chain(FONT_PATHS.iter().map(PathBuf::from))
+        {
             if let Ok(bytes) = std::fs::read(&p) {
                 // Registered once for the whole process.
                 let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
@@ -92,7 +95,8 @@ impl LineChart {
                 let mut chart = $chart;
                 let mut mesh = chart.configure_mesh();
                 if text {
-                    mesh.x_desc(self.x_desc.as_str()).y_desc(self.y_desc.as_str());
+                    mesh.x_desc(self.x_desc.as_str())
+                        .y_desc(self.y_desc.as_str());
                 } else {
                     mesh.x_labels(0).y_labels(0);
                 }
@@ -100,13 +104,19 @@ impl LineChart {
                 for (i, (name, p)) in self.series.iter().enumerate() {
                     let color = Palette99::pick(i).to_rgba();
                     let style = color.stroke_width(2);
-                    let line: Vec<(f64, f64)> = p.iter().copied().filter(|q| !self.log_y || q.1 > 0.0).collect();
+                    let line: Vec<(f64, f64)> = p
+                        .iter()
+                        .copied()
+                        .filter(|q| !self.log_y || q.1 > 0.0)
+                        .collect();
                     let drawn = if name.ends_with("(OTP)") {
                         chart
                             .draw_series(DashedLineSeries::new(line.clone(), 10, 6, style))
                             .map_err(e)?
                     } else {
-                        chart.draw_series(LineSeries::new(line.clone(), style)).map_err(e)?
+                        chart
+                            .draw_series(LineSeries::new(line.clone(), style))
+                            .map_err(e)?
                     };
                     if text {
                         drawn.label(name.as_str()).legend(move |(x, y)| {
@@ -146,7 +156,12 @@ impl LineChart {
 /// and `dir/throughput` (PNG and SVG).
 pub fn load(report: &LoadReport, dir: &Path, title: &str) -> anyhow::Result<Vec<PathBuf>> {
     let pick = |f: fn(&crate::load::Sample) -> f64| -> Vec<(f64, f64)> {
-        report.series.iter().filter(|s| s.answered > 0).map(|s| (s.t, f(s))).collect()
+        report
+            .series
+            .iter()
+            .filter(|s| s.answered > 0)
+            .map(|s| (s.t, f(s)))
+            .collect()
     };
     let latency = LineChart {
         title: format!("{title}: latency per second"),
@@ -167,8 +182,18 @@ pub fn load(report: &LoadReport, dir: &Path, title: &str) -> anyhow::Result<Vec<
         x_desc: "seconds".into(),
         y_desc: "per second".into(),
         series: vec![
-            ("sent".into(), report.series.iter().map(|s| (s.t, s.sent as f64)).collect()),
-            ("answered".into(), report.series.iter().map(|s| (s.t, s.answered as f64)).collect()),
+            (
+                "sent".into(),
+                report.series.iter().map(|s| (s.t, s.sent as f64)).collect(),
+            ),
+            (
+                "answered".into(),
+                report
+                    .series
+                    .iter()
+                    .map(|s| (s.t, s.answered as f64))
+                    .collect(),
+            ),
         ],
         log_y: false,
     };
@@ -182,10 +207,14 @@ pub fn fanout(report: &FanoutReport, dir: &Path) -> anyhow::Result<Vec<PathBuf>>
     let line = |s: &SetupResult, suffix: &str| {
         (
             format!("{}{suffix}", s.name),
-            s.rows.iter().map(|r| (r.destinations as f64, r.per_destination_us)).collect(),
+            s.rows
+                .iter()
+                .map(|r| (r.destinations as f64, r.per_destination_us))
+                .collect(),
         )
     };
-    let mut series: Vec<(String, Vec<(f64, f64)>)> = report.setups.iter().map(|s| line(s, "")).collect();
+    let mut series: Vec<(String, Vec<(f64, f64)>)> =
+        report.setups.iter().map(|s| line(s, "")).collect();
     series.extend(report.otp.iter().map(|s| line(s, " (OTP)")));
     let chart = LineChart {
         title: format!("Fan-out: time per destination ({:?})", report.wire).to_lowercase(),

@@ -60,13 +60,16 @@ pub fn serve_stack_mgc(wire: Wire, version: u8) -> anyhow::Result<()> {
         std::io::stdout().flush()?;
         let stdin_closed = tokio::task::spawn_blocking(|| {
             let mut s = String::new();
-            while std::io::stdin().read_line(&mut s).map(|n| n > 0).unwrap_or(false) {
+            while std::io::stdin()
+                .read_line(&mut s)
+                .map(|n| n > 0)
+                .unwrap_or(false)
+            {
                 s.clear();
             }
         });
-        let serve = incoming.serve(|_, actions| async move {
-            megaco_stack::build::default_replies(&actions)
-        });
+        let serve = incoming
+            .serve(|_, actions| async move { megaco_stack::build::default_replies(&actions) });
         tokio::select! {
             _ = stdin_closed => {}
             () = serve => {}

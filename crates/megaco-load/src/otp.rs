@@ -46,7 +46,13 @@ pub struct OtpNode {
 impl OtpNode {
     /// An OTP controller answering every command, on `port` (0: any) over
     /// UDP or TCP, for at most `max` (whole seconds).
-    pub fn mgc(port: u16, tcp: bool, encoding: &str, version: u8, max: Duration) -> anyhow::Result<OtpNode> {
+    pub fn mgc(
+        port: u16,
+        tcp: bool,
+        encoding: &str,
+        version: u8,
+        max: Duration,
+    ) -> anyhow::Result<OtpNode> {
         let transport = if tcp { "tcp" } else { "udp" };
         OtpNode::start(&[
             "mgc",
@@ -60,7 +66,12 @@ impl OtpNode {
 
     /// An OTP controller for fan-out rounds (UDP, any port).
     pub fn fanout(encoding: &str, version: u8, max: Duration) -> anyhow::Result<OtpNode> {
-        OtpNode::start(&["fanout", encoding, &version.to_string(), &max.as_secs().max(1).to_string()])
+        OtpNode::start(&[
+            "fanout",
+            encoding,
+            &version.to_string(),
+            &max.as_secs().max(1).to_string(),
+        ])
     }
 
     fn start(args: &[&str]) -> anyhow::Result<OtpNode> {
@@ -129,7 +140,12 @@ impl OtpNode {
 
     /// Fans `request` (one message in pretty text) out to the first `n`
     /// registered gateways, `passes` times.
-    pub fn round(&mut self, n: usize, passes: usize, request: &[u8]) -> anyhow::Result<Vec<OtpPass>> {
+    pub fn round(
+        &mut self,
+        n: usize,
+        passes: usize,
+        request: &[u8],
+    ) -> anyhow::Result<Vec<OtpPass>> {
         let file = self.dir.join("request.txt");
         std::fs::write(&file, request)?;
         self.command(&format!("round {n} {passes} {}", file.display()))?;
@@ -186,7 +202,8 @@ pub struct OtpPass {
 
 /// A process's resident set size (Linux `/proc/PID/status` VmRSS), bytes.
 pub fn rss(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("status")).ok()?;
+    let status =
+        std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)

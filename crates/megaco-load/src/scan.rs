@@ -13,6 +13,8 @@
 //! assert_eq!(scan(&Encoding::compact(), b"!/1 <mg> PN=7"), Some(Head::Pending(7)));
 //! ```
 
+use std::ops::Range;
+
 use megaco::codec::Encoding;
 
 /// A message's first transaction, as far as a scan tells.
@@ -32,6 +34,12 @@ pub enum Head {
 
 /// Scans `bytes` written in `encoding`.
 pub fn scan(encoding: &Encoding, bytes: &[u8]) -> Option<Head> {
+    scan_span(encoding, bytes).map(|(h, _)| h)
+}
+
+/// [`scan`], and where the transaction id is in `bytes` (its digits or
+/// INTEGER octets; empty for a message without one).
+pub fn scan_span(encoding: &Encoding, bytes: &[u8]) -> Option<(Head, Range<usize>)> {
     match encoding {
         Encoding::Text { .. } => text(bytes),
         Encoding::Ber(_) => ber(bytes),
@@ -39,7 +47,7 @@ pub fn scan(encoding: &Encoding, bytes: &[u8]) -> Option<Head> {
     }
 }
 
-fn text(b: &[u8]) -> Option<Head> {
+fn text(b: &[u8]) -> Option<(Head, Range<usize>)> {
     let mut i = skip_space(b, 0);
     // MEGACO/v or !/v
     if b.get(i) == Some(&b'!') {
@@ -80,9 +88,9 @@ fn text(b: &[u8]) -> Option<Head> {
     } else if is(b"Transaction", b"T") {
         Head::Request
     } else if is(b"Error", b"ER") {
-        return Some(Head::Error);
+        return Some((Head::Error, 0..0));
     } else if is(b"TransactionResponseAck", b"K") {
-        return Some(Head::Other);
+        return Some((Head::Other, 0..0));
     } else {
         return None;
     };
@@ -100,7 +108,7 @@ fn text(b: &[u8]) -> Option<Head> {
         }
         i += 1;
     }
-    (i > digits).then(|| make(v as u32))
+    (i > digits).then(|| (make(v as u32), digits..i))
 }
 
 fn skip_space(b: &[u8], mut i: usize) -> usize {
@@ -154,7 +162,7 @@ fn child(mut b: &[u8], tag: u8) -> Option<&[u8]> {
     None
 }
 
-fn ber(b: &[u8]) -> Option<Head> {
+fn ber(b: &[u8]) -> Option<(Head, Range<usize>)> {
     let (t, msg, _) = tlv(b)?;
     if t != 0x30 {
         return None;
@@ -163,7 +171,7 @@ fn ber(b: &[u8]) -> Option<Head> {
     let body = child(mess, 0xA2)?;
     let (t, inner, _) = tlv(body)?;
     match t {
-        0xA0 => return Some(Head::Error),
+        0xA0 => return Some((Head::Error, 0..0)),
         0xA1 => {}
         _ => return None,
     }
@@ -172,7 +180,7 @@ fn ber(b: &[u8]) -> Option<Head> {
         0xA0 => Head::Request,
         0xA1 => Head::Pending,
         0xA2 => Head::Reply,
-        0xA3 | 0xA4 => return Some(Head::Other),
+        0xA3 | 0xA4 => return Some((Head::Other, 0..0)),
         _ => return None,
     };
     let (t, id, _) = tlv(trans)?;
@@ -183,5 +191,6 @@ fn ber(b: &[u8]) -> Option<Head> {
         return None;
     }
     let v = id.iter().fold(0u64, |v, b| (v << 8) | u64::from(*b));
-    u32::try_from(v).ok().map(make)
+    let at = id.as_ptr() as usize - b.as_ptr() as usize;
+    u32::try_from(v).ok().map(|v| (make(v), at..at + id.len()))
 }

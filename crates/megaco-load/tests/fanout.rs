@@ -114,3 +114,38 @@ fn misbehaving_gateways_are_counted_not_fatal() {
         assert_eq!(r.answered + e.error_replies + r.timeouts, r.sent);
     }
 }
+
+#[test]
+fn otp_fans_out_to_the_same_gateways() {
+    if !megaco_load::otp::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "escript (Erlang/OTP) is required under CI"
+        );
+        eprintln!("SKIPPED: escript not installed");
+        return;
+    }
+    let cfg = FanoutConfig {
+        ns: vec![1, 5],
+        passes: 2,
+        setups: vec![],
+        stack: false,
+        wildcard: false,
+        otp: true,
+        ..small(Wire::Compact)
+    };
+    let report = fanout::run(&cfg, &mut |s| eprintln!("{s}")).unwrap();
+    let otp = report.otp.unwrap();
+    assert_eq!(otp.rows.len(), 2);
+    for r in &otp.rows {
+        assert_eq!(
+            (r.sent, r.answered, r.errors.total()),
+            (2 * r.destinations as u64, 2 * r.destinations as u64, 0),
+            "{r:?}"
+        );
+    }
+    assert!(report
+        .otp_info
+        .iter()
+        .any(|(k, v)| k == "megaco" && !v.is_empty()));
+}

@@ -260,16 +260,24 @@ fn gateways_over_tcp() {
 #[test]
 fn gateways_against_otp() {
     if !megaco_load::otp::available() {
-        assert!(std::env::var_os("CI").is_none(), "escript (Erlang/OTP) is required under CI");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "escript (Erlang/OTP) is required under CI"
+        );
         eprintln!("SKIPPED: escript not installed");
         return;
     }
-    let node = megaco_load::otp::OtpNode::mgc(0, false, "compact", 1, Duration::from_secs(60)).unwrap();
+    let node =
+        megaco_load::otp::OtpNode::mgc(0, false, "compact", 1, Duration::from_secs(60)).unwrap();
     assert!(node.rss().unwrap() > 0);
     let target: SocketAddr = format!("127.0.0.1:{}", node.port).parse().unwrap();
     let r = load::run(&config(target, Wire::Compact), &mut |_| {}).unwrap();
     adds_up(&r);
     assert_eq!(r.registered, 4);
     assert!(r.answered > 100, "{r:#?}");
-    assert_eq!((r.failed, r.timed_out, r.errors.total()), (0, 0, 0), "{r:#?}");
+    assert_eq!(
+        (r.failed, r.timed_out, r.errors.total()),
+        (0, 0, 0),
+        "{r:#?}"
+    );
 }

@@ -22,7 +22,9 @@ pub(super) fn run(
     }
     let max = cfg.ns.iter().copied().max().unwrap_or(1);
     let mut node = OtpNode::fanout(cfg.wire.name(), cfg.version, Duration::from_secs(900))?;
-    progress(&format!("otp: registering {max} simulated gateways with OTP's controller"));
+    progress(&format!(
+        "otp: registering {max} simulated gateways with OTP's controller"
+    ));
     let farm = Farm::start(FarmConfig {
         mgs: max,
         threads: 1,
