@@ -53,7 +53,7 @@ fn every_destination_answers_in_every_setup() {
                         );
                     }
                     if s.name.starts_with("template") {
-                        assert_eq!(p.build_us * r.destinations as f64 > 0.0, true);
+                        assert!(p.build_us > 0.0, "{}: the template is built", s.name);
                     }
                 }
             }
