@@ -27,8 +27,14 @@ async fn fan(cfg: &FanoutConfig, gateways: &[SocketAddr]) -> anyhow::Result<Setu
     config.version = cfg.version;
     config.encoding = cfg.wire.encoding();
     config.transport.max_peers = gateways.len() + 16;
-    config.request_timer.initial = cfg.timeout;
-    config.request_timer.max_retries = 0;
+    // As a user on loopback would set it: a datagram lost in a burst
+    // (the driver's socket keeps the system's default buffer) is resent
+    // after 100 ms, within the round's timeout.
+    let resends = (cfg.timeout.as_millis() / 100).clamp(1, 50) as u32;
+    config.request_timer.initial = Duration::from_millis(100);
+    config.request_timer.factor = 1;
+    config.request_timer.max_interval = Duration::from_millis(100);
+    config.request_timer.max_retries = resends - 1;
     let (endpoint, _incoming) = udp::bind(SocketAddr::from(([127, 0, 0, 1], 0)), config)
         .await
         .context("binding the stack's socket")?;
