@@ -3,11 +3,20 @@
 //! costs a controller to reach many gateways at once (`megaco bench
 //! fanout`), side by side with Erlang/OTP's megaco stack.
 //!
+//! - [`load`]: the load generator (gateway or controller role, UDP or
+//!   TCP, any encoding, a rate or as fast as answered, a rate sweep and
+//!   its knee), with HdrHistogram latency.
+//! - [`fanout`]: one request to each of N registered gateways, time per
+//!   destination as N grows, per setup (per-destination or template,
+//!   trusted or untrusted, single or multiple), with a per-stage profile;
+//!   and a wildcard answered for N terminations inside one gateway.
+//! - [`farm`]: simulated gateways, each its own socket and mid.
+//! - [`otp`]: Erlang/OTP's megaco driven the same way (an escript), and
+//!   [`memory`]: controllers' RSS per registered gateway.
 //! - [`template`]: messages encoded once, the transaction and context ids
-//!   patched per send.
-//! - [`scan`]: a reply's transaction id read without decoding it.
-//! - [`msg`]: the requests, a simulated gateway's answers, and the check
-//!   of a reply against its request.
+//!   patched per send; [`scan`]: a reply's transaction id read without
+//!   decoding it; [`msg`]: the requests, a simulated gateway's answers,
+//!   and the check of a reply against its request; [`chart`]: the charts.
 //!
 //! Every run targets loopback addresses only unless told otherwise
 //! ([`check_target`]), is bounded in count and time, and stops by itself.
