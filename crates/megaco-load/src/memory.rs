@@ -41,7 +41,8 @@ pub struct Memory {
 }
 
 /// Serves registrations with `megaco_stack`'s UDP endpoint on an
-/// ephemeral loopback port: prints `port N`, answers every request, and
+/// ephemeral loopback port: prints `port N`, answers every request (as
+/// [`crate::msg::Gateway`] does: every command of H.248.1), and
 /// stops when standard input ends or after ten minutes. Room for 20,000
 /// peers.
 pub fn serve_stack_mgc(wire: Wire, version: u8) -> anyhow::Result<()> {
@@ -68,8 +69,16 @@ pub fn serve_stack_mgc(wire: Wire, version: u8) -> anyhow::Result<()> {
                 s.clear();
             }
         });
-        let serve = incoming
-            .serve(|_, actions| async move { megaco_stack::build::default_replies(&actions) });
+        // Every command answered (Add on `$` gets a new context), as a
+        // gateway would: the controller's side of a load run.
+        let answers = std::sync::Mutex::new(crate::msg::Gateway::new(crate::farm::PREFIX, 1));
+        let serve = incoming.serve(move |_, actions| {
+            let result = match answers.lock() {
+                Ok(mut g) => g.answer(&actions),
+                Err(_) => megaco_stack::build::default_replies(&actions),
+            };
+            async move { result }
+        });
         tokio::select! {
             _ = stdin_closed => {}
             () = serve => {}
