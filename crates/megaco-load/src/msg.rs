@@ -23,7 +23,7 @@ pub fn request(mid: Mid, version: u8, tid: u32, actions: Vec<ActionRequest>) -> 
         version,
         Transaction::Request(TransactionRequest {
             transaction_id: tid,
-            actions,
+            actions: actions.into(),
         }),
     )
 }
@@ -49,7 +49,7 @@ fn message(mid: Mid, version: u8, t: Transaction) -> MegacoMessage {
         mess: Message {
             version,
             mid,
-            body: MessageBody::Transactions(vec![t]),
+            body: MessageBody::Transactions(vec![t].into()),
         },
     }
 }
@@ -91,7 +91,7 @@ pub fn modify(context: ContextId, t: TerminationId) -> ActionRequest {
     build::action(
         context,
         Command::Modify(AmmRequest {
-            termination_ids: vec![t],
+            termination_ids: vec![t].into(),
             descriptors: vec![],
         }),
     )
@@ -102,7 +102,7 @@ pub fn add(t: TerminationId) -> ActionRequest {
     build::action(
         ContextId::CHOOSE,
         Command::Add(AmmRequest {
-            termination_ids: vec![t],
+            termination_ids: vec![t].into(),
             descriptors: vec![],
         }),
     )
@@ -113,7 +113,7 @@ pub fn subtract(context: ContextId, t: TerminationId) -> ActionRequest {
     build::action(
         context,
         Command::Subtract(SubtractRequest {
-            termination_ids: vec![t],
+            termination_ids: vec![t].into(),
             audit_descriptor: None,
         }),
     )
@@ -233,7 +233,7 @@ impl Gateway {
 
     /// How many terminations a wildcard names, and how.
     fn expand(&self, t: &TerminationId) -> Vec<TerminationId> {
-        let id: &str = &t.id;
+        let id: &str = t.as_str();
         match id.strip_suffix("/*") {
             Some(p) if p == self.prefix => (0..self.terminations)
                 .map(|j| termination(&self.prefix, j))
@@ -262,15 +262,15 @@ impl Gateway {
                 context_id: context,
                 error_descriptor: None,
                 context_reply: None,
-                command_reply,
+                command_reply: command_reply.into(),
             });
         }
-        TransactionResult::ActionReplies(replies)
+        TransactionResult::ActionReplies(replies.into())
     }
 
     fn command(&mut self, c: &Command, out: &mut Vec<CommandReply>) {
         let amms = |ids: Vec<TerminationId>| AmmsReply {
-            termination_ids: ids,
+            termination_ids: ids.into(),
             termination_audit: None,
         };
         match c {
@@ -279,7 +279,7 @@ impl Gateway {
                     .termination_ids
                     .iter()
                     .map(|t| {
-                        if t.id.contains('$') {
+                        if t.as_str().contains('$') {
                             self.next_ephemeral += 1;
                             termination("00000010", self.next_ephemeral & 0xFFFF)
                         } else {
@@ -289,14 +289,14 @@ impl Gateway {
                     .collect();
                 out.push(CommandReply::Add(amms(ids)));
             }
-            Command::Move(r) => out.push(CommandReply::Move(amms(r.termination_ids.clone()))),
+            Command::Move(r) => out.push(CommandReply::Move(amms(r.termination_ids.to_vec()))),
             Command::Modify(r) => {
                 for t in r.termination_ids.iter().flat_map(|t| self.expand(t)) {
                     out.push(CommandReply::Modify(amms(vec![t])));
                 }
             }
             Command::Subtract(r) => {
-                out.push(CommandReply::Subtract(amms(r.termination_ids.clone())))
+                out.push(CommandReply::Subtract(amms(r.termination_ids.to_vec())))
             }
             Command::AuditValue(r) | Command::AuditCapability(r) => {
                 for t in self.expand(&r.termination_id) {
@@ -316,13 +316,15 @@ impl Gateway {
                 error_descriptor: None,
             })),
             Command::ServiceChange(sc) => {
-                out.push(CommandReply::ServiceChange(ServiceChangeReply {
+                out.push(CommandReply::ServiceChange(Box::new(ServiceChangeReply {
                     termination_ids: sc.termination_ids.clone(),
                     service_change_result: ServiceChangeResult::ServiceChangeResParms(
                         build::service_change_res_parm(None),
                     ),
-                }))
+                })))
             }
+            // Commands of later versions of the model: no reply of theirs.
+            _ => {}
         }
     }
 }

@@ -166,9 +166,9 @@ fn gateway_answers_wildcards_with_one_reply_per_termination() {
             .iter()
             .map(|c| match c {
                 CommandReply::AuditValue(AuditReply::AuditResult(r)) => {
-                    r.termination_id.id.to_string()
+                    r.termination_id.as_str().to_string()
                 }
-                CommandReply::Modify(r) => r.termination_ids[0].id.to_string(),
+                CommandReply::Modify(r) => r.termination_ids[0].as_str().to_string(),
                 other => panic!("{other:?}"),
             })
             .collect();
