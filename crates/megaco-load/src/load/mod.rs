@@ -306,9 +306,11 @@ pub struct LoadReport {
 pub struct Sweep {
     /// Each rate's run.
     pub steps: Vec<LoadReport>,
-    /// The highest rate answered in full (≥ 95 %, nothing lost) with p99
-    /// under the limit.
+    /// The highest rate answered in full: throughput at least 95 % of it,
+    /// nothing timed out or failed.
     pub knee: Option<f64>,
+    /// The highest rate answered in full with p99 within the limit too.
+    pub knee_p99: Option<f64>,
     /// The p99 limit, µs.
     pub p99_limit_us: u64,
 }
@@ -323,7 +325,7 @@ pub fn sweep(
 ) -> anyhow::Result<Sweep> {
     let limit = p99_limit.as_micros() as u64;
     let mut steps = Vec::new();
-    let mut knee = None;
+    let (mut knee, mut knee_p99) = (None, None);
     for &rate in rates {
         note(&format!("rate {rate:.0}/s"));
         let r = run(
@@ -333,18 +335,19 @@ pub fn sweep(
             },
             progress,
         )?;
-        let ok = r.timed_out == 0
-            && r.failed == 0
-            && r.throughput >= 0.95 * rate
-            && r.latency.p99_us <= limit;
-        if ok {
+        let full = r.timed_out == 0 && r.failed == 0 && r.throughput >= 0.95 * rate;
+        if full {
             knee = Some(rate);
+            if r.latency.p99_us <= limit {
+                knee_p99 = Some(rate);
+            }
         }
         steps.push(r);
     }
     Ok(Sweep {
         steps,
         knee,
+        knee_p99,
         p99_limit_us: limit,
     })
 }
