@@ -30,7 +30,9 @@ use megaco_stack::engine::{Config, RequestTimer};
 use megaco_stack::{build, tcp, udp, Connection, Encoding, Inbound, IncomingRequest};
 use tokio::sync::mpsc;
 
-use crate::codec::{self, BinaryOptions, Detected, InputFormat};
+use megaco::codec::Kind;
+
+use crate::codec::{self, BinaryOptions, Input};
 
 /// Exit status when a reply carried an error descriptor.
 const EXIT_ERROR_REPLY: u8 = 1;
@@ -845,9 +847,8 @@ fn is_compact(bytes: &[u8]) -> bool {
 
 async fn run_send(args: SendArgs) -> Result<ExitCode> {
     let (name, bytes) = crate::read_input(Some(&args.file))?;
-    let cfg = BinaryOptions::default().configs()?;
-    let (msg, kind) =
-        codec::decode(&bytes, InputFormat::Auto, &cfg).map_err(|e| anyhow!("{name}:{e}"))?;
+    let (msg, detected) = codec::read_message(&bytes, &Input::Auto, &BinaryOptions::default())
+        .map_err(|e| anyhow!("{}", e.located(&name)))?;
     let mut requests = Vec::new();
     let mut others = 0usize;
     match msg.mess.body {
@@ -875,12 +876,14 @@ async fn run_send(args: SendArgs) -> Result<ExitCode> {
     }
 
     let c = &args.common;
-    let encoding = c.encoding.unwrap_or(match kind {
-        Detected::Text if is_compact(&bytes) => WireEncoding::Compact,
-        Detected::Text => WireEncoding::Pretty,
-        Detected::Ber => WireEncoding::Ber,
-        Detected::Per => WireEncoding::Per,
-    });
+    let encoding = match (c.encoding, detected.kind()) {
+        (Some(e), _) => e,
+        (None, Kind::Text) if is_compact(&bytes) => WireEncoding::Compact,
+        (None, Kind::Text) => WireEncoding::Pretty,
+        (None, Kind::Ber) => WireEncoding::Ber,
+        (None, Kind::Per) => WireEncoding::Per,
+        (None, _) => bail!("{name}: {detected} is no wire encoding: choose one with --encoding"),
+    };
     let remote = resolve(&args.to, encoding.default_port()).await?;
     let mid = c.mid.clone().unwrap_or(msg.mess.mid);
     let version = c.version.unwrap_or(msg.mess.version);
