@@ -26,8 +26,3 @@ pub mod version;
 pub use error::EncodeError;
 pub use limits::Limits;
 pub use model::MegacoMessage;
-
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;
