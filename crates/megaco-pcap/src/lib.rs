@@ -28,9 +28,12 @@
 mod capture;
 mod defrag;
 mod event;
+pub mod flow;
+mod histogram;
 mod link;
 mod sctp;
 mod source;
+pub mod stats;
 mod tcp;
 pub mod write;
 
