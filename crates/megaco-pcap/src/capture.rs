@@ -276,7 +276,7 @@ impl State {
                 );
             }
             match outcome {
-                Outcome::Held => {}
+                Outcome::Held | Outcome::Duplicate => {}
                 Outcome::Refused(why) => self.problem(None, ProblemKind::Fragment(why)),
                 Outcome::Complete(data) => self.transport(Ip {
                     src,
@@ -354,6 +354,9 @@ impl State {
         dst: SocketAddr,
         transport: Transport,
     ) {
+        if !known && !self.sniff {
+            return;
+        }
         let kind = sniff(bytes);
         let (encoding, message) = match kind {
             Some(Kind::Text) => (Kind::Text, self.text.decode(bytes)),

@@ -14,6 +14,12 @@ pub const MAX_DATAGRAM: usize = 65_535;
 /// time (Linux waits 30 s).
 const TIMEOUT_NS: u64 = 30_000_000_000;
 
+/// How long a fragment of a datagram just completed counts as a duplicate
+/// (rather than the start of a new datagram reusing the id).
+const DUPLICATE_NS: u64 = 2_000_000_000;
+/// Datagrams remembered as completed.
+const COMPLETED: usize = 256;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Key {
     src: IpAddr,
@@ -56,6 +62,8 @@ pub struct Dropped {
 pub enum Outcome {
     /// Held until the rest arrives.
     Held,
+    /// A copy of a fragment of a datagram already complete.
+    Duplicate,
     /// The datagram is complete: its payload.
     Complete(Vec<u8>),
     /// The fragment itself was refused.
@@ -73,6 +81,8 @@ pub struct Defrag {
     max_bytes: usize,
     /// Datagrams given up on since the last `take_dropped`.
     dropped: Vec<Dropped>,
+    /// Datagrams recently completed, and when.
+    completed: VecDeque<(Key, Timestamp)>,
 }
 
 impl Defrag {
@@ -87,6 +97,7 @@ impl Defrag {
             max_datagrams: max_datagrams.max(1),
             max_bytes: max_bytes.max(MAX_DATAGRAM),
             dropped: Vec::new(),
+            completed: VecDeque::new(),
         }
     }
 
@@ -117,6 +128,13 @@ impl Defrag {
             id: frag.id,
         };
         if !self.pending.contains_key(&key) {
+            if self
+                .completed
+                .iter()
+                .any(|&(k, t)| k == key && time.since(t) <= DUPLICATE_NS)
+            {
+                return Outcome::Duplicate;
+            }
             self.make_room(end);
             self.generation += 1;
             self.order.push_back((key, self.generation));
@@ -153,6 +171,10 @@ impl Defrag {
         if d.total.is_some_and(|t| d.have == [(0, t)]) {
             let d = self.pending.remove(&key).expect("present");
             self.bytes -= d.data.len();
+            if self.completed.len() == COMPLETED {
+                self.completed.pop_front();
+            }
+            self.completed.push_back((key, time));
             return Outcome::Complete(d.data);
         }
         if self.bytes > self.max_bytes {
@@ -288,6 +310,11 @@ mod tests {
             Outcome::Complete(v) => assert_eq!(v, data),
             other => panic!("{other:?}"),
         }
+        // A late copy of a fragment is a duplicate, not a new datagram.
+        assert!(matches!(
+            d.add(A, B, 17, frag(8, true), &data[8..16], 5, t),
+            Outcome::Duplicate
+        ));
         assert!(d.pending.is_empty() && d.bytes == 0);
     }
 

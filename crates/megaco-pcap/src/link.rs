@@ -128,16 +128,21 @@ pub fn ip_packet(link: LinkType, data: &[u8]) -> Result<Option<IpPacket<'_>>, Li
         LaxNetSlice::Ipv6(v6) => {
             let h = v6.header();
             let p = v6.payload();
+            // The fragment header's fields read from its bytes (etherparse
+            // 0.17 reads the offset and M flag from the wrong bits).
             let fragment = v6
                 .extensions()
                 .clone()
                 .into_iter()
                 .find_map(|ext| match ext {
-                    etherparse::Ipv6ExtensionSlice::Fragment(f) if f.is_fragmenting_payload() => {
-                        Some(Fragment {
-                            id: f.identification(),
-                            offset: usize::from(f.fragment_offset().value()) * 8,
-                            more: f.more_fragments(),
+                    etherparse::Ipv6ExtensionSlice::Fragment(f) => {
+                        let b = f.slice();
+                        let field = u16::from_be_bytes([b[2], b[3]]);
+                        let (offset, more) = (usize::from(field >> 3) * 8, field & 1 != 0);
+                        (offset != 0 || more).then(|| Fragment {
+                            id: u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
+                            offset,
+                            more,
                         })
                     }
                     _ => None,
@@ -165,5 +170,34 @@ fn raw_ip(data: &[u8]) -> Result<LaxSlicedPacket<'_>, LinkError> {
             LaxSlicedPacket::from_ip(data).map_err(|e| LinkError::Malformed(format!("IP: {e}")))
         }
         _ => Err(LinkError::Malformed("not an IP packet".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::write::build;
+
+    #[test]
+    fn fragments_are_seen_as_fragments() {
+        for (s, d) in [("10.0.0.1", "10.0.0.2"), ("2001:db8::1", "2001:db8::2")] {
+            let (s, d): (IpAddr, IpAddr) = (s.parse().unwrap(), d.parse().unwrap());
+            let frags = build::ip_fragments(s, d, 17, &[7u8; 300], 9, 128);
+            assert_eq!(frags.len(), 3);
+            for (i, f) in frags.iter().enumerate() {
+                let p = ip_packet(LinkType::RAW, f).unwrap().unwrap();
+                assert_eq!(p.proto, 17);
+                assert_eq!(
+                    p.fragment,
+                    Some(Fragment {
+                        id: 9,
+                        offset: i * 128,
+                        more: i < 2
+                    }),
+                    "{s} {i}"
+                );
+                assert_eq!(p.payload.len(), if i < 2 { 128 } else { 44 });
+            }
+        }
     }
 }
