@@ -8,10 +8,14 @@ use pcap_parser::pcapng::Block;
 use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{PcapBlockOwned, PcapError};
 
-/// The reading buffer. A record longer than this (a pcap record or pcapng
-/// block) is an absurd length: the largest snapshot length tools write is
-/// 256 KiB.
+/// The reading buffer's limit. A record longer than this (a pcap record
+/// or pcapng block) is an absurd length: the largest snapshot length tools
+/// write is 256 KiB.
 pub const BUFFER: usize = 1 << 20;
+
+/// The reading buffer's first size; it grows (up to [`BUFFER`]) for a
+/// record that does not fit.
+const FIRST_BUFFER: usize = 1 << 16;
 
 /// When a packet was captured: nanoseconds since the Unix epoch (UTC).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -142,6 +146,9 @@ pub struct Source<'r> {
     interfaces: Vec<Interface>,
     number: u64,
     done: bool,
+    capacity: usize,
+    /// The current section (or file) is big-endian.
+    big_endian: bool,
 }
 
 /// What [`Source::next`] found.
@@ -158,7 +165,7 @@ impl<'r> Source<'r> {
     /// Opens a capture from its bytes: pcap (either byte order,
     /// microsecond or nanosecond timestamps) or pcapng.
     pub fn new(input: impl Read + Send + 'r) -> Result<Self, FileError> {
-        let reader = pcap_parser::create_reader(BUFFER, input).map_err(|e| match e {
+        let reader = pcap_parser::create_reader(FIRST_BUFFER, input).map_err(|e| match e {
             PcapError::ReadError => FileError::Io("cannot read the file".into()),
             _ => FileError::NotACapture,
         })?;
@@ -168,6 +175,8 @@ impl<'r> Source<'r> {
             interfaces: Vec::new(),
             number: 0,
             done: false,
+            capacity: FIRST_BUFFER,
+            big_endian: false,
         })
     }
 
@@ -189,6 +198,7 @@ impl<'r> Source<'r> {
                         PcapBlockOwned::LegacyHeader(h) => {
                             self.legacy =
                                 Some((LinkType(h.network.0), h.is_nanosecond_precision()));
+                            self.big_endian = h.is_bigendian();
                             false
                         }
                         PcapBlockOwned::Legacy(b) => {
@@ -208,8 +218,9 @@ impl<'r> Source<'r> {
                             });
                             true
                         }
-                        PcapBlockOwned::NG(Block::SectionHeader(_)) => {
+                        PcapBlockOwned::NG(Block::SectionHeader(shb)) => {
                             self.interfaces.clear();
+                            self.big_endian = shb.big_endian();
                             false
                         }
                         PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
@@ -266,34 +277,84 @@ impl<'r> Source<'r> {
                     };
                     (size, handed)
                 }
-                Err(PcapError::Eof) => {
-                    self.done = true;
-                    return Step::End;
-                }
-                Err(PcapError::Incomplete(_)) => {
-                    if let Err(e) = self.reader.refill() {
-                        self.done = true;
-                        return Step::Error(FileError::Io(e.to_string()));
-                    }
-                    continue;
-                }
                 Err(e) => {
-                    self.done = true;
-                    return Step::Error(match e {
-                        PcapError::UnexpectedEof => FileError::Truncated { offset },
-                        PcapError::BufferTooSmall => FileError::AbsurdLength { offset },
-                        PcapError::ReadError => FileError::Io("read failed".into()),
-                        other => FileError::Corrupt {
-                            offset,
-                            reason: other.to_string(),
-                        },
-                    });
+                    let e = e.to_owned_vec();
+                    match self.failed(e, offset) {
+                        Some(step) => return step,
+                        None => continue,
+                    }
                 }
             };
             self.reader.consume(size);
             if handed {
                 return Step::Frame;
             }
+        }
+    }
+}
+
+impl Source<'_> {
+    /// What a reading error means: `None` to try again (after reading
+    /// more), or the step to return.
+    fn failed(&mut self, e: PcapError<&'static [u8]>, offset: u64) -> Option<Step> {
+        let refill = |s: &mut Self| match s.reader.refill() {
+            Ok(()) => None,
+            Err(e) => {
+                s.done = true;
+                Some(Step::Error(FileError::Io(e.to_string())))
+            }
+        };
+        match e {
+            PcapError::Eof => {
+                self.done = true;
+                Some(Step::End)
+            }
+            PcapError::Incomplete(_) => refill(self),
+            PcapError::BufferTooSmall | PcapError::UnexpectedEof
+                if self.declared_len().is_some_and(|n| n > self.capacity) =>
+            {
+                // A record longer than the buffer: grow it, within reason.
+                let need = self.declared_len().unwrap_or(usize::MAX);
+                if need > BUFFER {
+                    self.done = true;
+                    return Some(Step::Error(FileError::AbsurdLength { offset }));
+                }
+                self.capacity = need.next_power_of_two().min(BUFFER);
+                self.reader.grow(self.capacity);
+                refill(self)
+            }
+            e => {
+                self.done = true;
+                Some(Step::Error(match e {
+                    PcapError::UnexpectedEof => FileError::Truncated { offset },
+                    PcapError::BufferTooSmall => FileError::AbsurdLength { offset },
+                    PcapError::ReadError => FileError::Io("read failed".into()),
+                    other => FileError::Corrupt {
+                        offset,
+                        reason: other.to_string(),
+                    },
+                }))
+            }
+        }
+    }
+
+    /// The length the record at the reading position declares, header
+    /// included (a pcap record's captured length plus 16, a pcapng block's
+    /// total length).
+    fn declared_len(&self) -> Option<usize> {
+        let data = self.reader.data();
+        let field = |at: usize| {
+            let b: [u8; 4] = data.get(at..at + 4)?.try_into().ok()?;
+            Some(if self.big_endian {
+                u32::from_be_bytes(b)
+            } else {
+                u32::from_le_bytes(b)
+            } as usize)
+        };
+        if self.legacy.is_some() {
+            field(8).map(|n| n.saturating_add(16))
+        } else {
+            field(4)
         }
     }
 }
