@@ -106,7 +106,7 @@ fn every_corpus_request_is_paired_with_its_reply() {
     // with 501.
     let not_implemented = requests
         .iter()
-        .flat_map(|m| actions(m))
+        .flat_map(actions)
         .filter(|a| {
             a.command_requests
                 .iter()
