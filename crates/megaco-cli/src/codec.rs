@@ -21,6 +21,8 @@ pub enum InputFormat {
     Ber,
     /// ASN.1 aligned PER (as Erlang/OTP encodes it).
     Per,
+    /// The model as JSON (`megaco::json`: `{"megaco_json": 1, "message": …}`).
+    Json,
 }
 
 /// Encodings `convert --to` writes.
@@ -30,7 +32,7 @@ pub enum OutputFormat {
     Pretty,
     /// Compact text (short keywords, no optional whitespace).
     Compact,
-    /// The model as JSON.
+    /// The model as JSON (`megaco::json`: `{"megaco_json": 1, "message": …}`).
     Json,
     /// ASN.1 BER.
     Ber,
@@ -169,6 +171,8 @@ pub enum DecodeFailure {
     Ber(megaco::ber::BerError),
     /// The PER decoder failed.
     Per(megaco::per::PerError),
+    /// The JSON reader failed.
+    Json(megaco::json::JsonError),
 }
 
 impl fmt::Display for DecodeFailure {
@@ -177,6 +181,12 @@ impl fmt::Display for DecodeFailure {
             DecodeFailure::Text(e) => write!(f, "{}:{}: {}", e.line, e.column, e.kind),
             DecodeFailure::Ber(e) => write!(f, "{}: BER: {e}", e.offset()),
             DecodeFailure::Per(e) => write!(f, "{}: PER: {e}", e.byte_offset()),
+            DecodeFailure::Json(megaco::json::JsonError::Syntax {
+                line,
+                column,
+                message,
+            }) => write!(f, "{line}:{column}: JSON: {message}"),
+            DecodeFailure::Json(e) => write!(f, "JSON: {e}"),
         }
     }
 }
@@ -193,6 +203,7 @@ impl DecodeFailure {
             DecodeFailure::Text(e) => e.offset,
             DecodeFailure::Ber(e) => e.offset(),
             DecodeFailure::Per(e) => e.byte_offset(),
+            DecodeFailure::Json(_) => 0,
         }
     }
 
@@ -270,8 +281,12 @@ pub fn decode(
     from: InputFormat,
     cfg: &Configs,
 ) -> Result<(MegacoMessage, Detected), DecodeFailure> {
+    if from == InputFormat::Json {
+        let msg = megaco::json::from_slice(bytes).map_err(DecodeFailure::Json)?;
+        return Ok((msg, Detected::Text));
+    }
     let kind = match from {
-        InputFormat::Auto => Detected::sniff(bytes),
+        InputFormat::Auto | InputFormat::Json => Detected::sniff(bytes),
         InputFormat::Pretty | InputFormat::Compact => Detected::Text,
         InputFormat::Ber => Detected::Ber,
         InputFormat::Per => Detected::Per,
@@ -305,7 +320,7 @@ pub fn encode(msg: &MegacoMessage, to: OutputFormat, cfg: &Configs) -> anyhow::R
         OutputFormat::Ber => megaco::ber::encode(msg, &cfg.ber)?,
         OutputFormat::Per => megaco::per::encode(msg, &cfg.per)?,
         OutputFormat::Json => {
-            let mut v = serde_json::to_vec_pretty(msg)?;
+            let mut v = megaco::json::to_string_pretty(msg)?.into_bytes();
             v.push(b'\n');
             v
         }

@@ -12,7 +12,11 @@
 //! decode shows the decoder's error and where; a packet that cannot be
 //! read (truncated, cut by the snapshot length, a TCP stream with a hole)
 //! shows a `problem:` line. `--json` prints JSON Lines instead, one object
-//! per message or problem. `--stats` prints the transaction summary
+//! per message or problem: `packet`, `time` (seconds since the epoch),
+//! `src`, `dst`, `transport`, `encoding`, then `megaco_json` and `message`
+//! (the envelope of `megaco::json`, so a line reads back with `convert
+//! --from json`) or `error` (`message`, `offset`, and `line`/`column` for
+//! text); a problem has `problem` instead. `--stats` prints the transaction summary
 //! instead of the messages; `--flow` writes the ladder diagram.
 //!
 //! Exit status: 0 when every message decoded and nothing was wrong, 1
@@ -297,9 +301,15 @@ pub fn message_json(m: &Record, file: Option<&str>) -> Value {
     o.insert("encoding".into(), m.encoding.to_string().into());
     match &m.message {
         Ok(msg) => {
+            // The envelope's two fields, so the line reads back with
+            // `megaco::json` (`convert --from json`).
+            o.insert(
+                megaco::json::VERSION_KEY.into(),
+                megaco::json::FORMAT_VERSION.into(),
+            );
             o.insert(
                 "message".into(),
-                serde_json::to_value(msg).unwrap_or(Value::Null),
+                megaco::json::message_to_value(msg).unwrap_or(Value::Null),
             );
         }
         Err(e) => {
