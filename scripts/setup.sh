@@ -12,6 +12,7 @@ if command -v erl >/dev/null 2>&1 &&
     need+=(erlang-megaco erlang-asn1)
 fi
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3 python3-venv)
 
 if ((${#need[@]})); then
     echo "setup: installing ${need[*]}" >&2

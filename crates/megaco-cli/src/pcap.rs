@@ -40,12 +40,31 @@ use serde_json::{json, Value};
 
 use crate::codec::{BinaryOptions, DialectArg};
 
+mod generate;
+
 /// Arguments of `megaco pcap`.
 #[derive(Debug, Args)]
 pub struct PcapArgs {
     /// Capture files, pcap or pcapng (`-` for standard input).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "generate")]
     pub files: Vec<PathBuf>,
+    /// Instead of reading: write a capture of generated traffic to OUT
+    /// (16 gateways sending the corpus requests to a controller that
+    /// answers each 1 to 5 ms later), for trying and measuring.
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["json", "stats", "flow"])]
+    pub generate: Option<PathBuf>,
+    /// With --generate: how many messages (requests and replies).
+    #[arg(long, default_value_t = 10_000, requires = "generate")]
+    pub messages: u64,
+    /// With --generate: the encodings.
+    #[arg(long, value_enum, default_value_t = generate::Mix::Mix, requires = "generate")]
+    pub encodings: generate::Mix,
+    /// With --generate: TCP with TPKT framing instead of UDP.
+    #[arg(long, requires = "generate")]
+    pub tcp: bool,
+    /// With --generate: write pcapng instead of pcap.
+    #[arg(long, requires = "generate")]
+    pub pcapng: bool,
     /// JSON Lines: one object per message (the model's JSON) or problem;
     /// with --stats, the summary as one JSON object.
     #[arg(long)]
@@ -90,6 +109,19 @@ pub fn run(args: PcapArgs) -> Result<ExitCode> {
 }
 
 fn run_inner(args: PcapArgs) -> Result<ExitCode> {
+    if let Some(out) = &args.generate {
+        let plan = generate::Plan {
+            messages: args.messages,
+            mix: args.encodings,
+            tcp: args.tcp,
+            pcapng: args.pcapng,
+        };
+        generate::generate(out, &plan)?;
+        if !args.quiet {
+            eprintln!("{}: {} messages", out.display(), args.messages / 2 * 2);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let options = options(&args)?;
     let stdout = io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 16, stdout);
