@@ -57,8 +57,8 @@ pub struct PcapArgs {
     #[arg(long, default_value_t = 10_000, requires = "generate")]
     pub messages: u64,
     /// With --generate: the encodings.
-    #[arg(long, value_enum, default_value_t = generate::Mix::Mix, requires = "generate")]
-    pub encodings: generate::Mix,
+    #[arg(long, value_enum, default_value_t = generate::Traffic::Mix, requires = "generate")]
+    pub encodings: generate::Traffic,
     /// With --generate: TCP with TPKT framing instead of UDP.
     #[arg(long, requires = "generate")]
     pub tcp: bool,

@@ -199,6 +199,7 @@ impl Ladder {
                 Transaction::SegmentReply(s) => {
                     parts.push(format!("SR {}/{}", s.transaction_id, s.segment_number));
                 }
+                _ => parts.push("?".into()),
             }
         }
         let mut label = parts.join("; ");

@@ -297,6 +297,7 @@ impl Stats {
                     }
                 }
                 Transaction::SegmentReply(_) => self.r.segment_replies += 1,
+                _ => {}
             }
         }
     }
@@ -407,6 +408,8 @@ pub fn command_name(c: &Command) -> &'static str {
         Command::AuditValue(_) => "AuditValue",
         Command::Notify(_) => "Notify",
         Command::ServiceChange(_) => "ServiceChange",
+        // A command a later version of the model adds.
+        _ => "Other",
     }
 }
 

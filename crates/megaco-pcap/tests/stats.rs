@@ -28,7 +28,7 @@ fn message(version: u8, t: Vec<Transaction>) -> MegacoMessage {
                 address: [10, 0, 0, 1],
                 port: None,
             }),
-            body: MessageBody::Transactions(t),
+            body: MessageBody::Transactions(t.into()),
         },
     }
 }
@@ -36,7 +36,7 @@ fn message(version: u8, t: Vec<Transaction>) -> MegacoMessage {
 fn actions(m: &MegacoMessage) -> Vec<ActionRequest> {
     match &m.mess.body {
         MessageBody::Transactions(ts) => match &ts[0] {
-            Transaction::Request(r) => r.actions.clone(),
+            Transaction::Request(r) => r.actions.to_vec(),
             _ => Vec::new(),
         },
         MessageBody::Error(_) => Vec::new(),
@@ -86,10 +86,13 @@ fn every_corpus_request_is_paired_with_its_reply() {
     for (i, req) in requests.iter().enumerate() {
         let id = i as u32 + 1;
         let mut q = req.clone();
-        q.mess.body = MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
-            transaction_id: id,
-            actions: actions(req),
-        })]);
+        q.mess.body = MessageBody::Transactions(
+            vec![Transaction::Request(TransactionRequest {
+                transaction_id: id,
+                actions: actions(req).into(),
+            })]
+            .into(),
+        );
         let result = megaco_stack::build::default_replies(&actions(req));
         let r = message(req.mess.version, vec![reply(id, result, None)]);
         packets.push((mg(), mgc(), 2 * i as u64, q));
@@ -129,14 +132,18 @@ fn pendings_resends_segments_acks_errors_and_the_unanswered() {
             error_text: None,
         })
     };
-    let audit_reply = TransactionResult::ActionReplies(vec![ActionReply {
-        context_id: ContextId::NULL,
-        error_descriptor: None,
-        context_reply: None,
-        command_reply: vec![CommandReply::AuditValue(AuditReply::ContextAuditResult(
-            vec![TerminationId::root()],
-        ))],
-    }]);
+    let audit_reply = TransactionResult::ActionReplies(
+        vec![ActionReply {
+            context_id: ContextId::NULL,
+            error_descriptor: None,
+            context_reply: None,
+            command_reply: vec![CommandReply::AuditValue(AuditReply::ContextAuditResult(
+                vec![TerminationId::root()],
+            ))]
+            .into(),
+        }]
+        .into(),
+    );
     let packets = vec![
         // Notify: sent twice, a pending, then the reply 30 ms after.
         (mg(), mgc(), 0, notify.clone()),

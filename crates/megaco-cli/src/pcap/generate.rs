@@ -20,7 +20,7 @@ use megaco_pcap::{LinkType, Timestamp};
 
 /// Which encodings the generated traffic uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Mix {
+pub enum Traffic {
     /// Compact text.
     Text,
     /// Standard-dialect BER.
@@ -34,7 +34,7 @@ pub struct Plan {
     /// Messages, requests and replies together.
     pub messages: u64,
     /// Encodings.
-    pub mix: Mix,
+    pub mix: Traffic,
     /// TCP with TPKT instead of UDP.
     pub tcp: bool,
     /// pcapng instead of pcap.
@@ -68,10 +68,10 @@ pub fn generate(out: &Path, plan: &Plan) -> Result<()> {
     let mut pending: Vec<Packet> = Vec::new();
     for i in 0..plan.messages / 2 {
         let (enc, port) = match plan.mix {
-            Mix::Text => (&text, 2944),
-            Mix::Ber => (&ber, 2945),
-            Mix::Mix if i % 2 == 0 => (&text, 2944),
-            Mix::Mix => (&ber, 2945),
+            Traffic::Text => (&text, 2944),
+            Traffic::Ber => (&ber, 2945),
+            Traffic::Mix if i % 2 == 0 => (&text, 2944),
+            Traffic::Mix => (&ber, 2945),
         };
         let gw = (i % GATEWAYS as u64) as usize;
         let mg = SocketAddr::from(([10, 0, 1, gw as u8 + 1], port));
@@ -79,22 +79,28 @@ pub fn generate(out: &Path, plan: &Plan) -> Result<()> {
         let template = &requests[(i as usize) % requests.len()];
         let id = (i / GATEWAYS as u64) as u32 + 1;
         let mut req = template.clone();
-        req.mess.body = MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
-            transaction_id: id,
-            actions: actions(template).to_vec(),
-        })]);
+        req.mess.body = MessageBody::Transactions(
+            vec![Transaction::Request(TransactionRequest {
+                transaction_id: id,
+                actions: actions(template).iter().cloned().collect(),
+            })]
+            .into(),
+        );
         let reply = MegacoMessage {
             auth_header: None,
             mess: Message {
                 version: template.mess.version,
                 mid: mgc_mid.clone(),
-                body: MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-                    transaction_id: id,
-                    imm_ack_required: false,
-                    result: megaco_stack::build::default_replies(actions(template)),
-                    segment_number: None,
-                    segmentation_complete: false,
-                })]),
+                body: MessageBody::Transactions(
+                    vec![Transaction::Reply(TransactionReply {
+                        transaction_id: id,
+                        imm_ack_required: false,
+                        result: megaco_stack::build::default_replies(actions(template)),
+                        segment_number: None,
+                        segmentation_complete: false,
+                    })]
+                    .into(),
+                ),
             },
         };
         let req_bytes = enc.encode(&req)?;
