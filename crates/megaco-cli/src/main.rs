@@ -5,6 +5,7 @@
 
 mod codec;
 mod net;
+mod pcap;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -126,6 +127,17 @@ enum Command {
     /// answered without error, 1 if a reply carries an error descriptor, 3
     /// if one got no reply, 2 for a file without requests.
     Send(net::SendArgs),
+    /// Read the H.248 messages of packet captures (pcap, pcapng).
+    ///
+    /// UDP, TCP (reassembled, TPKT framed) and SCTP (PPID 7), over IPv4
+    /// and IPv6 (fragments reassembled); H.248 is found on ports 2944,
+    /// 2945 and --port, and by its signature elsewhere. Prints one line
+    /// per message (packet, time, source -> destination, transport,
+    /// encoding, compact text), or JSON Lines (--json), or the
+    /// transaction summary (--stats); --flow draws the ladder diagram.
+    /// Messages that do not decode and packets that cannot be read are
+    /// listed with their packet number. Exits 1 if there were any.
+    Pcap(pcap::PcapArgs),
 }
 
 fn main() -> ExitCode {
@@ -161,6 +173,7 @@ fn main() -> ExitCode {
         Command::Mgc(args) => net::mgc(args),
         Command::Mg(args) => net::mg(args),
         Command::Send(args) => net::send(args),
+        Command::Pcap(args) => pcap::run(args),
     };
     match result {
         Ok(code) => code,
