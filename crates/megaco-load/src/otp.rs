@@ -1,4 +1,4 @@
-//! Erlang/OTP's megaco side by side: the escript `otp/otp_load.escript`
+//! Erlang/OTP's megaco side by side: the escript `otp/otp_load.escript` of this crate
 //! (embedded here, written to a temporary directory when used) runs an OTP
 //! controller for `megaco load` to drive, and an OTP controller that fans
 //! out to the same simulated gateways ours does.
@@ -15,7 +15,7 @@ use anyhow::{bail, Context as _};
 use serde::Serialize;
 
 /// The escript's source.
-pub const ESCRIPT: &str = include_str!("../../../otp/otp_load.escript");
+pub const ESCRIPT: &str = include_str!("../otp/otp_load.escript");
 
 /// Whether `escript` runs (OTP's megaco is checked when a node starts).
 pub fn available() -> bool {
