@@ -1,4 +1,4 @@
-//! Erlang/OTP's megaco side by side: the escript `otp/otp_load.escript` of this crate
+//! Erlang/OTP's megaco side by side: the escript `otp/otp_load.escript` (in this crate)
 //! (embedded here, written to a temporary directory when used) runs an OTP
 //! controller for `megaco load` to drive, and an OTP controller that fans
 //! out to the same simulated gateways ours does.
