@@ -45,6 +45,8 @@ pub struct Client {
     pub log: Log,
     pub tally: Arc<Tally>,
     version: u8,
+    /// Log each request sent (`send` logs only the replies).
+    pub log_requests: bool,
     /// Message-level errors from the peer (e.g. 406, version not
     /// supported): they answer no transaction, so every request waiting
     /// fails with them.
@@ -86,6 +88,7 @@ pub async fn open(
             log,
             tally,
             version,
+            log_requests: true,
             message_errors: rx,
         },
         incoming,
@@ -96,13 +99,26 @@ pub async fn open(
 impl Client {
     /// Sends a request, logging it; on failure reports it (`what` names
     /// the request) and says how it ended.
-    pub async fn send(&self, what: &str, actions: Vec<ActionRequest>) -> Result<OutgoingRequest, Outcome> {
+    pub async fn send(
+        &self,
+        what: &str,
+        actions: Vec<ActionRequest>,
+    ) -> Result<OutgoingRequest, Outcome> {
         let peer = self.conn.peer_addr();
         match self.conn.send_request(actions.clone()).await {
             Ok(request) => {
                 Tally::bump(&self.tally.sent);
                 let id = request.transaction_id();
-                show::message(&self.log, "->", peer, "", self.version, show::request(id, &actions));
+                if self.log_requests {
+                    show::message(
+                        &self.log,
+                        "->",
+                        peer,
+                        "",
+                        self.version,
+                        show::request(id, &actions),
+                    );
+                }
                 Ok(request)
             }
             Err(e) => Err(self.failed(what, e)),
@@ -112,7 +128,10 @@ impl Client {
     /// Waits for the reply to a request sent (or a message-level error
     /// from the peer), logs it, reports errors; returns the result when
     /// there is one.
-    pub async fn finish(&mut self, request: OutgoingRequest) -> (Outcome, Option<TransactionResult>) {
+    pub async fn finish(
+        &mut self,
+        request: OutgoingRequest,
+    ) -> (Outcome, Option<TransactionResult>) {
         let peer = self.conn.peer_addr();
         let id = request.transaction_id();
         let answer = tokio::select! {
@@ -126,10 +145,20 @@ impl Client {
         match answer {
             Ok(result) => {
                 Tally::bump(&self.tally.received);
-                show::message(&self.log, "<-", peer, "", self.version, show::reply(id, &result));
+                show::message(
+                    &self.log,
+                    "<-",
+                    peer,
+                    "",
+                    self.version,
+                    show::reply(id, &result),
+                );
                 let errors = reply_errors(&result);
                 for e in &errors {
-                    self.warn(format!("megaco: transaction {id}: {peer} answered {}", describe(e)));
+                    self.warn(format!(
+                        "megaco: transaction {id}: {peer} answered {}",
+                        describe(e)
+                    ));
                 }
                 if errors.is_empty() {
                     (Outcome::Replied, Some(result))
@@ -143,7 +172,11 @@ impl Client {
     }
 
     pub fn warn(&self, text: String) {
-        self.log.warn("error", || text.clone(), || json!({ "peer": addr(self.conn.peer_addr()), "detail": text }));
+        self.log.warn(
+            "error",
+            || text.clone(),
+            || json!({ "peer": addr(self.conn.peer_addr()), "detail": text }),
+        );
     }
 
     /// Reports a request that got no reply.
@@ -163,7 +196,9 @@ impl Client {
                 Outcome::Failed
             }
             megaco_stack::Error::TooManyOutstanding(n) => {
-                self.warn(format!("megaco: {what}: not sent, {n} requests already await a reply"));
+                self.warn(format!(
+                    "megaco: {what}: not sent, {n} requests already await a reply"
+                ));
                 Outcome::Failed
             }
             e => {

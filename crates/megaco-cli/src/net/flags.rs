@@ -194,7 +194,9 @@ impl EngineArgs {
         c.segment_recv_timer = self.segment_recv_timer.0;
         c.transport.max_peers = usize::try_from(self.max_peers).unwrap_or(usize::MAX).max(1);
         c.transport.peer_idle_timeout = self.peer_idle_timeout.0;
-        c.transport.inbound_queue = usize::try_from(self.inbound_queue).unwrap_or(usize::MAX).max(1);
+        c.transport.inbound_queue = usize::try_from(self.inbound_queue)
+            .unwrap_or(usize::MAX)
+            .max(1);
         c.transport.tcp_idle_timeout = self.tcp_idle_timeout.0;
     }
 }

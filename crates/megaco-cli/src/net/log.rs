@@ -139,17 +139,27 @@ impl Log {
     }
 
     /// A line shown even with `--quiet` (listening addresses, results).
-    pub fn notice(&self, event: &str, text: impl FnOnce() -> String, fields: impl FnOnce() -> Value) {
+    pub fn notice(
+        &self,
+        event: &str,
+        text: impl FnOnce() -> String,
+        fields: impl FnOnce() -> Value,
+    ) {
         self.emit(Stream::Main, event, text, fields);
     }
 
-    /// A warning or error: on standard error (JSON: on the main output).
+    /// A warning, error or summary: on standard error (and the log file).
     pub fn warn(&self, event: &str, text: impl FnOnce() -> String, fields: impl FnOnce() -> Value) {
-        let stream = if self.json { Stream::Main } else { Stream::Diag };
-        self.emit(stream, event, text, fields);
+        self.emit(Stream::Diag, event, text, fields);
     }
 
-    fn emit(&self, stream: Stream, event: &str, text: impl FnOnce() -> String, fields: impl FnOnce() -> Value) {
+    fn emit(
+        &self,
+        stream: Stream,
+        event: &str,
+        text: impl FnOnce() -> String,
+        fields: impl FnOnce() -> Value,
+    ) {
         let time = humantime::format_rfc3339_millis(SystemTime::now());
         let line = if self.json {
             let mut v = json!({ "time": time.to_string(), "event": event });

@@ -20,7 +20,10 @@ use tokio::sync::mpsc;
 use super::client::{self, Client, Outcome};
 use super::log::{addr, Log, LogArgs};
 use super::serve::{self, Server};
-use super::{config, domain, resolve, runtime, spread_timeout, stop_signal, Common, EngineArgs, Tally, WireEncoding, MID_HELP};
+use super::{
+    config, domain, resolve, runtime, spread_timeout, stop_signal, Common, EngineArgs, Tally,
+    WireEncoding, MID_HELP,
+};
 
 /// `megaco mg`.
 #[derive(Debug, Clone, Args)]
@@ -85,17 +88,39 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     let (log, writer) = Log::start(&args.log)?;
     let tally = Arc::new(Tally::default());
     let stop = stop_signal().context("installing the signal handlers")?;
-    let (mut client, incoming, errors) =
-        match client::open(args.tcp, args.local, remote, config, log.clone(), tally.clone()).await {
-            Ok(x) => x,
-            Err(msg) => {
-                log.warn("error", || format!("megaco: {msg}"), || json!({ "error": msg }));
-                writer.finish(log, Duration::from_secs(1));
-                return Ok(Outcome::NoReply.exit_code());
-            }
-        };
-    let style = if encoding.is_binary() { TermIdStyle::Binary } else { TermIdStyle::Text };
-    let server = Server::new(log.clone(), tally.clone(), Role::Mg, scenario.rules.clone(), 64);
+    let (mut client, incoming, errors) = match client::open(
+        args.tcp,
+        args.local,
+        remote,
+        config,
+        log.clone(),
+        tally.clone(),
+    )
+    .await
+    {
+        Ok(x) => x,
+        Err(msg) => {
+            log.warn(
+                "error",
+                || format!("megaco: {msg}"),
+                || json!({ "error": msg }),
+            );
+            writer.finish(log, Duration::from_secs(1));
+            return Ok(Outcome::NoReply.exit_code());
+        }
+    };
+    let style = if encoding.is_binary() {
+        TermIdStyle::Binary
+    } else {
+        TermIdStyle::Text
+    };
+    let server = Server::new(
+        log.clone(),
+        tally.clone(),
+        Role::Mg,
+        scenario.rules.clone(),
+        64,
+    );
     let (requests_tx, mut requests) = mpsc::channel(64);
     let answering = tokio::spawn(answer(incoming, server, style, errors, requests_tx));
 
@@ -103,7 +128,11 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     tokio::pin!(stop);
     let work = async {
         if scenario.mg.register || args.scenario.is_none() {
-            let sc = build::service_change(TerminationId::root(), ServiceChangeMethod::Restart, &scenario.mg.reason);
+            let sc = build::service_change(
+                TerminationId::root(),
+                ServiceChangeMethod::Restart,
+                &scenario.mg.reason,
+            );
             let outcome = call(&mut client, "registration", vec![sc]).await.0;
             if outcome != Outcome::Replied {
                 client.warn(format!("megaco: registration with {remote} failed"));
@@ -111,7 +140,12 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
             }
         }
         for t in &args.notify {
-            let n = build::notify(ContextId::NULL, TerminationId::new(t.as_str()), 1, &args.event);
+            let n = build::notify(
+                ContextId::NULL,
+                TerminationId::new(t.as_str()),
+                1,
+                &args.event,
+            );
             let outcome = call(&mut client, "notify", vec![n]).await.0;
             if outcome != Outcome::Replied {
                 return outcome;
@@ -124,7 +158,11 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
         outcome = work => (outcome, "mg: done".to_string()),
     };
     let ended = if args.stay && outcome == Outcome::Replied {
-        log.notice("staying", || "mg: answering the controller until SIGINT or SIGTERM".into(), || json!({}));
+        log.notice(
+            "staying",
+            || "mg: answering the controller until SIGINT or SIGTERM".into(),
+            || json!({}),
+        );
         tokio::select! {
             sig = &mut stop => format!("mg: stopped by {sig}"),
             _ = answering => "mg: the connection closed".to_string(),
@@ -139,7 +177,11 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
 }
 
 /// Sends one request and waits for its reply.
-async fn call(client: &mut Client, what: &str, actions: Vec<ActionRequest>) -> (Outcome, Option<TransactionResult>) {
+async fn call(
+    client: &mut Client,
+    what: &str,
+    actions: Vec<ActionRequest>,
+) -> (Outcome, Option<TransactionResult>) {
     match client.send(what, actions).await {
         Ok(request) => client.finish(request).await,
         Err(outcome) => (outcome, None),
@@ -147,7 +189,11 @@ async fn call(client: &mut Client, what: &str, actions: Vec<ActionRequest>) -> (
 }
 
 /// Runs the scenario's steps; the outcome of the first that fails.
-async fn run_script(client: &mut Client, script: &mut Script, requests: &mut mpsc::Receiver<Vec<ActionRequest>>) -> Outcome {
+async fn run_script(
+    client: &mut Client,
+    script: &mut Script,
+    requests: &mut mpsc::Receiver<Vec<ActionRequest>>,
+) -> Outcome {
     let default_wait = Duration::from_secs(30);
     loop {
         let next = match script.next_step() {
@@ -160,14 +206,25 @@ async fn run_script(client: &mut Client, script: &mut Script, requests: &mut mps
             Next::Send { actions, timeout } => {
                 let call = call(client, "step", actions);
                 let result = match timeout {
-                    Some(t) => tokio::time::timeout(t, call).await.unwrap_or((Outcome::NoReply, None)),
+                    Some(t) => tokio::time::timeout(t, call)
+                        .await
+                        .unwrap_or((Outcome::NoReply, None)),
                     None => call.await,
                 };
                 let checked = match result {
-                    (_, Some(result)) => script.replied(&result).map_err(|f| (f, Outcome::ErrorReply)),
-                    (outcome, None) => script
-                        .no_reply(&format!("{outcome:?}"))
-                        .map_err(|f| (f, if outcome == Outcome::Failed { Outcome::Failed } else { Outcome::NoReply })),
+                    (_, Some(result)) => script
+                        .replied(&result)
+                        .map_err(|f| (f, Outcome::ErrorReply)),
+                    (outcome, None) => script.no_reply(&format!("{outcome:?}")).map_err(|f| {
+                        (
+                            f,
+                            if outcome == Outcome::Failed {
+                                Outcome::Failed
+                            } else {
+                                Outcome::NoReply
+                            },
+                        )
+                    }),
                 };
                 if let Err((f, outcome)) = checked {
                     return failed(client, &f, outcome);

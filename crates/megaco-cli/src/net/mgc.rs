@@ -17,7 +17,9 @@ use tokio::sync::mpsc;
 use super::log::{addr, Log, LogArgs};
 use super::serve::{self, Server};
 use super::show::mid_text;
-use super::{config, domain, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding, MID_HELP};
+use super::{
+    config, domain, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding, MID_HELP,
+};
 
 /// `megaco mgc`.
 #[derive(Debug, Clone, Args)]
@@ -72,12 +74,22 @@ fn ports(args: &MgcArgs) -> Vec<(WireEncoding, SocketAddr)> {
     match (args.listen, args.common.encoding) {
         (Some(a), e) => vec![(e.unwrap_or(WireEncoding::Pretty), a)],
         (None, Some(e)) => {
-            let port = if e.is_binary() { args.binary_port } else { args.text_port };
+            let port = if e.is_binary() {
+                args.binary_port
+            } else {
+                args.text_port
+            };
             vec![(e, SocketAddr::new(args.host, port))]
         }
         (None, None) => vec![
-            (WireEncoding::Pretty, SocketAddr::new(args.host, args.text_port)),
-            (WireEncoding::Ber, SocketAddr::new(args.host, args.binary_port)),
+            (
+                WireEncoding::Pretty,
+                SocketAddr::new(args.host, args.text_port),
+            ),
+            (
+                WireEncoding::Ber,
+                SocketAddr::new(args.host, args.binary_port),
+            ),
         ],
     }
 }
@@ -97,10 +109,23 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     let mut endpoints = Vec::new();
     let mut max_peers = 0;
     for (encoding, at) in ports(&args) {
-        let config = config(mid.clone(), version, encoding.encoding(c.dialect), &args.engine);
+        let config = config(
+            mid.clone(),
+            version,
+            encoding.encoding(c.dialect),
+            &args.engine,
+        );
         max_peers += config.transport.max_peers;
-        let style = if encoding.is_binary() { TermIdStyle::Binary } else { TermIdStyle::Text };
-        let kind = if encoding.is_binary() { encoding.name() } else { "text" };
+        let style = if encoding.is_binary() {
+            TermIdStyle::Binary
+        } else {
+            TermIdStyle::Text
+        };
+        let kind = if encoding.is_binary() {
+            encoding.name()
+        } else {
+            "text"
+        };
         let mut bound = at;
         if !args.tcp {
             let (endpoint, incoming) = udp::bind(at, config.clone())
@@ -123,11 +148,19 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     drop(tx);
     log.warn(
         "started",
-        || format!("mgc: mid {}, v{version}; SIGINT or SIGTERM to stop", mid_text(&mid)),
+        || {
+            format!(
+                "mgc: mid {}, v{version}; SIGINT or SIGTERM to stop",
+                mid_text(&mid)
+            )
+        },
         || json!({ "mid": mid_text(&mid), "version": version }),
     );
 
-    let role = Role::Mgc { mid: mid.clone(), max_version: 3 };
+    let role = Role::Mgc {
+        mid: mid.clone(),
+        max_version: 3,
+    };
     let mut server = Server::new(log.clone(), tally.clone(), role, scenario.rules, max_peers);
     let mut served: u64 = 0;
     tokio::pin!(stop);

@@ -16,8 +16,8 @@
 //! got no reply (timeout, connection refused or closed), 2 for anything
 //! else (bad arguments, unreadable file, ...).
 
-mod flags;
 mod client;
+mod flags;
 mod log;
 mod mg;
 mod mgc;
@@ -290,8 +290,12 @@ impl Tally {
         let peers = self.peers.lock().map(|p| p.len()).unwrap_or(0);
         let secs = started.elapsed().as_secs_f64();
         let dropped = log.dropped();
-        let (received, sent, replied, errors) =
-            (n(&self.received), n(&self.sent), n(&self.replied), n(&self.errors));
+        let (received, sent, replied, errors) = (
+            n(&self.received),
+            n(&self.sent),
+            n(&self.replied),
+            n(&self.errors),
+        );
         log.warn(
             "summary",
             || {
@@ -332,7 +336,10 @@ mod tests {
             })
         );
         assert_eq!(show::mid_text(&mid), "[10.0.0.1]:2944");
-        assert_eq!(parse_mid("<mg.example.net>").unwrap(), domain("mg.example.net"));
+        assert_eq!(
+            parse_mid("<mg.example.net>").unwrap(),
+            domain("mg.example.net")
+        );
         assert!(parse_mid("").is_err());
         assert!(parse_mid("[1.2.3.4] T=1{}").is_err());
         assert!(parse_mid("[1.2.3").is_err());

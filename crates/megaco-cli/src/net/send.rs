@@ -19,7 +19,9 @@ use super::client::{self, Outcome};
 use super::log::{Log, LogArgs};
 use super::serve;
 use super::show::describe;
-use super::{config, resolve, runtime, spread_timeout, Common, EngineArgs, Tally, WireEncoding, MID_HELP};
+use super::{
+    config, resolve, runtime, spread_timeout, Common, EngineArgs, Tally, WireEncoding, MID_HELP,
+};
 use crate::codec::{self, BinaryOptions, Detected, InputFormat};
 
 /// `megaco send`.
@@ -146,15 +148,28 @@ async fn run(args: SendArgs) -> Result<ExitCode> {
     // up: the file's first id, when the rest fit after it.
     config.min_trans_id = first_id(&requests);
     let tally = Arc::new(Tally::default());
-    let (mut client, incoming, errors) =
-        match client::open(args.tcp, args.local, remote, config, log.clone(), tally.clone()).await {
-            Ok(x) => x,
-            Err(msg) => {
-                log.warn("error", || format!("megaco: {msg}"), || json!({ "error": msg }));
-                writer.finish(log, Duration::from_secs(1));
-                return Ok(Outcome::NoReply.exit_code());
-            }
-        };
+    let (mut client, incoming, errors) = match client::open(
+        args.tcp,
+        args.local,
+        remote,
+        config,
+        log.clone(),
+        tally.clone(),
+    )
+    .await
+    {
+        Ok(x) => x,
+        Err(msg) => {
+            log.warn(
+                "error",
+                || format!("megaco: {msg}"),
+                || json!({ "error": msg }),
+            );
+            writer.finish(log, Duration::from_secs(1));
+            return Ok(Outcome::NoReply.exit_code());
+        }
+    };
+    client.log_requests = false;
     let watcher = tokio::spawn(watch(incoming, log.clone(), tally.clone(), errors));
     // All the requests go out at once; the replies are taken in the file's
     // order.
@@ -188,7 +203,12 @@ async fn run(args: SendArgs) -> Result<ExitCode> {
 
 /// Logs what arrives besides the replies (events, requests from the
 /// peer, which get error 501 as the stack answers when nobody serves).
-async fn watch(mut incoming: Incoming, log: Log, tally: Arc<Tally>, errors: mpsc::Sender<ErrorDescriptor>) {
+async fn watch(
+    mut incoming: Incoming,
+    log: Log,
+    tally: Arc<Tally>,
+    errors: mpsc::Sender<ErrorDescriptor>,
+) {
     while let Some(item) = incoming.recv().await {
         match item {
             Inbound::Event { peer, event } => {

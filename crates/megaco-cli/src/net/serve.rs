@@ -36,7 +36,13 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn new(log: Log, tally: Arc<Tally>, role: Role, rules: Vec<Rule>, max_peers: usize) -> Self {
+    pub fn new(
+        log: Log,
+        tally: Arc<Tally>,
+        role: Role,
+        rules: Vec<Rule>,
+        max_peers: usize,
+    ) -> Self {
         Server {
             log,
             tally,
@@ -80,7 +86,14 @@ impl Server {
         Tally::bump(&self.tally.received);
         self.tally.peer(peer);
         let from = show::mid_text(req.mid());
-        show::message(&self.log, "<-", peer, &from, version, show::request(id, req.actions()));
+        show::message(
+            &self.log,
+            "<-",
+            peer,
+            &from,
+            version,
+            show::request(id, req.actions()),
+        );
         let answer = self.responder(peer).answer(req.actions(), style);
         let Some(result) = answer.reply else {
             self.log.info(
@@ -157,7 +170,12 @@ pub fn event(log: &Log, tally: &Tally, peer: SocketAddr, event: &Event) {
             Tally::bump(&tally.errors);
             log.warn(
                 "message_error",
-                || format!("megaco: {peer} answered with a message-level {}", describe(error)),
+                || {
+                    format!(
+                        "megaco: {peer} answered with a message-level {}",
+                        describe(error)
+                    )
+                },
                 || json!({ "peer": p, "code": error.error_code, "text": error.error_text }),
             );
         }

@@ -146,7 +146,10 @@ pub fn mid_text(mid: &Mid) -> String {
     match megaco::text::encode_compact(&msg) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
-            text.split_whitespace().nth(1).unwrap_or_default().to_string()
+            text.split_whitespace()
+                .nth(1)
+                .unwrap_or_default()
+                .to_string()
         }
         Err(_) => format!("{mid:?}"),
     }
@@ -180,7 +183,9 @@ mod tests {
             .unwrap_err();
         let text = decode_error(&e);
         assert!(text.starts_with("3:3: "), "{text}");
-        let e = megaco::codec::Encoding::ber().decode(&[0x30, 0x05, 1]).unwrap_err();
+        let e = megaco::codec::Encoding::ber()
+            .decode(&[0x30, 0x05, 1])
+            .unwrap_err();
         assert!(decode_error(&e).contains(": BER: "), "{}", decode_error(&e));
     }
 }
