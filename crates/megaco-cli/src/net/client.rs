@@ -79,6 +79,7 @@ pub async fn open(
             Err(e) => return Err(format!("cannot bind udp {local}: {e}")),
         }
     };
+    tally.peer(remote);
     let (tx, rx) = mpsc::channel(16);
     Ok((
         Client {

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -48,12 +48,13 @@ pub struct LogArgs {
 enum Stream {
     /// Messages and events: standard output or the log file.
     Main,
-    /// Warnings and errors: standard error (and the log file, if any).
+    /// Warnings, errors and the summary: standard error (and the log
+    /// file, if any).
     Diag,
 }
 
 enum Entry {
-    Line(Stream, String),
+    Line(String),
     Flush(mpsc::Sender<()>),
 }
 
@@ -62,10 +63,35 @@ struct Shared {
     dropped: AtomicU64,
 }
 
+/// One output and the thread that writes it.
+struct Output {
+    tx: SyncSender<Entry>,
+    thread: JoinHandle<()>,
+}
+
+impl Output {
+    fn start(
+        name: &str,
+        out: Box<dyn Write + Send>,
+        cap: usize,
+        shared: Arc<Shared>,
+    ) -> Result<Output> {
+        let (tx, rx) = mpsc::sync_channel(cap);
+        let thread = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || write_lines(rx, out, &shared))
+            .context("starting the log writer")?;
+        Ok(Output { tx, thread })
+    }
+}
+
 /// A handle to the output; cheap to clone.
 #[derive(Clone)]
 pub struct Log {
-    tx: SyncSender<Entry>,
+    main: SyncSender<Entry>,
+    diag: SyncSender<Entry>,
+    /// Warnings are copied into the log file.
+    to_file: bool,
     shared: Arc<Shared>,
     /// JSON lines.
     pub json: bool,
@@ -75,13 +101,14 @@ pub struct Log {
     pub pretty: bool,
 }
 
-/// The writer thread, joined at the end.
+/// The writer threads, let go at the end.
 pub struct Writer {
-    thread: Option<JoinHandle<()>>,
+    threads: Vec<JoinHandle<()>>,
 }
 
 impl Log {
-    /// Opens the output and starts the writer.
+    /// Opens the outputs and starts a writer thread for each, so that a
+    /// stuck standard output does not hold up warnings.
     pub fn start(args: &LogArgs) -> Result<(Log, Writer)> {
         let file = match &args.log {
             Some(p) => Some(
@@ -93,24 +120,32 @@ impl Log {
             ),
             None => None,
         };
+        let to_file = file.is_some();
+        let main_out: Box<dyn Write + Send> = match file {
+            Some(f) => Box::new(BufWriter::new(f)),
+            None => Box::new(BufWriter::new(io::stdout())),
+        };
         let cap = usize::try_from(args.log_queue).unwrap_or(usize::MAX);
-        let (tx, rx) = mpsc::sync_channel(cap);
         let shared = Arc::new(Shared::default());
-        let s = shared.clone();
-        let thread = std::thread::Builder::new()
-            .name("megaco-log".into())
-            .spawn(move || write_lines(rx, file, &s))
-            .context("starting the log writer")?;
+        let main = Output::start("megaco-log", main_out, cap, shared.clone())?;
+        let diag = Output::start(
+            "megaco-log-err",
+            Box::new(BufWriter::new(io::stderr())),
+            cap,
+            shared.clone(),
+        )?;
         Ok((
             Log {
-                tx,
+                main: main.tx,
+                diag: diag.tx,
+                to_file,
                 shared,
                 json: args.json,
                 quiet: args.quiet,
                 pretty: args.pretty,
             },
             Writer {
-                thread: Some(thread),
+                threads: vec![main.thread, diag.thread],
             },
         ))
     }
@@ -121,10 +156,18 @@ impl Log {
     }
 
     fn put(&self, stream: Stream, line: String) {
-        match self.tx.try_send(Entry::Line(stream, line)) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+        let send = |tx: &SyncSender<Entry>, line: String| {
+            if tx.try_send(Entry::Line(line)).is_err() {
                 self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        };
+        match stream {
+            Stream::Main => send(&self.main, line),
+            Stream::Diag => {
+                if self.to_file {
+                    send(&self.main, line.clone());
+                }
+                send(&self.diag, line);
             }
         }
     }
@@ -173,46 +216,47 @@ impl Log {
         self.put(stream, line);
     }
 
-    /// Waits (at most `wait`) until every line queued so far is written.
+    /// Waits, at most `wait` in all, until every line queued so far is
+    /// written (an output that stays stuck is given up on).
     pub fn flush(&self, wait: Duration) {
-        let (tx, rx) = mpsc::channel();
-        if self.tx.send_timeout_compat(Entry::Flush(tx), wait) {
-            let _ = rx.recv_timeout(wait);
+        let end = Instant::now() + wait;
+        let mut acks = Vec::new();
+        for tx in [&self.main, &self.diag] {
+            let (ack, rx) = mpsc::channel();
+            if send_until(tx, Entry::Flush(ack), end) {
+                acks.push(rx);
+            }
+        }
+        for rx in acks {
+            let _ = rx.recv_timeout(end.saturating_duration_since(Instant::now()));
         }
     }
 }
 
-trait SendTimeout {
-    fn send_timeout_compat(&self, e: Entry, wait: Duration) -> bool;
-}
-
-impl SendTimeout for SyncSender<Entry> {
-    /// `try_send`, retried for up to `wait`.
-    fn send_timeout_compat(&self, mut e: Entry, wait: Duration) -> bool {
-        let end = std::time::Instant::now() + wait;
-        loop {
-            match self.try_send(e) {
-                Ok(()) => return true,
-                Err(TrySendError::Disconnected(_)) => return false,
-                Err(TrySendError::Full(back)) => {
-                    if std::time::Instant::now() >= end {
-                        return false;
-                    }
-                    e = back;
-                    std::thread::sleep(Duration::from_millis(5));
+/// `try_send`, retried until `end`.
+fn send_until(tx: &SyncSender<Entry>, mut e: Entry, end: Instant) -> bool {
+    loop {
+        match tx.try_send(e) {
+            Ok(()) => return true,
+            Err(TrySendError::Disconnected(_)) => return false,
+            Err(TrySendError::Full(back)) => {
+                if Instant::now() >= end {
+                    return false;
                 }
+                e = back;
+                std::thread::sleep(Duration::from_millis(5));
             }
         }
     }
 }
 
 impl Writer {
-    /// Writes what is queued, waiting at most `wait` (a stuck output is
-    /// left behind: the process ends anyway).
-    pub fn finish(mut self, log: Log, wait: Duration) {
+    /// Writes what is queued, waiting at most `wait`; a writer stuck on a
+    /// full output is left behind (the process ends anyway).
+    pub fn finish(self, log: Log, wait: Duration) {
         log.flush(wait);
         drop(log);
-        if let Some(t) = self.thread.take() {
+        for t in self.threads {
             if t.is_finished() {
                 let _ = t.join();
             }
@@ -220,30 +264,26 @@ impl Writer {
     }
 }
 
-/// The writer thread: each line to its stream, flushed when the queue is
-/// empty; a stream that fails (closed pipe) is given up and its lines
+/// A writer thread: each line to its output, flushed when the queue is
+/// empty; an output that fails (a closed pipe) is given up and its lines
 /// counted as dropped.
-fn write_lines(rx: Receiver<Entry>, file: Option<File>, shared: &Shared) {
-    // Warnings go to the log file too, when there is one.
-    let to_file = file.is_some();
-    let mut main: Box<dyn Write> = match file {
-        Some(f) => Box::new(BufWriter::new(f)),
-        None => Box::new(BufWriter::new(io::stdout())),
-    };
-    let mut diag = BufWriter::new(io::stderr());
-    let (mut main_ok, mut diag_ok) = (true, true);
-    let drop_one = || {
-        shared.dropped.fetch_add(1, Ordering::Relaxed);
-    };
-    let mut pending_flush: Vec<mpsc::Sender<()>> = Vec::new();
+fn write_lines(rx: Receiver<Entry>, mut out: Box<dyn Write + Send>, shared: &Shared) {
+    let mut ok = true;
+    // Lines written into the buffer since the last flush: lost with it
+    // when the flush fails.
+    let mut unflushed = 0u64;
+    let mut acks: Vec<mpsc::Sender<()>> = Vec::new();
     loop {
         let entry = match rx.try_recv() {
             Ok(e) => e,
             Err(mpsc::TryRecvError::Empty) => {
-                main_ok &= main.flush().is_ok();
-                diag_ok &= diag.flush().is_ok();
-                for f in pending_flush.drain(..) {
-                    let _ = f.send(());
+                if ok && out.flush().is_err() {
+                    ok = false;
+                    shared.dropped.fetch_add(unflushed, Ordering::Relaxed);
+                }
+                unflushed = 0;
+                for a in acks.drain(..) {
+                    let _ = a.send(());
                 }
                 match rx.recv() {
                     Ok(e) => e,
@@ -251,33 +291,25 @@ fn write_lines(rx: Receiver<Entry>, file: Option<File>, shared: &Shared) {
                 }
             }
             Err(mpsc::TryRecvError::Disconnected) => {
-                let _ = main.flush();
-                let _ = diag.flush();
-                for f in pending_flush.drain(..) {
-                    let _ = f.send(());
+                let _ = out.flush();
+                for a in acks.drain(..) {
+                    let _ = a.send(());
                 }
                 return;
             }
         };
         match entry {
-            Entry::Flush(f) => pending_flush.push(f),
-            Entry::Line(Stream::Main, line) => {
-                if main_ok {
-                    main_ok = writeln!(main, "{line}").is_ok();
+            Entry::Flush(a) => acks.push(a),
+            Entry::Line(line) => {
+                if !ok {
+                    shared.dropped.fetch_add(1, Ordering::Relaxed);
+                    continue;
                 }
-                if !main_ok {
-                    drop_one();
-                }
-            }
-            Entry::Line(Stream::Diag, line) => {
-                if to_file && main_ok {
-                    main_ok = writeln!(main, "{line}").is_ok();
-                }
-                if diag_ok {
-                    diag_ok = writeln!(diag, "{line}").is_ok();
-                }
-                if !diag_ok {
-                    drop_one();
+                unflushed += 1;
+                if writeln!(out, "{line}").is_err() {
+                    ok = false;
+                    shared.dropped.fetch_add(unflushed, Ordering::Relaxed);
+                    unflushed = 0;
                 }
             }
         }

@@ -155,7 +155,10 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     };
     let (outcome, ended) = tokio::select! {
         sig = &mut stop => (Outcome::Failed, format!("mg: stopped by {sig}")),
-        outcome = work => (outcome, "mg: done".to_string()),
+        outcome = work => {
+            let how = if outcome == Outcome::Replied { "done" } else { "failed" };
+            (outcome, format!("mg: {how}"))
+        }
     };
     let ended = if args.stay && outcome == Outcome::Replied {
         log.notice(

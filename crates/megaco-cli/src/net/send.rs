@@ -196,7 +196,12 @@ async fn run(args: SendArgs) -> Result<ExitCode> {
     }
     watcher.abort();
     drop(client);
-    tally.summary(&log, "send: done", started);
+    let how = if worst == Outcome::Replied {
+        "done"
+    } else {
+        "failed"
+    };
+    tally.summary(&log, &format!("send: {how}"), started);
     writer.finish(log, Duration::from_secs(1));
     Ok(worst.exit_code())
 }

@@ -159,6 +159,14 @@ impl Mgc {
     }
 }
 
+impl Mgc {
+    /// Stops the controller with SIGTERM and returns its standard error.
+    #[cfg(unix)]
+    pub fn stop_quietly(self) -> String {
+        self.stop("-TERM")
+    }
+}
+
 impl Drop for Mgc {
     fn drop(&mut self) {
         let _ = self.child.kill();
