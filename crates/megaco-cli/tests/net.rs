@@ -383,6 +383,63 @@ fn help_lists_the_network_subcommands() {
     ] {
         assert!(stdout(&out).contains(opt), "{opt}");
     }
+    // Every engine timer and bound, with the engine's default.
+    let out = megaco(&["mgc", "--help"]);
+    let help = stdout(&out);
+    for (flag, default) in [
+        ("--reply-timer <SECS>", "[default: 30]"),
+        ("--pending-timer <SECS|none>", "[default: 30]"),
+        ("--max-peers <N>", "[default: 4096]"),
+        ("--tcp-idle-timeout <SECS|none>", "[default: none]"),
+        ("--text-port <PORT>", "[default: 2944]"),
+        ("--binary-port <PORT>", "[default: 2945]"),
+    ] {
+        let at = help
+            .find(flag)
+            .unwrap_or_else(|| panic!("{flag} in {help}"));
+        let next = help[at..]
+            .find("[default: ")
+            .map(|i| &help[at + i..])
+            .unwrap();
+        assert!(
+            next.starts_with(default),
+            "{flag}: {}",
+            &next[..30.min(next.len())]
+        );
+    }
+}
+
+#[test]
+fn a_message_level_error_reply_is_reported_not_waited_out() {
+    // A peer that answers every message with error 406, as OTP does a
+    // version it does not speak.
+    let peer = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = peer.local_addr().unwrap().to_string();
+    let answer = std::thread::spawn(move || {
+        peer.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        let mut buf = [0u8; 4096];
+        let (_, from) = peer.recv_from(&mut buf).unwrap();
+        peer.send_to(b"!/1 [127.0.0.1]:9 ER=406{\"Version not supported\"}", from)
+            .unwrap();
+    });
+    let out = megaco(&[
+        "send",
+        "--to",
+        &addr,
+        "--timeout",
+        "5",
+        &vector("pretty/msg03.txt"),
+    ]);
+    answer.join().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "transaction 10000: {addr} answered with a message-level error 406 (Version not supported)"
+        )),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[cfg(unix)]

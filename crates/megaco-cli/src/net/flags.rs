@@ -200,3 +200,96 @@ impl EngineArgs {
         c.transport.tcp_idle_timeout = self.tcp_idle_timeout.0;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        engine: EngineArgs,
+    }
+
+    #[test]
+    fn the_flags_default_to_the_engines_defaults() {
+        let cli = Cli::try_parse_from(["x"]).unwrap();
+        let mut c = defaults();
+        cli.engine.apply(&mut c);
+        let d = defaults();
+        assert_eq!(c.request_timer, d.request_timer);
+        assert_eq!(
+            (
+                c.long_request_timer,
+                c.pending_timer,
+                c.reply_timer,
+                c.segment_recv_timer
+            ),
+            (
+                d.long_request_timer,
+                d.pending_timer,
+                d.reply_timer,
+                d.segment_recv_timer
+            )
+        );
+        assert_eq!(
+            (
+                c.recv_pending_limit,
+                c.sent_pending_limit,
+                c.imm_ack_required,
+                c.reply_to_decode_errors
+            ),
+            (
+                d.recv_pending_limit,
+                d.sent_pending_limit,
+                d.imm_ack_required,
+                d.reply_to_decode_errors
+            )
+        );
+        assert_eq!(
+            (c.min_trans_id, c.max_trans_id),
+            (d.min_trans_id, d.max_trans_id)
+        );
+        assert_eq!(
+            (
+                c.max_outstanding_requests,
+                c.max_unanswered_requests,
+                c.max_pdu_size
+            ),
+            (
+                d.max_outstanding_requests,
+                d.max_unanswered_requests,
+                d.max_pdu_size
+            )
+        );
+        assert_eq!(c.transport, d.transport);
+    }
+
+    #[test]
+    fn limits_and_timers_read_none() {
+        let cli = Cli::try_parse_from([
+            "x",
+            "--pending-timer",
+            "none",
+            "--max-unanswered",
+            "none",
+            "--tcp-idle-timeout",
+            "2.5",
+            "--max-pdu-size",
+            "1400",
+        ])
+        .unwrap();
+        let mut c = defaults();
+        cli.engine.apply(&mut c);
+        assert_eq!(c.pending_timer, None);
+        assert_eq!(c.max_unanswered_requests, None);
+        assert_eq!(
+            c.transport.tcp_idle_timeout,
+            Some(Duration::from_millis(2500))
+        );
+        assert_eq!(c.max_pdu_size, Some(1400));
+        assert!(Cli::try_parse_from(["x", "--reply-timer", "none"]).is_err());
+        assert!(Cli::try_parse_from(["x", "--reply-timer", "-1"]).is_err());
+    }
+}
