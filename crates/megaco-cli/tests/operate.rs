@@ -373,3 +373,77 @@ fn a_gateway_answers_its_controllers_requests_with_real_ids() {
     assert_eq!(status.code(), Some(0), "{rest}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_script_waits_for_the_controllers_request() {
+    let mgc = Mgc::start(&["--udp", "--encoding", "compact"]);
+    let dir = std::env::temp_dir().join(format!("megaco-receive-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("receive.toml");
+    std::fs::write(
+        &script,
+        "[[step]]\nname = \"ringing\"\nreceive = \"modify\"\ntermination = \"tdm/*\"\ntimeout = 20\n\
+         [[step]]\nsend = \"Context = - { Notify = tdm/1 { ObservedEvents = 1 { al/of } } }\"\n",
+    )
+    .unwrap();
+    let port = UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let local = format!("127.0.0.1:{port}");
+    let mut mg = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args([
+            "mg",
+            "--mgc",
+            &mgc.addr,
+            "--local",
+            &local,
+            "--timeout",
+            "5",
+        ])
+        .arg("--scenario")
+        .arg(&script)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(mg.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains(" P=1{") {
+        line.clear();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "mg ended before registering"
+        );
+    }
+    // The controller's side, played by `send`: an AuditValue the step
+    // does not wait for, then the Modify it does.
+    let file = dir.join("ring.txt");
+    std::fs::write(
+        &file,
+        "!/1 <mgc>\nT=70{C=-{AV=tdm/1}}\nT=71{C=-{MF=tdm/1{SG{cg/rt}}}}",
+    )
+    .unwrap();
+    let sent = megaco(&[
+        "send",
+        "--to",
+        &local,
+        "--timeout",
+        "5",
+        file.to_str().unwrap(),
+    ]);
+    assert_ok(&sent);
+    let status = mg.wait().unwrap();
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert!(status.success(), "{rest}");
+    assert!(
+        bodies(&rest).contains(&format!(
+            "-> {} T=2{{C=-{{N=tdm/1{{OE=1{{al/of}}}}}}}}",
+            mgc.addr
+        )),
+        "{rest}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
