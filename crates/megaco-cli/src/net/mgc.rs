@@ -106,7 +106,7 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     // caught.
     let stop = stop_signal().context("installing the signal handlers")?;
     let (tx, mut rx) = mpsc::channel::<Tagged>(1024);
-    let mut endpoints = Vec::new();
+    let mut watch = Watch::default();
     let mut max_peers = 0;
     for (encoding, at) in ports(&args) {
         let config = config(
@@ -133,7 +133,7 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
                 .with_context(|| format!("listening on udp {at}"))?;
             bound = endpoint.local_addr();
             listening(&log, "udp", bound, kind);
-            endpoints.push(endpoint);
+            watch.endpoints.push(endpoint);
             tokio::spawn(forward(incoming, style, tx.clone()));
         }
         if !args.udp {
@@ -142,6 +142,8 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
                 .await
                 .with_context(|| format!("listening on tcp {bound}"))?;
             listening(&log, "tcp", listener.local_addr()?, kind);
+            let listener = Arc::new(listener);
+            watch.listeners.push(listener.clone());
             tokio::spawn(accept(listener, style, tx.clone(), log.clone()));
         }
     }
@@ -164,9 +166,12 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     let mut server = Server::new(log.clone(), tally.clone(), role, scenario.rules, max_peers);
     let mut served: u64 = 0;
     tokio::pin!(stop);
+    let mut report =
+        tokio::time::interval_at(tokio::time::Instant::now() + REPORT_EVERY, REPORT_EVERY);
     let ended = loop {
         tokio::select! {
             sig = &mut stop => break format!("mgc: stopped by {sig}"),
+            _ = report.tick() => watch.report(&log),
             item = rx.recv() => match item {
                 None => break "mgc: every socket closed".to_string(),
                 Some(Tagged { style, item: Inbound::Request(req) }) => {
@@ -193,10 +198,78 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     };
     // The replies under way go out before the process ends.
     server.drain(Duration::from_secs(5)).await;
-    drop(endpoints);
+    drop(watch);
     tally.summary(&log, &ended, started);
     writer.finish(log, Duration::from_secs(1));
     Ok(ExitCode::SUCCESS)
+}
+
+/// How often what the transports refused or dropped is reported (when
+/// it grew).
+const REPORT_EVERY: Duration = Duration::from_secs(10);
+
+/// The sockets' counters of what they refused or dropped to bound their
+/// memory, and of the log's dropped lines, as last reported.
+#[derive(Default)]
+struct Watch {
+    endpoints: Vec<udp::Endpoint>,
+    listeners: Vec<Arc<tcp::Listener>>,
+    last: [u64; 6],
+}
+
+impl Watch {
+    /// Logs, once per interval, what grew since the last report.
+    fn report(&mut self, log: &Log) {
+        let mut now = [0u64; 6];
+        for e in &self.endpoints {
+            let s = e.stats();
+            now[0] += s.peers_refused;
+            now[1] += s.peers_expired;
+            now[2] += s.requests_refused;
+            now[3] += s.events_dropped;
+        }
+        now[4] = self.listeners.iter().map(|l| l.refused()).sum();
+        now[5] = log.dropped();
+        const WHAT: [&str; 6] = [
+            "messages from new UDP peers refused (peer table full)",
+            "idle UDP peers forgotten",
+            "requests refused with error 503 (queue full)",
+            "events dropped (queue full)",
+            "TCP connections refused (connection limit)",
+            "log lines dropped (output full or closed)",
+        ];
+        let grew: Vec<String> = now
+            .iter()
+            .zip(self.last)
+            .zip(WHAT)
+            .filter(|((n, l), _)| *n > l)
+            .map(|((n, l), what)| format!("{} {what}", n - l))
+            .collect();
+        self.last = now;
+        if grew.is_empty() {
+            return;
+        }
+        const KEYS: [&str; 6] = [
+            "udp_peers_refused",
+            "udp_peers_expired",
+            "requests_refused",
+            "events_dropped",
+            "tcp_connections_refused",
+            "log_lines_dropped",
+        ];
+        let text = grew.join(", ");
+        log.warn(
+            "limits",
+            || format!("mgc: in the last {} s: {text}", REPORT_EVERY.as_secs()),
+            || {
+                let mut v = json!({ "seconds": REPORT_EVERY.as_secs() });
+                for (k, n) in KEYS.iter().zip(now) {
+                    v[*k] = json!(n);
+                }
+                v
+            },
+        );
+    }
 }
 
 fn listening(log: &Log, transport: &str, at: SocketAddr, kind: &str) {
@@ -215,7 +288,12 @@ async fn forward(mut incoming: Incoming, style: TermIdStyle, tx: mpsc::Sender<Ta
     }
 }
 
-async fn accept(listener: tcp::Listener, style: TermIdStyle, tx: mpsc::Sender<Tagged>, log: Log) {
+async fn accept(
+    listener: Arc<tcp::Listener>,
+    style: TermIdStyle,
+    tx: mpsc::Sender<Tagged>,
+    log: Log,
+) {
     loop {
         match listener.accept().await {
             Ok((conn, incoming)) => {
