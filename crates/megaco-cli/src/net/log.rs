@@ -125,24 +125,35 @@ impl Log {
             Some(f) => Box::new(BufWriter::new(f)),
             None => Box::new(BufWriter::new(io::stdout())),
         };
+        let diag_out = Box::new(BufWriter::new(io::stderr()));
         let cap = usize::try_from(args.log_queue).unwrap_or(usize::MAX);
+        let (mut log, writer) = Log::with_outputs(main_out, diag_out, cap)?;
+        log.to_file = to_file;
+        log.json = args.json;
+        log.quiet = args.quiet;
+        log.pretty = args.pretty;
+        Ok((log, writer))
+    }
+
+    /// A log writing to `main` and `diag`, `cap` lines queued at most for
+    /// each.
+    fn with_outputs(
+        main: Box<dyn Write + Send>,
+        diag: Box<dyn Write + Send>,
+        cap: usize,
+    ) -> Result<(Log, Writer)> {
         let shared = Arc::new(Shared::default());
-        let main = Output::start("megaco-log", main_out, cap, shared.clone())?;
-        let diag = Output::start(
-            "megaco-log-err",
-            Box::new(BufWriter::new(io::stderr())),
-            cap,
-            shared.clone(),
-        )?;
+        let main = Output::start("megaco-log", main, cap, shared.clone())?;
+        let diag = Output::start("megaco-log-err", diag, cap, shared.clone())?;
         Ok((
             Log {
                 main: main.tx,
                 diag: diag.tx,
-                to_file,
+                to_file: false,
                 shared,
-                json: args.json,
-                quiet: args.quiet,
-                pretty: args.pretty,
+                json: false,
+                quiet: false,
+                pretty: false,
             },
             Writer {
                 threads: vec![main.thread, diag.thread],
@@ -319,4 +330,115 @@ fn write_lines(rx: Receiver<Entry>, mut out: Box<dyn Write + Send>, shared: &Sha
 /// JSON for a socket address.
 pub fn addr(a: SocketAddr) -> Value {
     Value::String(a.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// An output that fails every write, as a closed pipe does.
+    struct Closed;
+
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+    }
+
+    /// An output that blocks until released, as a full pipe does.
+    struct Stuck(Arc<Mutex<()>>);
+
+    impl Write for Stuck {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            let _held = self.0.lock().unwrap();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// An output that keeps what it is given.
+    #[derive(Clone, Default)]
+    struct Kept(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Kept {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn line(log: &Log, n: usize) {
+        log.info("test", || format!("line {n}"), || json!({ "n": n }));
+    }
+
+    #[test]
+    fn a_closed_output_drops_and_counts_every_line() {
+        let kept = Kept::default();
+        let (log, writer) =
+            Log::with_outputs(Box::new(Closed), Box::new(kept.clone()), 16).unwrap();
+        for n in 0..5 {
+            line(&log, n);
+        }
+        log.flush(Duration::from_secs(5));
+        assert_eq!(log.dropped(), 5);
+        // Warnings still reach their own output.
+        log.warn("w", || "still here".into(), || json!({}));
+        log.flush(Duration::from_secs(5));
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        assert!(text.ends_with(" still here\n"), "{text:?}");
+        writer.finish(log, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_stuck_output_drops_what_does_not_fit_and_never_blocks() {
+        let gate = Arc::new(Mutex::new(()));
+        let held = gate.lock().unwrap();
+        let kept = Kept::default();
+        let (log, writer) =
+            Log::with_outputs(Box::new(Stuck(gate.clone())), Box::new(kept.clone()), 4).unwrap();
+        // The writer takes one line and blocks on it; four more wait; the
+        // rest are dropped at once.
+        for n in 0..100 {
+            line(&log, n);
+        }
+        assert!(log.dropped() >= 95, "{}", log.dropped());
+        log.warn("w", || "warned".into(), || json!({}));
+        log.flush(Duration::from_millis(50));
+        drop(held);
+        log.flush(Duration::from_secs(5));
+        assert!(String::from_utf8(kept.0.lock().unwrap().clone())
+            .unwrap()
+            .contains("warned"));
+        writer.finish(log, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn lines_carry_a_timestamp_and_json_its_fields() {
+        let kept = Kept::default();
+        let (mut log, writer) =
+            Log::with_outputs(Box::new(kept.clone()), Box::new(Closed), 16).unwrap();
+        line(&log, 1);
+        log.json = true;
+        line(&log, 2);
+        log.flush(Duration::from_secs(5));
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let (time, rest) = lines[0].split_once(' ').unwrap();
+        assert!(humantime::parse_rfc3339(time).is_ok(), "{time}");
+        assert_eq!(rest, "line 1");
+        let v: Value = serde_json::from_str(lines[1]).unwrap();
+        assert_eq!(v["event"], "test");
+        assert_eq!(v["n"], 2);
+        assert!(humantime::parse_rfc3339(v["time"].as_str().unwrap()).is_ok());
+        writer.finish(log, Duration::from_secs(1));
+    }
 }
