@@ -303,10 +303,18 @@ fn a_failing_step_is_named_and_sets_the_exit_status() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-#[cfg(unix)]
-#[test]
-fn a_gateway_answers_its_controllers_requests_with_real_ids() {
-    let mgc = Mgc::start(&["--udp", "--encoding", "compact"]);
+/// A `megaco mg` on a free local UDP port, running until `needle`
+/// shows in its output (or failing if it ends first); returns it, its
+/// address and the rest of its standard output.
+fn gateway(
+    mgc: &str,
+    extra: &[&str],
+    needle: &str,
+) -> (
+    std::process::Child,
+    String,
+    BufReader<std::process::ChildStdout>,
+) {
     let port = UdpSocket::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -314,28 +322,30 @@ fn a_gateway_answers_its_controllers_requests_with_real_ids() {
         .port();
     let local = format!("127.0.0.1:{port}");
     let mut mg = Command::new(env!("CARGO_BIN_EXE_megaco"))
-        .args([
-            "mg",
-            "--mgc",
-            &mgc.addr,
-            "--local",
-            &local,
-            "--timeout",
-            "5",
-            "--stay",
-        ])
+        .args(["mg", "--mgc", mgc, "--local", &local, "--timeout", "5"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Registered and staying up (or, failing that, gone within the
-    // registration's timeout).
     let mut out = BufReader::new(mg.stdout.take().unwrap());
     let mut line = String::new();
-    while !line.contains("answering the controller") {
+    while !line.contains(needle) {
         line.clear();
-        assert!(out.read_line(&mut line).unwrap() > 0, "mg ended early");
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "mg ended before {needle:?}"
+        );
     }
+    (mg, local, out)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_gateway_answers_its_controllers_requests_with_real_ids() {
+    let mgc = Mgc::start(&["--udp", "--encoding", "compact"]);
+    // Registered and staying up.
+    let (mut mg, local, _out) = gateway(&mgc.addr, &["--stay"], "answering the controller");
     let dir = std::env::temp_dir().join(format!("megaco-mg-answers-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("add.txt");
@@ -386,37 +396,11 @@ fn a_script_waits_for_the_controllers_request() {
          [[step]]\nsend = \"Context = - { Notify = tdm/1 { ObservedEvents = 1 { al/of } } }\"\n",
     )
     .unwrap();
-    let port = UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let local = format!("127.0.0.1:{port}");
-    let mut mg = Command::new(env!("CARGO_BIN_EXE_megaco"))
-        .args([
-            "mg",
-            "--mgc",
-            &mgc.addr,
-            "--local",
-            &local,
-            "--timeout",
-            "5",
-        ])
-        .arg("--scenario")
-        .arg(&script)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(mg.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains(" P=1{") {
-        line.clear();
-        assert!(
-            out.read_line(&mut line).unwrap() > 0,
-            "mg ended before registering"
-        );
-    }
+    let (mut mg, local, mut out) = gateway(
+        &mgc.addr,
+        &["--scenario", script.to_str().unwrap()],
+        " P=1{",
+    );
     // The controller's side, played by `send`: an AuditValue the step
     // does not wait for, then the Modify it does.
     let file = dir.join("ring.txt");

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use clap::Args;
 use megaco::model::*;
 use megaco_stack::engine::Config;
 use megaco_stack::scenario::reply_errors;
@@ -15,7 +16,9 @@ use tokio::sync::mpsc;
 
 use super::log::{addr, Log};
 use super::show::{self, describe};
-use super::{any_local, total_wait, Tally, EXIT_ERROR_REPLY, EXIT_FAILED, EXIT_NO_REPLY};
+use super::{
+    any_local, spread_timeout, total_wait, Tally, EXIT_ERROR_REPLY, EXIT_FAILED, EXIT_NO_REPLY,
+};
 
 /// What came of one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -53,18 +56,60 @@ pub struct Client {
     message_errors: mpsc::Receiver<ErrorDescriptor>,
 }
 
-/// Connects over TCP, or binds a UDP socket towards `remote`; returns the
-/// client and the incoming side (requests from the peer and events),
-/// whose message-level errors must go to the sender given back.
-#[allow(clippy::too_many_arguments)]
+/// How `mg` and `send` reach their peer.
+#[derive(Debug, Clone, Args)]
+pub struct ClientArgs {
+    /// Our UDP address [default: any address, an ephemeral port].
+    #[arg(long, value_name = "ADDR")]
+    pub local: Option<SocketAddr>,
+    /// Use TCP with TPKT framing instead of UDP.
+    #[arg(long)]
+    pub tcp: bool,
+    /// Give up on a request after SECS seconds without a reply (fractions
+    /// allowed), the resends spread evenly within; a TransactionPending
+    /// starts the same wait again [default: the request timer's schedule,
+    /// 105 s].
+    #[arg(long, value_name = "SECS", value_parser = super::parse_secs)]
+    pub timeout: Option<Duration>,
+}
+
+/// The client, the incoming side (requests from the peer and events), and
+/// where the incoming side's message-level errors go.
+pub type Opened = (Client, Incoming, mpsc::Sender<ErrorDescriptor>);
+
+/// Connects over TCP, or binds a UDP socket towards `remote`, with
+/// `--timeout` applied to `config`; says why not on the log.
 pub async fn open(
+    args: &ClientArgs,
+    remote: SocketAddr,
+    mut config: Config,
+    log: Log,
+    tally: Arc<Tally>,
+) -> Option<Opened> {
+    if let Some(t) = args.timeout {
+        spread_timeout(&mut config, t);
+    }
+    match connect(args.tcp, args.local, remote, config, log.clone(), tally).await {
+        Ok(opened) => Some(opened),
+        Err(msg) => {
+            log.warn(
+                "error",
+                || format!("megaco: {msg}"),
+                || json!({ "error": msg }),
+            );
+            None
+        }
+    }
+}
+
+async fn connect(
     tcp: bool,
     local: Option<SocketAddr>,
     remote: SocketAddr,
     config: Config,
     log: Log,
     tally: Arc<Tally>,
-) -> Result<(Client, Incoming, mpsc::Sender<ErrorDescriptor>), String> {
+) -> Result<Opened, String> {
     let wait = total_wait(&config.request_timer);
     let version = config.version;
     let (conn, incoming, transport) = if tcp {

@@ -2,7 +2,6 @@
 //! script, and answers the controller's requests meanwhile (or stays up
 //! answering them with `--stay`).
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,12 +16,12 @@ use megaco_stack::{build, Inbound, Incoming};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::client::{self, Client, Outcome};
+use super::client::{self, Client, ClientArgs, Outcome};
 use super::log::{addr, Log, LogArgs};
 use super::serve::{self, Server};
 use super::{
-    config, domain, resolve, runtime, spread_timeout, stop_signal, Common, EngineArgs, Tally,
-    WireEncoding, MID_HELP,
+    config, domain, resolve, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding,
+    MID_HELP,
 };
 
 /// `megaco mg`.
@@ -33,12 +32,6 @@ pub struct MgArgs {
     /// for text, 2945 for binary].
     #[arg(long, value_name = "ADDR")]
     pub mgc: String,
-    /// Our UDP address [default: any address, an ephemeral port].
-    #[arg(long, value_name = "ADDR")]
-    pub local: Option<SocketAddr>,
-    /// Use TCP with TPKT framing instead of UDP.
-    #[arg(long)]
-    pub tcp: bool,
     /// After registering, send a Notify of this termination (repeatable).
     #[arg(long, value_name = "TERMID")]
     pub notify: Vec<String>,
@@ -54,12 +47,8 @@ pub struct MgArgs {
     /// controller's requests until SIGINT or SIGTERM.
     #[arg(long)]
     pub stay: bool,
-    /// Give up on a request after SECS seconds without a reply (fractions
-    /// allowed), the resends spread evenly within; a TransactionPending
-    /// starts the same wait again [default: the request timer's schedule,
-    /// 105 s].
-    #[arg(long, value_name = "SECS", value_parser = super::parse_secs)]
-    pub timeout: Option<Duration>,
+    #[command(flatten)]
+    pub client: ClientArgs,
     #[command(flatten)]
     pub common: Common,
     #[command(flatten)]
@@ -81,33 +70,15 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     let remote = resolve(&args.mgc, encoding.default_port()).await?;
     let mid = c.mid.clone().unwrap_or_else(|| domain("mg"));
     let version = c.version.unwrap_or(1);
-    let mut config = config(mid, version, encoding.encoding(c.dialect), &args.engine);
-    if let Some(t) = args.timeout {
-        spread_timeout(&mut config, t);
-    }
+    let config = config(mid, version, encoding.encoding(c.dialect), &args.engine);
     let (log, writer) = Log::start(&args.log)?;
     let tally = Arc::new(Tally::default());
     let stop = stop_signal().context("installing the signal handlers")?;
-    let (mut client, incoming, errors) = match client::open(
-        args.tcp,
-        args.local,
-        remote,
-        config,
-        log.clone(),
-        tally.clone(),
-    )
-    .await
-    {
-        Ok(x) => x,
-        Err(msg) => {
-            log.warn(
-                "error",
-                || format!("megaco: {msg}"),
-                || json!({ "error": msg }),
-            );
-            writer.finish(log, Duration::from_secs(1));
-            return Ok(Outcome::NoReply.exit_code());
-        }
+    let Some((mut client, incoming, errors)) =
+        client::open(&args.client, remote, config, log.clone(), tally.clone()).await
+    else {
+        writer.finish(log, Duration::from_secs(1));
+        return Ok(Outcome::NoReply.exit_code());
     };
     let style = if encoding.is_binary() {
         TermIdStyle::Binary

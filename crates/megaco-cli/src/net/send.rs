@@ -1,7 +1,6 @@
 //! `megaco send`: the transaction requests of a message file, sent at once
 //! through the stack, the replies printed in the file's order.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -15,13 +14,11 @@ use megaco_stack::{Inbound, Incoming};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::client::{self, Outcome};
+use super::client::{self, ClientArgs, Outcome};
 use super::log::{Log, LogArgs};
 use super::serve;
 use super::show::describe;
-use super::{
-    config, resolve, runtime, spread_timeout, Common, EngineArgs, Tally, WireEncoding, MID_HELP,
-};
+use super::{config, resolve, runtime, Common, EngineArgs, Tally, WireEncoding, MID_HELP};
 use crate::codec::{self, BinaryOptions, Detected, InputFormat};
 
 /// `megaco send`.
@@ -38,21 +35,11 @@ pub struct SendArgs {
     /// text, 2945 for binary].
     #[arg(long, value_name = "ADDR")]
     pub to: String,
-    /// Our UDP address [default: any address, an ephemeral port].
-    #[arg(long, value_name = "ADDR")]
-    pub local: Option<SocketAddr>,
-    /// Use TCP with TPKT framing instead of UDP.
-    #[arg(long)]
-    pub tcp: bool,
-    /// Give up on a request after SECS seconds without a reply (fractions
-    /// allowed), the resends spread evenly within; a TransactionPending
-    /// starts the same wait again [default: the request timer's schedule,
-    /// 105 s].
-    #[arg(long, value_name = "SECS", value_parser = super::parse_secs)]
-    pub timeout: Option<Duration>,
     /// The message to send (any encoding `convert` reads; `-` for
     /// standard input).
     pub file: PathBuf,
+    #[command(flatten)]
+    pub client: ClientArgs,
     #[command(flatten)]
     pub common: Common,
     #[command(flatten)]
@@ -141,33 +128,15 @@ async fn run(args: SendArgs) -> Result<ExitCode> {
     let mid = c.mid.clone().unwrap_or(msg.mess.mid);
     let version = c.version.unwrap_or(msg.mess.version);
     let mut config = config(mid, version, encoding.encoding(c.dialect), &args.engine);
-    if let Some(t) = args.timeout {
-        spread_timeout(&mut config, t);
-    }
     // On a fresh connection the stack numbers requests from min_trans_id
     // up: the file's first id, when the rest fit after it.
     config.min_trans_id = first_id(&requests);
     let tally = Arc::new(Tally::default());
-    let (mut client, incoming, errors) = match client::open(
-        args.tcp,
-        args.local,
-        remote,
-        config,
-        log.clone(),
-        tally.clone(),
-    )
-    .await
-    {
-        Ok(x) => x,
-        Err(msg) => {
-            log.warn(
-                "error",
-                || format!("megaco: {msg}"),
-                || json!({ "error": msg }),
-            );
-            writer.finish(log, Duration::from_secs(1));
-            return Ok(Outcome::NoReply.exit_code());
-        }
+    let Some((mut client, incoming, errors)) =
+        client::open(&args.client, remote, config, log.clone(), tally.clone()).await
+    else {
+        writer.finish(log, Duration::from_secs(1));
+        return Ok(Outcome::NoReply.exit_code());
     };
     client.log_requests = false;
     let watcher = tokio::spawn(watch(incoming, log.clone(), tally.clone(), errors));

@@ -602,23 +602,7 @@ mod tests {
     }
 
     fn compact(result: TransactionResult) -> String {
-        let msg = megaco::MegacoMessage {
-            auth_header: None,
-            mess: Message {
-                version: 3,
-                mid: Mid::Device("x".into()),
-                body: MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-                    transaction_id: 1,
-                    imm_ack_required: false,
-                    result,
-                    segment_number: None,
-                    segmentation_complete: false,
-                })]),
-            },
-        };
-        let bytes = megaco::text::encode_compact(&msg).unwrap();
-        let text = String::from_utf8(bytes).unwrap();
-        text.split_once('\n').unwrap().1.trim().to_string()
+        crate::scenario::compact_line(&result)
     }
 
     #[test]
