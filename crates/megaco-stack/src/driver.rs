@@ -66,6 +66,9 @@ impl From<engine::Error> for Error {
     }
 }
 
+// A reply's result holds its first action reply inline; commands are
+// few and short-lived, so their size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Cmd {
     Request {
         peer: SocketAddr,
@@ -217,7 +220,7 @@ impl Drop for IncomingRequest {
 fn error_result(code: u16, text: &str) -> TransactionResult {
     TransactionResult::Error(megaco::model::ErrorDescriptor {
         error_code: code,
-        error_text: Some(text.to_string()),
+        error_text: Some(text.to_string().into()),
     })
 }
 

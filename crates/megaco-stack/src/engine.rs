@@ -626,13 +626,16 @@ impl Connection {
         result: TransactionResult,
     ) -> Result<Vec<Vec<u8>>, EncodeError> {
         let reply = |result, segment_number, segmentation_complete| {
-            MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-                transaction_id: id,
-                imm_ack_required: ack,
-                result,
-                segment_number,
-                segmentation_complete,
-            })])
+            MessageBody::Transactions(
+                vec![Transaction::Reply(TransactionReply {
+                    transaction_id: id,
+                    imm_ack_required: ack,
+                    result,
+                    segment_number,
+                    segmentation_complete,
+                })]
+                .into(),
+            )
         };
         let msg = self.compose(reply(result, None, false));
         let whole = self.config.encoding.encode(&msg)?;
@@ -657,7 +660,7 @@ impl Connection {
         // that encodes within `max` (at least one), found by bisection.
         let encode = |run: &[ActionReply], number: u16, last: bool| {
             let body = reply(
-                TransactionResult::ActionReplies(run.to_vec()),
+                TransactionResult::ActionReplies(run.to_vec().into()),
                 Some(number),
                 last,
             );
@@ -721,12 +724,13 @@ impl Connection {
             }
         }
         let id = self.next_id;
-        let bytes = self.encode(MessageBody::Transactions(vec![Transaction::Request(
-            TransactionRequest {
+        let bytes = self.encode(MessageBody::Transactions(
+            vec![Transaction::Request(TransactionRequest {
                 transaction_id: id,
-                actions,
-            },
-        )]))?;
+                actions: actions.into(),
+            })]
+            .into(),
+        ))?;
         self.alloc_id();
         let t = self.config.request_timer;
         self.transmits.push_back(bytes.clone());
@@ -815,25 +819,31 @@ impl Connection {
         }
         *pending_deadline = self.config.pending_timer.map(|d| after(now, d));
         self.reschedule(Key::In(id));
-        let body = MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
-            transaction_id: id,
-        })]);
+        let body = MessageBody::Transactions(
+            vec![Transaction::Pending(TransactionPending {
+                transaction_id: id,
+            })]
+            .into(),
+        );
         if let Ok(bytes) = self.encode(body) {
             self.transmits.push_back(bytes);
         }
     }
 
     fn abort(&mut self, now: Instant, id: u32) {
-        let body = MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-            transaction_id: id,
-            imm_ack_required: false,
-            result: TransactionResult::Error(ErrorDescriptor {
-                error_code: ERR_PENDING_LIMIT,
-                error_text: Some("Pending limit exceeded".into()),
-            }),
-            segment_number: None,
-            segmentation_complete: false,
-        })]);
+        let body = MessageBody::Transactions(
+            vec![Transaction::Reply(TransactionReply {
+                transaction_id: id,
+                imm_ack_required: false,
+                result: TransactionResult::Error(ErrorDescriptor {
+                    error_code: ERR_PENDING_LIMIT,
+                    error_text: Some("Pending limit exceeded".into()),
+                }),
+                segment_number: None,
+                segmentation_complete: false,
+            })]
+            .into(),
+        );
         let messages: Vec<Vec<u8>> = self.encode(body).into_iter().collect();
         self.transmits.extend(messages.iter().cloned());
         self.unanswered -= 1;
@@ -909,7 +919,7 @@ impl Connection {
                 }
                 let body = MessageBody::Error(ErrorDescriptor {
                     error_code: ERR_MISSING_SEGMENTS,
-                    error_text: Some(text),
+                    error_text: Some(text.into()),
                 });
                 if let Ok(bytes) = self.encode(body) {
                     self.transmits.push_back(bytes);
@@ -992,11 +1002,13 @@ impl Connection {
                     }
                 }
                 Transaction::ResponseAck(ranges) => self.on_ack(&ranges),
-                Transaction::SegmentReply(_) => {}
+                // segment replies to our own segments; later kinds
+                _ => {}
             }
         }
         if !acks.is_empty() {
-            let body = MessageBody::Transactions(vec![Transaction::ResponseAck(ack_ranges(acks))]);
+            let body =
+                MessageBody::Transactions(vec![Transaction::ResponseAck(ack_ranges(acks))].into());
             if let Ok(bytes) = self.encode(body) {
                 self.transmits.push_back(bytes);
             }
@@ -1011,16 +1023,19 @@ impl Connection {
                 .max_unanswered_requests
                 .is_some_and(|limit| self.unanswered >= limit) =>
             {
-                let body = MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-                    transaction_id: id,
-                    imm_ack_required: false,
-                    result: TransactionResult::Error(ErrorDescriptor {
-                        error_code: ERR_SERVICE_UNAVAILABLE,
-                        error_text: Some("Service Unavailable".into()),
-                    }),
-                    segment_number: None,
-                    segmentation_complete: false,
-                })]);
+                let body = MessageBody::Transactions(
+                    vec![Transaction::Reply(TransactionReply {
+                        transaction_id: id,
+                        imm_ack_required: false,
+                        result: TransactionResult::Error(ErrorDescriptor {
+                            error_code: ERR_SERVICE_UNAVAILABLE,
+                            error_text: Some("Service Unavailable".into()),
+                        }),
+                        segment_number: None,
+                        segmentation_complete: false,
+                    })]
+                    .into(),
+                );
                 if let Ok(bytes) = self.encode(body) {
                     self.transmits.push_back(bytes);
                 }
@@ -1039,7 +1054,7 @@ impl Connection {
                 self.reschedule(Key::In(id));
                 self.events.push_back(Event::RequestReceived {
                     transaction_id: id,
-                    actions: r.actions,
+                    actions: r.actions.to_vec(),
                     mid: mid.clone(),
                     version,
                 });
@@ -1145,11 +1160,14 @@ impl Connection {
         } else {
             None
         };
-        let body = MessageBody::Transactions(vec![Transaction::SegmentReply(SegmentReply {
-            transaction_id: id,
-            segment_number: sn,
-            segmentation_complete: r.segmentation_complete,
-        })]);
+        let body = MessageBody::Transactions(
+            vec![Transaction::SegmentReply(SegmentReply {
+                transaction_id: id,
+                segment_number: sn,
+                segmentation_complete: r.segmentation_complete,
+            })]
+            .into(),
+        );
         if let Ok(bytes) = self.encode(body) {
             self.transmits.push_back(bytes);
         }
@@ -1227,11 +1245,11 @@ pub fn decode_error_descriptor(error: &DecodeError) -> ErrorDescriptor {
     match (version, error) {
         (Some(v), _) => ErrorDescriptor {
             error_code: ERR_VERSION,
-            error_text: Some(format!("Unsupported version: {v}")),
+            error_text: Some(format!("Unsupported version: {v}").into()),
         },
         (None, DecodeError::Text(e)) => ErrorDescriptor {
             error_code: ERR_SYNTAX,
-            error_text: Some(format!("Syntax error on line {}", e.line)),
+            error_text: Some(format!("Syntax error on line {}", e.line).into()),
         },
         (None, _) => ErrorDescriptor {
             error_code: ERR_SYNTAX,
@@ -1274,7 +1292,7 @@ fn merge_segments(parts: Vec<TransactionResult>) -> TransactionResult {
             error @ TransactionResult::Error(_) => return error,
         }
     }
-    TransactionResult::ActionReplies(replies)
+    TransactionResult::ActionReplies(replies.into())
 }
 
 /// Sorted, coalesced ranges of transaction ids.

@@ -48,7 +48,7 @@ async fn recv(peer: &UdpSocket) -> MegacoMessage {
 
 fn transactions(msg: MegacoMessage) -> Vec<Transaction> {
     match msg.mess.body {
-        MessageBody::Transactions(t) => t,
+        MessageBody::Transactions(t) => t.to_vec(),
         MessageBody::Error(e) => panic!("{e:?}"),
     }
 }

@@ -135,19 +135,13 @@ pub struct Common {
     pub version: Option<u8>,
 }
 
-/// Parses a message identifier as the text grammar reads it.
+/// Parses a message identifier in its text form.
 fn parse_mid(s: &str) -> Result<Mid, String> {
-    if s.is_empty() || s.chars().any(|c| c.is_whitespace() || c == '{') {
-        return Err(format!("{s:?} is not a message identifier"));
-    }
-    let text = format!("!/1 {s} ER=400{{}}");
-    match megaco::text::decode(text.as_bytes()) {
-        Ok(msg) => Ok(msg.mess.mid),
-        Err(e) => Err(format!(
-            "{s:?} is not a message identifier ({}); try `[10.0.0.1]:2944` or `<mg.example.net>`",
-            e.kind
-        )),
-    }
+    s.parse::<Mid>().map_err(|e| {
+        format!(
+            "{s:?} is not a message identifier ({e}); try `[10.0.0.1]:2944` or `<mg.example.net>`"
+        )
+    })
 }
 
 fn parse_secs(s: &str) -> Result<Duration, String> {

@@ -145,7 +145,7 @@ async fn run(args: SendArgs) -> Result<ExitCode> {
     let mut sent = Vec::with_capacity(requests.len());
     for r in requests {
         let what = format!("transaction {} of {name}", r.transaction_id);
-        let request = client.send(&what, r.actions).await;
+        let request = client.send(&what, r.actions.into_vec()).await;
         if let Ok(request) = &request {
             let id = request.transaction_id();
             if id != r.transaction_id {

@@ -17,7 +17,7 @@ pub fn transaction_text(t: Transaction, version: u8, pretty: bool) -> String {
         mess: Message {
             version,
             mid: Mid::Device("x".into()),
-            body: MessageBody::Transactions(vec![t]),
+            body: MessageBody::Transactions(vec![t].into()),
         },
     };
     let encode = |m: &MegacoMessage| {
@@ -66,7 +66,7 @@ pub fn reply(id: u32, result: &TransactionResult) -> Transaction {
 pub fn request(id: u32, actions: &[ActionRequest]) -> Transaction {
     Transaction::Request(TransactionRequest {
         transaction_id: id,
-        actions: actions.to_vec(),
+        actions: actions.to_vec().into(),
     })
 }
 
@@ -132,27 +132,7 @@ pub fn decode_error(e: &megaco::codec::DecodeError) -> String {
 
 /// A message identifier in text form (`[10.0.0.1]:2944`, `<mg>`).
 pub fn mid_text(mid: &Mid) -> String {
-    let msg = MegacoMessage {
-        auth_header: None,
-        mess: Message {
-            version: 1,
-            mid: mid.clone(),
-            body: MessageBody::Error(ErrorDescriptor {
-                error_code: 400,
-                error_text: None,
-            }),
-        },
-    };
-    match megaco::text::encode_compact(&msg) {
-        Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes);
-            text.split_whitespace()
-                .nth(1)
-                .unwrap_or_default()
-                .to_string()
-        }
-        Err(_) => format!("{mid:?}"),
-    }
+    mid.to_string()
 }
 
 #[cfg(test)]

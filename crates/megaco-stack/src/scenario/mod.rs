@@ -192,6 +192,7 @@ pub fn reply_errors(result: &TransactionResult) -> Vec<&ErrorDescriptor> {
                         out.push(e);
                     }
                 }
+                _ => {}
             }
         }
     }
@@ -213,13 +214,16 @@ pub fn compact_line(result: &TransactionResult) -> String {
         mess: Message {
             version: 3,
             mid: Mid::Device("x".into()),
-            body: MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-                transaction_id: 1,
-                imm_ack_required: false,
-                result: result.clone(),
-                segment_number: None,
-                segmentation_complete: false,
-            })]),
+            body: MessageBody::Transactions(
+                vec![Transaction::Reply(TransactionReply {
+                    transaction_id: 1,
+                    imm_ack_required: false,
+                    result: result.clone(),
+                    segment_number: None,
+                    segmentation_complete: false,
+                })]
+                .into(),
+            ),
         },
     };
     match megaco::text::encode_compact(&msg) {

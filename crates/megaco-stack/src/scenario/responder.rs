@@ -87,14 +87,14 @@ impl Default for Capacity {
 ///
 /// let mut mg = Responder::new(Role::Mg, Vec::new());
 /// let add = megaco_stack::build::action(ContextId::CHOOSE, Command::Add(AmmRequest {
-///     termination_ids: vec![TerminationId::new("rtp/$")],
+///     termination_ids: vec![TerminationId::new("rtp/$")].into(),
 ///     descriptors: vec![],
 /// }));
 /// let answer = mg.answer(&[add], TermIdStyle::Text);
 /// let Some(TransactionResult::ActionReplies(r)) = answer.reply else { panic!() };
 /// assert_eq!(r[0].context_id, ContextId(1));
 /// let CommandReply::Add(a) = &r[0].command_reply[0] else { panic!() };
-/// assert_eq!(a.termination_ids[0].id, "rtp/1");
+/// assert_eq!(a.termination_ids[0].as_str(), "rtp/1");
 /// assert_eq!(mg.contexts().count(), 1);
 /// ```
 #[derive(Debug, Clone)]
@@ -164,7 +164,7 @@ impl Responder {
         } else if let Some(e) = fx.transaction_error {
             Some(TransactionResult::Error(e))
         } else {
-            Some(TransactionResult::ActionReplies(replies))
+            Some(TransactionResult::ActionReplies(replies.into()))
         };
         Answer {
             reply,
@@ -188,7 +188,7 @@ impl Responder {
             context_id: a.context_id,
             error_descriptor: None,
             context_reply: None,
-            command_reply: Vec::with_capacity(a.command_requests.len()),
+            command_reply: Vec::with_capacity(a.command_requests.len()).into(),
         };
         for c in &a.command_requests {
             let rule = self.rule_for(&c.command);
@@ -201,7 +201,7 @@ impl Responder {
                     Reply::Error { code, text, scope } => {
                         let e = ErrorDescriptor {
                             error_code: *code,
-                            error_text: text.clone(),
+                            error_text: text.as_deref().map(Into::into),
                         };
                         match scope {
                             ErrorScope::Transaction => fx.transaction_error = Some(e),
@@ -259,7 +259,7 @@ impl Responder {
                 let ids = self.add(ctx, &r.termination_ids, style)?;
                 let local = filled_local(&r.descriptors, self.next_termination);
                 CommandReply::Add(AmmsReply {
-                    termination_ids: ids,
+                    termination_ids: ids.into(),
                     termination_audit: audit(descriptors, local),
                 })
             }
@@ -289,7 +289,7 @@ impl Responder {
                 self.known(*ctx)?;
                 let held = self.contexts.get(&ctx.0);
                 let result = match held {
-                    Some(t) if r.termination_id.id == "*" && descriptors.is_empty() => {
+                    Some(t) if r.termination_id.as_str() == "*" && descriptors.is_empty() => {
                         AuditReply::ContextAuditResult(t.clone())
                     }
                     _ => AuditReply::AuditResult(AuditResult {
@@ -316,11 +316,12 @@ impl Responder {
                         .service_change_version
                         .map(|v| v.min(*max_version));
                 }
-                CommandReply::ServiceChange(ServiceChangeReply {
+                CommandReply::ServiceChange(Box::new(ServiceChangeReply {
                     termination_ids: sc.termination_ids.clone(),
                     service_change_result: ServiceChangeResult::ServiceChangeResParms(parms),
-                })
+                }))
             }
+            _ => return Err(Failure::Context(error(501, "Not Implemented"))),
         })
     }
 
@@ -369,7 +370,7 @@ impl Responder {
         let c = self.target(ctx)?;
         let mut out = Vec::with_capacity(ids.len());
         for t in ids {
-            let id = if t.id.contains('$') {
+            let id = if t.as_str().contains('$') {
                 let n = self.next_termination;
                 self.next_termination += 1;
                 choose(t, n, style)
@@ -427,7 +428,7 @@ impl Responder {
                 let held = self.contexts.get(&c).map(Vec::as_slice).unwrap_or_default();
                 let hits: Vec<TerminationId> = held
                     .iter()
-                    .filter(|h| matches_id(&t.id, &h.id))
+                    .filter(|h| matches_id(t.as_str(), h.as_str()))
                     .cloned()
                     .collect();
                 found |= !hits.is_empty();
@@ -449,7 +450,10 @@ impl Responder {
     fn context_of(&self, t: &TerminationId) -> Option<u32> {
         self.contexts
             .iter()
-            .find(|(_, held)| held.iter().any(|h| h.id.eq_ignore_ascii_case(&t.id)))
+            .find(|(_, held)| {
+                held.iter()
+                    .any(|h| h.as_str().eq_ignore_ascii_case(t.as_str()))
+            })
             .map(|(c, _)| *c)
     }
 
@@ -457,7 +461,7 @@ impl Responder {
     /// left empty.
     fn remove(&mut self, c: u32, t: &TerminationId) {
         if let Some(held) = self.contexts.get_mut(&c) {
-            held.retain(|h| !h.id.eq_ignore_ascii_case(&t.id));
+            held.retain(|h| !h.as_str().eq_ignore_ascii_case(t.as_str()));
             if held.is_empty() {
                 self.contexts.remove(&c);
             }
@@ -481,7 +485,7 @@ fn unknown_context(ctx: ContextId) -> Failure {
 fn command_error(command: &Command, e: ErrorDescriptor) -> CommandReply {
     let ids = terminations(command).to_vec();
     let amms = AmmsReply {
-        termination_ids: ids.clone(),
+        termination_ids: ids.clone().into(),
         termination_audit: Some(vec![AuditReturnParameter::Error(e.clone())]),
     };
     match CommandKind::of(command) {
@@ -494,13 +498,13 @@ fn command_error(command: &Command, e: ErrorDescriptor) -> CommandReply {
             CommandReply::AuditCapability(AuditReply::Error(e))
         }
         CommandKind::Notify => CommandReply::Notify(NotifyReply {
-            termination_ids: ids,
+            termination_ids: ids.into(),
             error_descriptor: Some(e),
         }),
-        CommandKind::ServiceChange => CommandReply::ServiceChange(ServiceChangeReply {
-            termination_ids: ids,
+        CommandKind::ServiceChange => CommandReply::ServiceChange(Box::new(ServiceChangeReply {
+            termination_ids: ids.into(),
             service_change_result: ServiceChangeResult::ErrorDescriptor(e),
-        }),
+        })),
     }
 }
 
@@ -538,10 +542,14 @@ fn choose(t: &TerminationId, n: u64, style: TermIdStyle) -> TerminationId {
         );
         return TerminationId::new(parts.join("/"));
     }
-    if t.id == "$" {
+    if t.as_str() == "$" {
         return TerminationId::new(format!("rtp/{n}"));
     }
-    TerminationId::new(t.id.replacen('$', &n.to_string(), 1).replace('$', "0"))
+    TerminationId::new(
+        t.as_str()
+            .replacen('$', &n.to_string(), 1)
+            .replace('$', "0"),
+    )
 }
 
 /// The Local descriptors of `descriptors`' Media with every `$` value
@@ -575,7 +583,7 @@ fn filled_local(descriptors: &[AmmDescriptor], n: u64) -> Option<AuditReturnPara
                             } else {
                                 "127.0.0.1".into()
                             };
-                            *v = v.replace('$', &with);
+                            *v = v.replace('$', &with).into();
                             filled = true;
                         }
                     }
@@ -633,7 +641,11 @@ mod tests {
 
     #[test]
     fn binary_ids_fill_their_levels() {
-        let t = |s: &str, style| choose(&TerminationId::new(s), 5, style).id;
+        let t = |s: &str, style| {
+            choose(&TerminationId::new(s), 5, style)
+                .as_str()
+                .to_string()
+        };
         assert_eq!(t("$", TermIdStyle::Binary), "00000000/00000000/00000101");
         assert_eq!(
             t("11111111/$", TermIdStyle::Text),

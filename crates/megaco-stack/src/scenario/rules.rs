@@ -40,6 +40,8 @@ impl CommandKind {
             Command::AuditCapability(_) => CommandKind::AuditCapabilities,
             Command::Notify(_) => CommandKind::Notify,
             Command::ServiceChange(_) => CommandKind::ServiceChange,
+            // A command of a later model: only `"*"` rules match it.
+            _ => CommandKind::Any,
         }
     }
 
@@ -212,7 +214,7 @@ impl Rule {
             return false;
         }
         if let Some(p) = &self.termination {
-            if !terminations(command).iter().any(|t| p.matches(&t.id)) {
+            if !terminations(command).iter().any(|t| p.matches(t.as_str())) {
                 return false;
             }
         }
@@ -241,6 +243,7 @@ pub(crate) fn terminations(command: &Command) -> &[TerminationId] {
         }
         Command::Notify(r) => &r.termination_ids,
         Command::ServiceChange(r) => &r.termination_ids,
+        _ => &[],
     }
 }
 

@@ -142,7 +142,7 @@ impl std::error::Error for Failure {}
 /// assert_eq!(actions[0].context_id, ContextId::CHOOSE);
 /// // The peer answers with context 7 and termination rtp/1.
 /// let reply = megaco_stack::build::action_reply(ContextId(7), CommandReply::Add(AmmsReply {
-///     termination_ids: vec![TerminationId::new("rtp/1")],
+///     termination_ids: vec![TerminationId::new("rtp/1")].into(),
 ///     termination_audit: None,
 /// }));
 /// script.replied(&TransactionResult::ActionReplies(vec![reply]))?;
@@ -304,7 +304,9 @@ impl Script {
         let hit = actions.iter().flat_map(|a| &a.command_requests).any(|c| {
             (r.command == CommandKind::Any || r.command == CommandKind::of(&c.command))
                 && r.termination.as_ref().map_or(true, |p| {
-                    terminations(&c.command).iter().any(|t| p.matches(&t.id))
+                    terminations(&c.command)
+                        .iter()
+                        .any(|t| p.matches(t.as_str()))
                 })
         });
         if hit {
@@ -368,8 +370,9 @@ fn capture_value(result: &TransactionResult, capture: Capture) -> Option<String>
                     AuditReply::ContextAuditResult(t) => t,
                     AuditReply::Error(_) => &[],
                 },
+                _ => &[],
             };
-            ids.first().map(|t| t.id.to_string())
+            ids.first().map(|t| t.as_str().to_string())
         }
     }
 }

@@ -76,7 +76,7 @@ pub(crate) fn parse_actions(body: &str) -> Result<Vec<ActionRequest>, String> {
     let wrapped = format!("MEGACO/3 [0.0.0.0]\nTransaction = 1 {{\n{body}\n}}\n");
     match decode(&wrapped)? {
         MessageBody::Transactions(ts) => match ts.into_iter().next() {
-            Some(Transaction::Request(r)) => Ok(r.actions),
+            Some(Transaction::Request(r)) => Ok(r.actions.into_vec()),
             _ => Err("expected `Context = … { … }` actions".into()),
         },
         MessageBody::Error(_) => Err("expected `Context = … { … }` actions".into()),
