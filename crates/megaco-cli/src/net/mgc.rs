@@ -159,7 +159,10 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
         || json!({ "mid": mid_text(&mid), "version": version }),
     );
 
-    let role = Role::Mgc { mid: mid.clone() };
+    let role = Role::Mgc {
+        mid: mid.clone(),
+        max_version: 3,
+    };
     let mut server = Server::new(log.clone(), tally.clone(), role, scenario.rules, max_peers);
     let mut served: u64 = 0;
     tokio::pin!(stop);

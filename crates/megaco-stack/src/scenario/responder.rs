@@ -14,12 +14,13 @@ use super::rules::{terminations, CommandKind, ErrorScope, Reply, Rule};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Role {
     /// A controller: a ServiceChange is accepted with this mid as MgcId
-    /// (as Erlang/OTP's example MGC answers). The ServiceChangeVersion of
-    /// the reply is left to the stack, which negotiates it (H.248.1
-    /// section 11.3).
+    /// (as Erlang/OTP's example MGC answers), and a ServiceChangeVersion
+    /// offered above `max_version` is answered with `max_version`.
     Mgc {
         /// Our mid.
         mid: Mid,
+        /// The highest protocol version we speak.
+        max_version: u8,
     },
     /// A gateway: a ServiceChange from the controller is accepted plainly.
     Mg,
@@ -308,8 +309,12 @@ impl Responder {
             }),
             Command::ServiceChange(sc) => {
                 let mut parms = crate::build::service_change_res_parm(None);
-                if let Role::Mgc { mid } = &self.role {
+                if let Role::Mgc { mid, max_version } = &self.role {
                     parms.service_change_mgc_id = Some(mid.clone());
+                    parms.service_change_version = sc
+                        .service_change_parms
+                        .service_change_version
+                        .map(|v| v.min(*max_version));
                 }
                 CommandReply::ServiceChange(Box::new(ServiceChangeReply {
                     termination_ids: sc.termination_ids.clone(),
@@ -694,12 +699,18 @@ mod tests {
     }
 
     #[test]
-    fn a_controller_names_itself_and_leaves_the_version_to_the_stack() {
+    fn a_controller_accepts_registrations_at_its_version() {
         let mid = Mid::Device("mgc".into());
-        let mut r = Responder::new(Role::Mgc { mid }, Vec::new());
+        let mut r = Responder::new(
+            Role::Mgc {
+                mid,
+                max_version: 2,
+            },
+            Vec::new(),
+        );
         assert_eq!(
             compact(answer(&mut r, "C=-{SC=root{SV{MT=RS,RE=901,V=3}}}")),
-            "P=1{C=-{SC=root{SV{MG=mgc}}}}"
+            "P=1{C=-{SC=root{SV{V=2,MG=mgc}}}}"
         );
     }
 }
