@@ -15,7 +15,9 @@ use super::rules::{terminations, CommandKind, ErrorScope, Reply, Rule};
 pub enum Role {
     /// A controller: a ServiceChange is accepted with this mid as MgcId
     /// (as Erlang/OTP's example MGC answers), and a ServiceChangeVersion
-    /// offered above `max_version` is answered with `max_version`.
+    /// offered is answered with the lower of it and `max_version` (H.248.1
+    /// section 11.3, as the stack negotiates it), so that the reply shown
+    /// is the reply sent.
     Mgc {
         /// Our mid.
         mid: Mid,
