@@ -27,7 +27,9 @@ fn mg_registers_and_notifies_over_udp_in_text() {
         lines,
         [
             format!("-> {addr} T=1{{C=-{{SC=root{{SV{{MT=RS,RE=\"901 mg col boot\"}}}}}}}}"),
-            format!("<- {addr} P=1{{C=-{{SC=root{{SV{{MG=<mgc>}}}}}}}}"),
+            // The registration settles on the version offered (the
+            // message's) and the controller's, the lower.
+            format!("<- {addr} P=1{{C=-{{SC=root{{SV{{V=1,MG=<mgc>}}}}}}}}"),
             format!("-> {addr} T=2{{C=-{{N=11111111/00000000/00000001{{OE=1{{al/of}}}}}}}}"),
             format!("<- {addr} P=2{{C=-{{N=11111111/00000000/00000001}}}}"),
             format!("-> {addr} T=3{{C=-{{N=11111111/00000000/00000002{{OE=1{{al/of}}}}}}}}"),
@@ -44,7 +46,7 @@ fn mg_registers_and_notifies_over_udp_in_text() {
     // The gateway's mid, from the message header, follows its address.
     assert!(lines[0].contains(" <mg> T=1{"), "{log}");
     assert!(lines[1].starts_with("-> 127.0.0.1:"), "{log}");
-    assert!(lines[1].ends_with(" P=1{C=-{SC=root{SV{MG=<mgc>}}}}"));
+    assert!(lines[1].ends_with(" P=1{C=-{SC=root{SV{V=1,MG=<mgc>}}}}"));
     assert!(lines[5].ends_with(" P=3{C=-{N=11111111/00000000/00000002}}"));
 }
 
@@ -79,7 +81,7 @@ fn mg_registers_over_tcp_in_ber_with_mids_and_version() {
     assert_ok(&out);
     let text = stdout(&out);
     assert!(
-        text.contains("Reply = 1 {\n\tContext = - {\n\t\tServiceChange = root {\n\t\t\tServices {\n\t\t\t\tMgcIdToTry = [10.0.0.9]:2945\n"),
+        text.contains("Reply = 1 {\n\tContext = - {\n\t\tServiceChange = root {\n\t\t\tServices {\n\t\t\t\tVersion = 2,\n\t\t\t\tMgcIdToTry = [10.0.0.9]:2945\n"),
         "{text}"
     );
     let log = mgc.finish();
@@ -91,7 +93,7 @@ fn mg_registers_over_tcp_in_ber_with_mids_and_version() {
     );
     assert!(lines[1].contains(" <mg7.example.net> T=1{"), "{log}");
     assert!(
-        lines[2].ends_with(" P=1{C=-{SC=root{SV{MG=[10.0.0.9]:2945}}}}"),
+        lines[2].ends_with(" P=1{C=-{SC=root{SV{V=2,MG=[10.0.0.9]:2945}}}}"),
         "{log}"
     );
 }
@@ -109,7 +111,7 @@ fn mg_registers_over_udp_in_per() {
         "5",
     ]);
     assert_ok(&out);
-    assert!(stdout(&out).contains(" P=1{C=-{SC=root{SV{MG=<mgc>}}}}"));
+    assert!(stdout(&out).contains(" P=1{C=-{SC=root{SV{V=1,MG=<mgc>}}}}"));
     mgc.finish();
 }
 

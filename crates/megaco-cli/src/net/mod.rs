@@ -280,6 +280,10 @@ impl Tally {
     /// `received 3, sent 0, replied 3, errors 0, dropped log lines 0, peers 1`,
     /// after `what` (the command, how it ended and after how long).
     fn summary(&self, log: &log::Log, what: &str, started: Instant) {
+        // What is queued is written (or found unwritable) first, so that
+        // the count of dropped lines is whole; a stuck output is waited
+        // for only briefly.
+        log.flush(Duration::from_millis(500));
         let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
         let peers = self.peers.lock().map(|p| p.len()).unwrap_or(0);
         let secs = started.elapsed().as_secs_f64();

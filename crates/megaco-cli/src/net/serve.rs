@@ -94,7 +94,7 @@ impl Server {
             version,
             show::request(id, req.actions()),
         );
-        let answer = self.responder(peer).answer(req.actions(), style);
+        let answer = self.responder(peer).answer(req.actions(), version, style);
         let Some(result) = answer.reply else {
             self.log.info(
                 "not_answered",

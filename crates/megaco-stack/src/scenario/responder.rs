@@ -92,7 +92,7 @@ impl Default for Capacity {
 ///     termination_ids: vec![TerminationId::new("rtp/$")].into(),
 ///     descriptors: vec![],
 /// }));
-/// let answer = mg.answer(&[add], TermIdStyle::Text);
+/// let answer = mg.answer(&[add], 1, TermIdStyle::Text);
 /// let Some(TransactionResult::ActionReplies(r)) = answer.reply else { panic!() };
 /// assert_eq!(r[0].context_id, ContextId(1));
 /// let CommandReply::Add(a) = &r[0].command_reply[0] else { panic!() };
@@ -108,6 +108,8 @@ pub struct Responder {
     contexts: BTreeMap<u32, Vec<TerminationId>>,
     next_context: u32,
     next_termination: u64,
+    /// The version of the message being answered.
+    request_version: u8,
 }
 
 /// What a request does beyond its action replies.
@@ -138,6 +140,7 @@ impl Responder {
             contexts: BTreeMap::new(),
             next_context: 1,
             next_termination: 1,
+            request_version: 1,
         }
     }
 
@@ -154,8 +157,11 @@ impl Responder {
             .map(|(c, t)| (ContextId(*c), t.as_slice()))
     }
 
-    /// How to answer a request of `actions`.
-    pub fn answer(&mut self, actions: &[ActionRequest], style: TermIdStyle) -> Answer {
+    /// How to answer a request of `actions` that came in a message of
+    /// protocol `version` (what a ServiceChange offers when it names no
+    /// ServiceChangeVersion).
+    pub fn answer(&mut self, actions: &[ActionRequest], version: u8, style: TermIdStyle) -> Answer {
+        self.request_version = version;
         let mut fx = Effects::default();
         let replies: Vec<ActionReply> = actions
             .iter()
@@ -313,10 +319,13 @@ impl Responder {
                 let mut parms = crate::build::service_change_res_parm(None);
                 if let Role::Mgc { mid, max_version } = &self.role {
                     parms.service_change_mgc_id = Some(mid.clone());
-                    parms.service_change_version = sc
-                        .service_change_parms
-                        .service_change_version
-                        .map(|v| v.min(*max_version));
+                    if sc.termination_ids.iter().any(TerminationId::is_root) {
+                        let offered = sc
+                            .service_change_parms
+                            .service_change_version
+                            .unwrap_or(self.request_version);
+                        parms.service_change_version = Some(offered.min(*max_version));
+                    }
                 }
                 CommandReply::ServiceChange(Box::new(ServiceChangeReply {
                     termination_ids: sc.termination_ids.clone(),
@@ -606,7 +615,7 @@ mod tests {
     use crate::scenario::text::parse_actions;
 
     fn answer(r: &mut Responder, text: &str) -> TransactionResult {
-        r.answer(&parse_actions(text).unwrap(), TermIdStyle::Text)
+        r.answer(&parse_actions(text).unwrap(), 1, TermIdStyle::Text)
             .reply
             .unwrap()
     }
@@ -695,6 +704,7 @@ mod tests {
         );
         let a = r.answer(
             &parse_actions("C=-{N=tdm/1{OE=1{al/of}}}").unwrap(),
+            1,
             TermIdStyle::Text,
         );
         assert_eq!(a.reply, None);
@@ -714,5 +724,11 @@ mod tests {
             compact(answer(&mut r, "C=-{SC=root{SV{MT=RS,RE=901,V=3}}}")),
             "P=1{C=-{SC=root{SV{V=2,MG=mgc}}}}"
         );
+        // Without a ServiceChangeVersion, the message's version is offered.
+        let sc = parse_actions("C=-{SC=root{SV{MT=RS,RE=901}}}").unwrap();
+        let result = r.answer(&sc, 3, TermIdStyle::Text).reply.unwrap();
+        assert_eq!(compact(result), "P=1{C=-{SC=root{SV{V=2,MG=mgc}}}}");
+        let result = r.answer(&sc, 1, TermIdStyle::Text).reply.unwrap();
+        assert_eq!(compact(result), "P=1{C=-{SC=root{SV{V=1,MG=mgc}}}}");
     }
 }
