@@ -236,6 +236,15 @@ pub enum DecodeError {
     #[cfg(feature = "native")]
     #[error("native: {0}")]
     Native(#[from] NativeError),
+    /// Something this build cannot do with these bytes, such as a
+    /// borrowed view of an encoding that has none.
+    #[error("{kind}: not supported: {what}")]
+    Unsupported {
+        /// The encoding asked.
+        kind: Kind,
+        /// What was asked for.
+        what: &'static str,
+    },
 }
 
 impl DecodeError {
@@ -249,6 +258,7 @@ impl DecodeError {
             DecodeError::Per(e) => e.byte_offset(),
             #[cfg(feature = "native")]
             DecodeError::Native(e) => e.offset,
+            DecodeError::Unsupported { .. } => 0,
         }
     }
 
@@ -268,6 +278,7 @@ impl DecodeError {
             DecodeError::Per(_) => Kind::Per,
             #[cfg(feature = "native")]
             DecodeError::Native(_) => Kind::Native,
+            DecodeError::Unsupported { kind, .. } => *kind,
         }
     }
 }

@@ -260,3 +260,43 @@ fn first_decode_fixed_cost() {
     .join()
     .unwrap();
 }
+
+/// The borrowed view allocates nothing: its header and every item of
+/// every corpus message, in BER as OTP writes it and as our standard
+/// dialect does, without one allocation.
+#[test]
+fn view_allocates_nothing() {
+    use megaco::codec::Encoding;
+    use megaco::view::{Item, MessageView};
+    let otp = Encoding::ber();
+    let standard = Encoding::Ber(BerConfig::default());
+    let mut inputs: Vec<(&Encoding, Vec<u8>)> = Vec::new();
+    for (_, bytes) in vectors("ber") {
+        let m = ber::decode(&bytes, &BerConfig::otp()).unwrap();
+        inputs.push((&standard, standard.encode(&m).unwrap()));
+        inputs.push((&otp, bytes));
+    }
+    // Warm up (nothing per-thread is expected, but be fair).
+    let walk = |enc: &Encoding, bytes: &[u8]| {
+        let view = MessageView::parse(bytes, enc).unwrap();
+        let mut n = usize::from(view.version());
+        for item in view.items() {
+            n += match item.unwrap() {
+                Item::TerminationId(t) => usize::from(t.is_root()) + 1,
+                Item::Command(c) => c.kind.name().len(),
+                _ => 1,
+            };
+        }
+        n
+    };
+    for (enc, bytes) in &inputs {
+        walk(enc, bytes);
+    }
+    let mut items = 0;
+    for (enc, bytes) in &inputs {
+        let (n, count) = requested(|| walk(enc, bytes));
+        assert_eq!(n, 0, "the view allocated {n} bytes");
+        items += count;
+    }
+    assert!(items > 149 * 2 * 3, "{items}");
+}

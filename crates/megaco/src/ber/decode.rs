@@ -51,7 +51,7 @@ pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> 
 }
 
 /// The outer `MegacoMessage` SEQUENCE and the offset after it.
-fn top_level<'a>(bytes: &'a [u8], limits: &'a Limits) -> D<(Tlv<'a>, usize)> {
+pub(super) fn top_level<'a>(bytes: &'a [u8], limits: &'a Limits) -> D<(Tlv<'a>, usize)> {
     let mut r = Reader::new(bytes, limits);
     let top = r.next()?.ok_or(BerError::Truncated {
         offset: 0,
@@ -79,7 +79,7 @@ pub(super) fn version_of(bytes: &[u8]) -> D<u8> {
 /// `Message.version`, the first component of `Message` `t` (read from
 /// `r`, a reader over its components): it tells which module the rest
 /// follows.
-fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
+pub(super) fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
     let first = r.next()?.ok_or_else(|| missing(t, "Message.version"))?;
     expect(&first, 0x80, "Message.version [0] INTEGER")?;
     let version = uint(&first, u64::MAX, "version INTEGER")?;
@@ -95,7 +95,7 @@ fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
 // ---- primitive helpers -------------------------------------------------
 
 #[inline]
-fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
+pub(super) fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
     if t.tag == tag {
         Ok(())
     } else {
@@ -108,7 +108,7 @@ fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
 }
 
 #[inline]
-fn bad(t: &Tlv, expected: &'static str) -> BerError {
+pub(super) fn bad(t: &Tlv, expected: &'static str) -> BerError {
     BerError::BadValue {
         offset: t.offset,
         expected,
@@ -116,7 +116,7 @@ fn bad(t: &Tlv, expected: &'static str) -> BerError {
 }
 
 #[inline]
-fn missing(t: &Tlv, expected: &'static str) -> BerError {
+pub(super) fn missing(t: &Tlv, expected: &'static str) -> BerError {
     BerError::Missing {
         offset: t.end,
         expected,
@@ -125,7 +125,7 @@ fn missing(t: &Tlv, expected: &'static str) -> BerError {
 
 /// A non-negative INTEGER (or ENUMERATED) no larger than `max`.
 #[inline]
-fn uint(t: &Tlv, max: u64, what: &'static str) -> D<u64> {
+pub(super) fn uint(t: &Tlv, max: u64, what: &'static str) -> D<u64> {
     let c = t.content();
     if c.is_empty() || c.len() > 9 || c[0] & 0x80 != 0 || (c.len() == 9 && c[0] != 0) {
         return Err(bad(t, what));
@@ -146,12 +146,12 @@ fn u8v(t: &Tlv, max: u8, what: &'static str) -> D<u8> {
 }
 
 #[inline]
-fn u16v(t: &Tlv, what: &'static str) -> D<u16> {
+pub(super) fn u16v(t: &Tlv, what: &'static str) -> D<u16> {
     Ok(uint(t, 0xFFFF, what)? as u16)
 }
 
 #[inline]
-fn u32v(t: &Tlv, what: &'static str) -> D<u32> {
+pub(super) fn u32v(t: &Tlv, what: &'static str) -> D<u32> {
     Ok(uint(t, 0xFFFF_FFFF, what)? as u32)
 }
 
@@ -164,7 +164,7 @@ fn boolean(t: &Tlv) -> D<bool> {
 }
 
 #[inline]
-fn null(t: &Tlv) -> D<bool> {
+pub(super) fn null(t: &Tlv) -> D<bool> {
     if t.content().is_empty() {
         Ok(true)
     } else {
@@ -173,12 +173,12 @@ fn null(t: &Tlv) -> D<bool> {
 }
 
 #[inline]
-fn string(t: &Tlv) -> CompactString {
+pub(super) fn string(t: &Tlv) -> CompactString {
     CompactString::from_utf8_lossy(t.content())
 }
 
 #[inline]
-fn fixed<const N: usize>(t: &Tlv, what: &'static str) -> D<[u8; N]> {
+pub(super) fn fixed<const N: usize>(t: &Tlv, what: &'static str) -> D<[u8; N]> {
     t.content().try_into().map_err(|_| bad(t, what))
 }
 
@@ -324,16 +324,7 @@ impl Dec<'_> {
         let id = id.ok_or_else(|| missing(t, "TerminationID.id"))?;
         let asn = AsnTermId::new(id, &wild[..nw])
             .map_err(|_| bad(t, "TerminationID.id of 1 to 8 octets"))?;
-        let mut s = String::new();
-        match self.levels {
-            Some(l) => {
-                if termid::decode(&asn, l, &mut s).is_err() {
-                    termid::format_native(&asn, &mut s);
-                }
-            }
-            None => termid::format_native(&asn, &mut s),
-        }
-        Ok(TerminationId::new(s))
+        Ok(termid::to_model(&asn, self.levels))
     }
 
     fn term_ids(&self, t: &Tlv) -> D<SmallList<TerminationId>> {

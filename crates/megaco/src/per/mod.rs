@@ -348,15 +348,11 @@ impl Form for PerConfig {
 
     fn term_id_from_asn1(&self, wild: &[u8], id: &[u8]) -> Result<TerminationId, String> {
         let a = AsnTermId::new(id, wild).map_err(|e| e.to_string())?;
-        let mut s = String::new();
-        match &self.mapping {
-            Mapping::Text(levels) if termid::decode(&a, levels, &mut s).is_ok() => {}
-            _ => {
-                s.clear();
-                termid::format_native(&a, &mut s);
-            }
-        }
-        Ok(TerminationId::new(s))
+        let levels = match &self.mapping {
+            Mapping::Text(levels) => Some(levels),
+            Mapping::Native => None,
+        };
+        Ok(termid::to_model(&a, levels))
     }
 
     fn pkgd_to_asn1(&self, scope: Scope, name: &str) -> Result<[u8; 4], EncodeError> {
