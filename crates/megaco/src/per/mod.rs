@@ -69,7 +69,7 @@ use std::sync::{Arc, OnceLock};
 use crate::asn1::names::{ItemKind, NameRegistry};
 use crate::asn1::termid::{self, AsnTermId};
 pub use crate::ber::Mapping;
-use crate::model::{MegacoMessage, TerminationId};
+use crate::model::{CompactString, MegacoMessage, TerminationId};
 use crate::{EncodeError, Limits};
 use form::{Form, Scope};
 
@@ -361,10 +361,13 @@ impl Form for PerConfig {
             .map_err(|e| name_err("PkgdName", e))
     }
 
-    fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<String, String> {
+    fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<CompactString, String> {
+        if let Some(n) = self.names().known_pkgd_name(kind(scope), code) {
+            return Ok(n.into());
+        }
         let mut s = String::new();
         self.names().decode_pkgd_name(kind(scope), code, &mut s);
-        Ok(s)
+        Ok(s.into())
     }
 
     fn param_to_asn1(
@@ -388,11 +391,14 @@ impl Form for PerConfig {
         scope: Scope,
         parent: [u8; 4],
         code: [u8; 2],
-    ) -> Result<String, String> {
+    ) -> Result<CompactString, String> {
+        if let Some(n) = self.names().known_parameter(kind(scope), parent, code) {
+            return Ok(n.into());
+        }
         let mut s = String::new();
         self.names()
             .decode_parameter(kind(scope), parent, code, &mut s);
-        Ok(s)
+        Ok(s.into())
     }
 
     fn package_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
