@@ -17,6 +17,8 @@ pub mod ber;
 pub mod codec;
 pub mod corpus;
 pub mod error;
+#[cfg(feature = "serde")]
+pub mod json;
 pub mod limits;
 pub mod model;
 #[cfg(feature = "native")]
@@ -29,8 +31,3 @@ pub mod view;
 pub use error::EncodeError;
 pub use limits::Limits;
 pub use model::MegacoMessage;
-
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;
