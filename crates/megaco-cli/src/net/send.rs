@@ -19,7 +19,8 @@ use super::log::{Log, LogArgs};
 use super::serve;
 use super::show::describe;
 use super::{config, resolve, runtime, Common, EngineArgs, Tally, WireEncoding, MID_HELP};
-use crate::codec::{self, BinaryOptions, Detected, InputFormat};
+use crate::codec::{self, BinaryOptions, Input};
+use megaco::codec::Kind;
 
 /// `megaco send`.
 #[derive(Debug, Clone, Args)]
@@ -83,9 +84,8 @@ fn is_compact(bytes: &[u8]) -> bool {
 async fn run(args: SendArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let (name, bytes) = crate::read_input(Some(&args.file))?;
-    let cfg = BinaryOptions::default().configs()?;
-    let (msg, kind) =
-        codec::decode(&bytes, InputFormat::Auto, &cfg).map_err(|e| anyhow!("{name}:{e}"))?;
+    let (msg, detected) = codec::read_message(&bytes, &Input::Auto, &BinaryOptions::default())
+        .map_err(|e| anyhow!("{}", e.located(&name)))?;
     let mut requests = Vec::new();
     let mut others = 0usize;
     match msg.mess.body {
@@ -118,12 +118,14 @@ async fn run(args: SendArgs) -> Result<ExitCode> {
     }
 
     let c = &args.common;
-    let encoding = c.encoding.unwrap_or(match kind {
-        Detected::Text if is_compact(&bytes) => WireEncoding::Compact,
-        Detected::Text => WireEncoding::Pretty,
-        Detected::Ber => WireEncoding::Ber,
-        Detected::Per => WireEncoding::Per,
-    });
+    let encoding = match (c.encoding, detected.kind()) {
+        (Some(e), _) => e,
+        (None, Kind::Text) if is_compact(&bytes) => WireEncoding::Compact,
+        (None, Kind::Text) => WireEncoding::Pretty,
+        (None, Kind::Ber) => WireEncoding::Ber,
+        (None, Kind::Per) => WireEncoding::Per,
+        (None, _) => bail!("{name}: {detected} is no wire encoding: choose one with --encoding"),
+    };
     let remote = resolve(&args.to, encoding.default_port()).await?;
     let mid = c.mid.clone().unwrap_or(msg.mess.mid);
     let version = c.version.unwrap_or(msg.mess.version);
