@@ -19,8 +19,9 @@ use super::log::{Log, LogArgs};
 use super::serve;
 use super::show::describe;
 use super::{config, resolve, runtime, Common, EngineArgs, Tally, WireEncoding, MID_HELP};
-use crate::codec::{self, BinaryOptions, Input};
 use megaco::codec::Kind;
+
+use crate::codec::{self, BinaryOptions, Input};
 
 /// `megaco send`.
 #[derive(Debug, Clone, Args)]
