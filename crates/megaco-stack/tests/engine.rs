@@ -752,7 +752,7 @@ fn huge_timers_do_not_overflow() {
     cfg.request_timer.initial = Duration::MAX;
     cfg.request_timer.max_interval = Duration::MAX;
     cfg.long_request_timer = Duration::MAX;
-    cfg.reply_timer = Duration::MAX;
+    cfg.reply_timer = Some(Duration::MAX);
     cfg.pending_timer = Some(Duration::MAX);
     let mut a = Connection::new(cfg.clone());
     let mut b = Connection::new(cfg);
