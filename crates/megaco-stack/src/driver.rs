@@ -101,7 +101,7 @@ pub(crate) enum Cmd {
     /// Open a TCP connection.
     Connect {
         addr: SocketAddr,
-        tx: oneshot::Sender<io::Result<Peer>>,
+        tx: oneshot::Sender<io::Result<(Peer, SocketAddr)>>,
     },
     /// Close the stream to a peer gracefully.
     Close {
@@ -126,7 +126,7 @@ pub(crate) enum Input {
     },
     Connected {
         stream: io::Result<TcpStream>,
-        tx: oneshot::Sender<io::Result<Peer>>,
+        tx: oneshot::Sender<io::Result<(Peer, SocketAddr)>>,
     },
     Data {
         peer: Peer,
@@ -669,17 +669,19 @@ impl Driver {
                     self.start_stream(peer, stream);
                 }
             }
-            Input::Connected { stream, tx } => match stream.and_then(|s| Ok((s.peer_addr()?, s))) {
-                Ok((addr, stream)) => {
-                    let peer = Peer::new(self.outbound, addr);
-                    self.ep.handle_connected(now, peer, true);
-                    self.start_stream(peer, stream);
-                    let _ = tx.send(Ok(peer));
+            Input::Connected { stream, tx } => {
+                match stream.and_then(|s| Ok((s.peer_addr()?, s.local_addr()?, s))) {
+                    Ok((addr, local, stream)) => {
+                        let peer = Peer::new(self.outbound, addr);
+                        self.ep.handle_connected(now, peer, true);
+                        self.start_stream(peer, stream);
+                        let _ = tx.send(Ok((peer, local)));
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                    }
                 }
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                }
-            },
+            }
             Input::Data { peer, bytes } => self.ep.handle_stream_data(now, peer, &bytes),
             Input::Ended { peer, error } => {
                 self.streams.remove(&peer);

@@ -174,13 +174,9 @@ impl Stack {
             .cmd
             .send(Cmd::Connect { addr, tx })
             .map_err(|_| io::Error::new(io::ErrorKind::NotConnected, "the stack stopped"))?;
-        let peer = rx
+        let (peer, local) = rx
             .await
             .map_err(|_| io::Error::new(io::ErrorKind::NotConnected, "the stack stopped"))??;
-        let local = match addr {
-            SocketAddr::V4(_) => SocketAddr::from(([0, 0, 0, 0], 0)),
-            SocketAddr::V6(_) => SocketAddr::from(([0u16; 8], 0)),
-        };
         Ok(Connection::new(self.handle.clone(), local, peer))
     }
 

@@ -87,7 +87,7 @@ use megaco::MegacoMessage;
 
 use crate::codec::{DecodeError, Encoding};
 use crate::config::{Config, TransportConfig};
-use crate::engine::{self, decode_error_descriptor, Connection, Event};
+use crate::engine::{self, decode_error_descriptor, Connection, ConnectionStats, Event};
 use crate::tpkt::{self, FrameDecoder};
 use bucket::Bucket;
 use codecs::Codecs;
@@ -353,6 +353,10 @@ struct PeerState {
     stream: Option<Box<StreamState>>,
     /// A graceful close waiting for SegmentReplies, until this instant.
     closing: Option<Instant>,
+    /// The connection's counters at the last flush.
+    seen: ConnectionStats,
+    /// Whether it was registered at the last flush.
+    registered: bool,
 }
 
 /// The sans-IO endpoint (see the [module documentation](self)).
@@ -697,6 +701,7 @@ impl Endpoint {
             let Some((_, victim)) = self.unproven.pop_first() else {
                 break;
             };
+            self.stats.unproven -= 1;
             self.stats.unproven_evicted += 1;
             self.schedule_report(now);
             self.drop_peer(victim, CloseReason::Evicted);
@@ -714,6 +719,8 @@ impl Endpoint {
                 last_sent_error: false,
                 stream,
                 closing: None,
+                seen: ConnectionStats::default(),
+                registered: false,
             },
         );
         self.unproven.insert((now, peer));
@@ -747,6 +754,8 @@ impl Endpoint {
             last_sent_error: false,
             stream: None,
             closing: None,
+            seen: ConnectionStats::default(),
+            registered: false,
         });
         if state.conn.is_some() {
             return true;
@@ -831,7 +840,7 @@ impl Endpoint {
             }
         } else {
             self.stats.peers -= 1;
-            if state.conn.as_ref().is_some_and(|c| c.is_registered()) {
+            if state.registered {
                 self.stats.registered -= 1;
             }
         }
@@ -1072,8 +1081,7 @@ impl Endpoint {
             return;
         };
         if let Some(conn) = state.conn.as_mut() {
-            let before = conn.stats();
-            let was_registered = conn.is_registered();
+            let before = state.seen;
             while let Some(t) = conn.poll_transmit_tagged() {
                 out.push(t);
             }
@@ -1081,10 +1089,12 @@ impl Endpoint {
                 events.push(event);
             }
             let after = conn.stats();
+            state.seen = after;
             self.stats.duplicates_answered +=
                 after.duplicates_answered - before.duplicates_answered;
             self.stats.duplicates_dropped += after.duplicates_dropped - before.duplicates_dropped;
-            if conn.is_registered() && !was_registered {
+            if conn.is_registered() && !state.registered {
+                state.registered = true;
                 self.stats.registered += 1;
             }
         }

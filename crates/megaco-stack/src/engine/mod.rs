@@ -452,8 +452,8 @@ pub struct Connection {
     events: VecDeque<Event>,
     /// How many entries of `incoming` are `Processing`.
     unanswered: usize,
-    /// Whether the last message queued for the peer was a message-level
-    /// error.
+    /// Whether we sent the peer a message-level error since its last
+    /// decodable message.
     last_sent_error: bool,
     /// Our segmented replies whose SegmentReplies have not all come: how
     /// many segments each still waits for.
@@ -658,7 +658,7 @@ impl Connection {
 
     /// Queues a message for the peer.
     fn push(&mut self, bytes: Vec<u8>, stack_error: bool, message_error: bool) {
-        self.last_sent_error = message_error;
+        self.last_sent_error |= message_error;
         self.transmits.push_back((bytes, stack_error));
     }
 
@@ -678,8 +678,8 @@ impl Connection {
     }
 
     /// Reports an undecodable message, and answers it with a message-level
-    /// error unless [`Config::reply_to_decode_errors`] is off or our last
-    /// message to the peer was an error already.
+    /// error unless [`Config::reply_to_decode_errors`] is off or we sent
+    /// the peer an error since its last decodable message.
     pub fn handle_undecodable(&mut self, error: DecodeError) {
         let descriptor = decode_error_descriptor(&error);
         self.events.push_back(Event::DecodeError { error });
@@ -695,6 +695,9 @@ impl Connection {
 
     /// Processes one received, already decoded message.
     pub fn handle_message(&mut self, now: Instant, msg: MegacoMessage) {
+        // The peer reads us again: a later undecodable message may be
+        // answered.
+        self.last_sent_error = false;
         let Message { mid, version, body } = msg.mess;
         let transactions = match body {
             MessageBody::Error(error) => {
