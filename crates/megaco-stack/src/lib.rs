@@ -37,6 +37,9 @@
 //! mgc.reply(t1, transaction_id, build::default_replies(&actions)).unwrap();
 //!
 //! mg.handle_input(t1, &mgc.poll_transmit().unwrap());
+//! // The registration negotiated the version (H.248.1 11.3) ...
+//! assert_eq!(mg.poll_event(), Some(Event::VersionNegotiated { version: 1 }));
+//! // ... and its reply came.
 //! match mg.poll_event() {
 //!     Some(Event::ReplyReceived { transaction_id, result: TransactionResult::ActionReplies(r) }) => {
 //!         assert_eq!(transaction_id, id);
