@@ -84,7 +84,7 @@ enum Op {
     /// The user answers a received request with the default replies.
     ReplyDefault(u8),
     /// The user answers a received request with an arbitrary result.
-    Reply(u8, TransactionResult),
+    Reply(u8, Box<TransactionResult>),
     SendPending(u8),
     Cancel(u8),
     /// The clock moves on by this many milliseconds (times 64: up to
@@ -217,7 +217,7 @@ impl Run {
             }),
             PeerTx::RequestWith { id, actions } => Transaction::Request(TransactionRequest {
                 transaction_id: u32::from(id),
-                actions,
+                actions: actions.into(),
             }),
             PeerTx::Reply {
                 pick,
@@ -257,7 +257,7 @@ impl Run {
             Op::Peer(txs) => {
                 let txs: Vec<Transaction> =
                     txs.into_iter().take(16).map(|t| self.peer_tx(t)).collect();
-                self.peer_message(MessageBody::Transactions(txs));
+                self.peer_message(MessageBody::Transactions(txs.into()));
             }
             Op::PeerError(e) => self.peer_message(MessageBody::Error(e)),
             Op::Bytes(b) => self.conn.handle_input(self.now, &b),
@@ -276,7 +276,7 @@ impl Run {
             }
             Op::Reply(pick, result) => {
                 let id = choose(&self.theirs, pick);
-                let _ = self.conn.reply(self.now, id, result);
+                let _ = self.conn.reply(self.now, id, *result);
             }
             Op::SendPending(pick) => {
                 let id = choose(&self.theirs, pick);

@@ -82,11 +82,18 @@ fn walk(v: &mut Value, hex_mtp: bool) {
                 match k.as_str() {
                     "audit_token" => sort::<AuditToken>(child),
                     "notify_completion" => sort::<NotifyCompletion>(child),
-                    "Mtp" if hex_mtp => {
+                    // a service change address's MTP digits, or a mid
+                    // written in its structural form
+                    "mtp" if hex_mtp => {
                         if let Value::String(hex) = child {
                             hex.make_ascii_uppercase();
                         }
                     }
+                    // a mid in its text form, `MTP{hex}`
+                    "mid" | "service_change_mgc_id" if hex_mtp => match child {
+                        Value::String(mid) if mid.starts_with("MTP{") => mid.make_ascii_uppercase(),
+                        _ => walk(child, hex_mtp),
+                    },
                     _ => walk(child, hex_mtp),
                 }
             }
@@ -348,7 +355,7 @@ pub fn binary_equivalent(
         return;
     }
     fn lower_names(v: &mut Value) {
-        const NAMES: [&str; 8] = [
+        const NAMES: [&str; 7] = [
             "name",
             "pkgd_name",
             "event_name",
@@ -356,22 +363,19 @@ pub fn binary_equivalent(
             "stat_name",
             "package_name",
             "digit_map_name",
-            "DigitMapName",
         ];
         match v {
             Value::Object(map) => {
                 for (k, child) in map.iter_mut() {
                     match child {
                         Value::String(s) if NAMES.contains(&k.as_str()) => s.make_ascii_lowercase(),
-                        // the root termination is one binary value, read back as `ROOT`
-                        Value::String(s) if k == "id" && s.eq_ignore_ascii_case("root") => {
-                            s.make_ascii_uppercase()
-                        }
                         _ => lower_names(child),
                     }
                 }
             }
             Value::Array(items) => items.iter_mut().for_each(lower_names),
+            // the root termination is one binary value, read back as `ROOT`
+            Value::String(s) if s.eq_ignore_ascii_case("root") => s.make_ascii_uppercase(),
             _ => {}
         }
     }

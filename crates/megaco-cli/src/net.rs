@@ -238,13 +238,13 @@ fn message(version: u8, mid: Mid, body: MessageBody) -> MegacoMessage {
 fn error(code: u16, text: &str) -> ErrorDescriptor {
     ErrorDescriptor {
         error_code: code,
-        error_text: (!text.is_empty()).then(|| text.to_string()),
+        error_text: (!text.is_empty()).then(|| text.into()),
     }
 }
 
 fn domain(name: &str) -> Mid {
     Mid::Domain(DomainName {
-        name: name.to_string(),
+        name: name.to_string().into(),
         port: None,
     })
 }
@@ -336,7 +336,7 @@ impl Printer {
         let msg = message(
             self.version,
             mid.clone(),
-            MessageBody::Transactions(vec![t]),
+            MessageBody::Transactions(vec![t].into()),
         );
         let encode = |m: &MegacoMessage| {
             if self.pretty {
@@ -392,7 +392,7 @@ impl Printer {
             peer,
             Transaction::Request(TransactionRequest {
                 transaction_id: id,
-                actions: actions.to_vec(),
+                actions: actions.to_vec().into(),
             }),
         );
     }
@@ -446,6 +446,7 @@ fn reply_errors(result: &TransactionResult) -> Vec<&ErrorDescriptor> {
                         out.push(e);
                     }
                 }
+                _ => {}
             }
         }
     }
@@ -474,12 +475,12 @@ fn mgc_replies(actions: &[ActionRequest], mid: &Mid) -> TransactionResult {
     if let TransactionResult::ActionReplies(replies) = &mut result {
         for r in replies {
             for c in &mut r.command_reply {
-                if let CommandReply::ServiceChange(ServiceChangeReply {
-                    service_change_result: ServiceChangeResult::ServiceChangeResParms(p),
-                    ..
-                }) = c
-                {
-                    p.service_change_mgc_id = Some(mid.clone());
+                if let CommandReply::ServiceChange(r) = c {
+                    if let ServiceChangeResult::ServiceChangeResParms(p) =
+                        &mut r.service_change_result
+                    {
+                        p.service_change_mgc_id = Some(mid.clone());
+                    }
                 }
             }
         }
@@ -904,7 +905,7 @@ async fn run_send(args: SendArgs) -> Result<ExitCode> {
     let mut sent = Vec::with_capacity(requests.len());
     for r in requests {
         let what = format!("transaction {} of {name}", r.transaction_id);
-        let request = client.send(&what, r.actions).await;
+        let request = client.send(&what, r.actions.to_vec()).await;
         if let Ok(request) = &request {
             let id = request.transaction_id();
             if id != r.transaction_id {
@@ -970,11 +971,10 @@ mod tests {
         let TransactionResult::ActionReplies(r) = &result else {
             panic!("{result:?}")
         };
-        let CommandReply::ServiceChange(ServiceChangeReply {
-            service_change_result: ServiceChangeResult::ServiceChangeResParms(p),
-            ..
-        }) = &r[0].command_reply[0]
-        else {
+        let CommandReply::ServiceChange(reply) = &r[0].command_reply[0] else {
+            panic!("{r:?}")
+        };
+        let ServiceChangeResult::ServiceChangeResParms(p) = &reply.service_change_result else {
             panic!("{r:?}")
         };
         assert_eq!(p.service_change_mgc_id, Some(domain("mgc")));
@@ -1002,18 +1002,18 @@ mod tests {
         }
         action
             .command_reply
-            .push(CommandReply::ServiceChange(ServiceChangeReply {
-                termination_ids: vec![TerminationId::root()],
+            .push(CommandReply::ServiceChange(Box::new(ServiceChangeReply {
+                termination_ids: vec![TerminationId::root()].into(),
                 service_change_result: ServiceChangeResult::ErrorDescriptor(error(502, "")),
-            }));
+            })));
         action.command_reply.push(CommandReply::Modify(AmmsReply {
-            termination_ids: vec![TerminationId::root()],
+            termination_ids: vec![TerminationId::root()].into(),
             termination_audit: Some(vec![AuditReturnParameter::Error(error(443, ""))]),
         }));
         action
             .command_reply
             .push(CommandReply::AuditValue(AuditReply::Error(error(410, ""))));
-        let result = TransactionResult::ActionReplies(vec![action]);
+        let result = TransactionResult::ActionReplies(vec![action].into());
         assert_eq!(codes(&result), [422, 431, 502, 443, 410]);
     }
 

@@ -59,13 +59,16 @@ fn show(what: &str, result: &TransactionResult) {
         mess: Message {
             version: 3,
             mid: Mid::Device("mgc".into()),
-            body: MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-                transaction_id: 0,
-                imm_ack_required: false,
-                result: result.clone(),
-                segment_number: None,
-                segmentation_complete: false,
-            })]),
+            body: MessageBody::Transactions(
+                vec![Transaction::Reply(TransactionReply {
+                    transaction_id: 0,
+                    imm_ack_required: false,
+                    result: result.clone(),
+                    segment_number: None,
+                    segmentation_complete: false,
+                })]
+                .into(),
+            ),
         },
     };
     match megaco::text::encode_pretty(&msg) {

@@ -62,6 +62,7 @@ fn command_name(c: &Command) -> &'static str {
         Command::AuditValue(_) => "AuditValue",
         Command::Notify(_) => "Notify",
         Command::ServiceChange(_) => "ServiceChange",
+        _ => "a command of a later version",
     }
 }
 

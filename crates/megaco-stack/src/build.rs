@@ -26,7 +26,7 @@ pub fn service_change(
         service_change_address: None,
         service_change_version: None,
         service_change_profile: None,
-        service_change_reason: vec![reason.to_string()],
+        service_change_reason: smallvec![reason.into()],
         service_change_delay: None,
         service_change_mgc_id: None,
         time_stamp: None,
@@ -36,10 +36,10 @@ pub fn service_change(
     };
     action(
         ContextId::NULL,
-        Command::ServiceChange(ServiceChangeRequest {
-            termination_ids: vec![termination],
+        Command::ServiceChange(Box::new(ServiceChangeRequest {
+            termination_ids: vec![termination].into(),
             service_change_parms: parms,
-        }),
+        })),
     )
 }
 
@@ -54,15 +54,16 @@ pub fn notify(
     action(
         context,
         Command::Notify(NotifyRequest {
-            termination_ids: vec![termination],
+            termination_ids: vec![termination].into(),
             observed_events_descriptor: ObservedEventsDescriptor {
                 request_id,
                 observed_event_lst: vec![ObservedEvent {
-                    event_name: event.to_string(),
+                    event_name: event.to_string().into(),
                     stream_id: None,
                     event_par_list: vec![],
                     time_notation: None,
-                }],
+                }]
+                .into(),
             },
             error_descriptor: None,
         }),
@@ -79,7 +80,8 @@ pub fn action(context: ContextId, command: Command) -> ActionRequest {
             command,
             optional: false,
             wildcard_return: false,
-        }],
+        }]
+        .into(),
     }
 }
 
@@ -92,10 +94,10 @@ pub fn service_change_reply(
 ) -> ActionReply {
     action_reply(
         context,
-        CommandReply::ServiceChange(ServiceChangeReply {
-            termination_ids,
+        CommandReply::ServiceChange(Box::new(ServiceChangeReply {
+            termination_ids: termination_ids.into(),
             service_change_result: ServiceChangeResult::ServiceChangeResParms(parms),
-        }),
+        })),
     )
 }
 
@@ -116,7 +118,7 @@ pub fn notify_reply(context: ContextId, termination_ids: Vec<TerminationId>) -> 
     action_reply(
         context,
         CommandReply::Notify(NotifyReply {
-            termination_ids,
+            termination_ids: termination_ids.into(),
             error_descriptor: None,
         }),
     )
@@ -128,7 +130,7 @@ pub fn action_reply(context: ContextId, reply: CommandReply) -> ActionReply {
         context_id: context,
         error_descriptor: None,
         context_reply: None,
-        command_reply: vec![reply],
+        command_reply: vec![reply].into(),
     }
 }
 
@@ -143,12 +145,12 @@ pub fn default_replies(actions: &[ActionRequest]) -> TransactionResult {
         for c in &a.command_requests {
             match &c.command {
                 Command::ServiceChange(sc) => {
-                    command_reply.push(CommandReply::ServiceChange(ServiceChangeReply {
+                    command_reply.push(CommandReply::ServiceChange(Box::new(ServiceChangeReply {
                         termination_ids: sc.termination_ids.clone(),
                         service_change_result: ServiceChangeResult::ServiceChangeResParms(
                             service_change_res_parm(None),
                         ),
-                    }))
+                    })))
                 }
                 Command::Notify(n) => command_reply.push(CommandReply::Notify(NotifyReply {
                     termination_ids: n.termination_ids.clone(),
@@ -167,8 +169,8 @@ pub fn default_replies(actions: &[ActionRequest]) -> TransactionResult {
             context_id: a.context_id,
             error_descriptor: error,
             context_reply: None,
-            command_reply,
+            command_reply: command_reply.into(),
         });
     }
-    TransactionResult::ActionReplies(replies)
+    TransactionResult::ActionReplies(replies.into())
 }

@@ -274,7 +274,9 @@ pub struct TransportConfig {
     /// Capacity of the queue to the user ([`crate::Incoming`]). When it
     /// is full, a new request is answered with error 503 ("Service
     /// Unavailable") and other events are dropped; both are counted.
-    /// Default 1024.
+    /// Endpoint events (peers admitted, evicted, ...; `Inbound::Endpoint`)
+    /// are dropped already once the queue is half full, so that a burst
+    /// of them leaves room for requests. Default 1024.
     pub inbound_queue: usize,
 }
 

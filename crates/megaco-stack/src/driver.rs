@@ -75,6 +75,9 @@ impl From<engine::Error> for Error {
 type Waiter = oneshot::Sender<Result<TransactionResult, Error>>;
 type Done = oneshot::Sender<Result<(), Error>>;
 
+// A reply's result holds its first action reply inline; commands are
+// few and short-lived, so their size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Cmd {
     Request {
         peer: Peer,
@@ -107,6 +110,14 @@ pub(crate) enum Cmd {
     Close {
         peer: Peer,
     },
+    /// A request from `peer` found its connection's queue full
+    /// ([`crate::tcp::Listener`]): answer 503 and count it.
+    Refuse {
+        peer: Peer,
+        id: u32,
+    },
+    /// An item for a connection's queue was dropped: count it.
+    EventDropped,
     /// Close every stream gracefully and stop.
     Shutdown {
         tx: oneshot::Sender<()>,
@@ -212,7 +223,7 @@ impl Drop for IncomingRequest {
 fn error_result(code: u16, text: &str) -> TransactionResult {
     TransactionResult::Error(ErrorDescriptor {
         error_code: code,
-        error_text: Some(text.to_string()),
+        error_text: Some(text.to_string().into()),
     })
 }
 
@@ -272,6 +283,16 @@ impl IncomingRequest {
             })
             .map_err(|_| Error::Closed)?;
         rx.await.map_err(|_| Error::Closed)?
+    }
+
+    /// Answers error 503 ("Service Unavailable"), counted as refused: the
+    /// user's queue had no room for it.
+    pub(crate) fn refuse(mut self) {
+        self.answered = true;
+        let _ = self.cmd.send(Cmd::Refuse {
+            peer: self.source,
+            id: self.transaction_id,
+        });
     }
 
     /// Tells the peer we are still working on it (TransactionPending);
@@ -753,6 +774,13 @@ impl Driver {
                 });
             }
             Cmd::Close { peer } => self.ep.close(now, peer),
+            Cmd::Refuse { peer, id } => {
+                self.requests_refused += 1;
+                let _ = self
+                    .ep
+                    .reply(now, peer, id, error_result(503, "Service Unavailable"));
+            }
+            Cmd::EventDropped => self.events_dropped += 1,
             Cmd::Shutdown { .. } => {}
         }
     }
@@ -769,6 +797,21 @@ impl Driver {
     /// Sends what the endpoint has to send, closes what it closes, and
     /// hands out its events.
     async fn flush(&mut self) {
+        // Handing out events may produce more to send (a request nobody
+        // can take is answered at once): until nothing is left.
+        loop {
+            self.flush_once().await;
+            if !self.ep.has_output() {
+                break;
+            }
+        }
+        let mut stats = self.ep.stats();
+        stats.requests_refused = self.requests_refused;
+        stats.events_dropped = self.events_dropped;
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = stats;
+    }
+
+    async fn flush_once(&mut self) {
         let now = Instant::now();
         while let Some(t) = self.ep.poll_transmit() {
             if let Some(sock) = self.udp.get(&t.peer.transport) {
@@ -799,10 +842,6 @@ impl Driver {
         while let Some(event) = self.ep.poll_event() {
             self.event(event);
         }
-        let mut stats = self.ep.stats();
-        stats.requests_refused = self.requests_refused;
-        stats.events_dropped = self.events_dropped;
-        *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = stats;
     }
 
     fn event(&mut self, event: EndpointEvent) {
@@ -815,7 +854,16 @@ impl Driver {
                 let error = (reason != CloseReason::PeerClosed).then_some(reason);
                 return self.deliver(Inbound::Closed { peer, error });
             }
-            other => return self.deliver(Inbound::Endpoint(other)),
+            // Peers admitted, evicted, ...: only while they leave half
+            // the queue to requests, so that a burst of them (new peers
+            // from many addresses) never gets requests refused.
+            other => {
+                if self.inbound.capacity() > self.inbound.max_capacity() / 2 {
+                    return self.deliver(Inbound::Endpoint(other));
+                }
+                self.events_dropped += 1;
+                return;
+            }
         };
         let waiters = self.waiters.entry(peer).or_default();
         let unclaimed = match event {

@@ -42,7 +42,7 @@ use std::net::SocketAddr;
 
 use tokio::sync::{mpsc, Mutex};
 
-use crate::driver::{Inbound, Incoming};
+use crate::driver::{Cmd, Inbound, Incoming};
 use crate::endpoint::{Peer, Stats};
 use crate::engine::Config;
 use crate::{Connection, Stack};
@@ -76,7 +76,10 @@ impl Listener {
     /// Listens on `local`.
     pub async fn bind(local: SocketAddr, mut config: Config) -> io::Result<Self> {
         config.reliable = true;
+        // Each connection's queue is the configured one; the stack's own
+        // queue only feeds the router, which drains it at once.
         let queue = config.transport.inbound_queue.max(1);
+        config.transport.inbound_queue = queue.max(crate::driver::INPUT_QUEUE);
         let (stack, incoming) = Stack::builder(config).tcp(local).start().await?;
         let local = stack.tcp_addrs()[0];
         let (tx, rx) = mpsc::channel(64);
@@ -139,11 +142,33 @@ async fn route(
             }
             conns.insert(peer, tx);
         }
-        if let Some(tx) = conns.get(&peer) {
-            let _ = tx.try_send(item);
-        }
-        if closed {
-            conns.remove(&peer);
+        let Some(tx) = (if closed {
+            conns.remove(&peer)
+        } else {
+            conns.get(&peer).cloned()
+        }) else {
+            continue;
+        };
+        match tx.try_send(item) {
+            Ok(()) => {}
+            // The connection's user is behind: a request gets 503, other
+            // events are dropped (both counted), and the end of the
+            // stream waits for room, so that the user learns of it after
+            // what is queued.
+            Err(mpsc::error::TrySendError::Full(item)) => match item {
+                Inbound::Request(req) => req.refuse(),
+                item @ Inbound::Closed { .. } => {
+                    tokio::spawn(async move {
+                        let _ = tx.send(item).await;
+                    });
+                }
+                _ => {
+                    let _ = stack.handle().cmd.send(Cmd::EventDropped);
+                }
+            },
+            // The user dropped that connection's Incoming: a request is
+            // answered 500 as it is dropped.
+            Err(mpsc::error::TrySendError::Closed(_)) => {}
         }
     }
 }

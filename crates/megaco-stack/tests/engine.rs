@@ -45,7 +45,7 @@ fn decode(bytes: &[u8]) -> MegacoMessage {
 
 fn transactions(bytes: &[u8]) -> Vec<Transaction> {
     match decode(bytes).mess.body {
-        MessageBody::Transactions(t) => t,
+        MessageBody::Transactions(t) => t.to_vec(),
         MessageBody::Error(e) => panic!("error message {e:?}"),
     }
 }
@@ -391,7 +391,7 @@ fn acks_for_one_message_are_coalesced() {
         mess: Message {
             version: 1,
             mid: mgc.config().mid.clone(),
-            body: MessageBody::Transactions(replies),
+            body: MessageBody::Transactions(replies.into()),
         },
     };
     mg.handle_input(t0, &megaco::text::encode_compact(&msg).unwrap());
@@ -429,10 +429,13 @@ fn ack_range_releases_several_replies() {
         mess: Message {
             version: 1,
             mid: mid(1),
-            body: MessageBody::Transactions(vec![Transaction::ResponseAck(vec![TransactionAck {
-                first_ack: 1,
-                last_ack: Some(u32::MAX),
-            }])]),
+            body: MessageBody::Transactions(
+                vec![Transaction::ResponseAck(vec![TransactionAck {
+                    first_ack: 1,
+                    last_ack: Some(u32::MAX),
+                }])]
+                .into(),
+            ),
         },
     };
     mgc.handle_input(t0, &megaco::text::encode_pretty(&msg).unwrap());
@@ -540,10 +543,13 @@ fn request_msg(id: u32) -> MegacoMessage {
         mess: Message {
             version: 1,
             mid: mid(1),
-            body: MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
-                transaction_id: id,
-                actions: vec![sc()],
-            })]),
+            body: MessageBody::Transactions(
+                vec![Transaction::Request(TransactionRequest {
+                    transaction_id: id,
+                    actions: vec![sc()].into(),
+                })]
+                .into(),
+            ),
         },
     }
 }

@@ -40,7 +40,7 @@ fn body(bytes: &[u8]) -> MessageBody {
 
 fn transactions(bytes: &[u8]) -> Vec<Transaction> {
     match body(bytes) {
-        MessageBody::Transactions(t) => t,
+        MessageBody::Transactions(t) => t.to_vec(),
         MessageBody::Error(e) => panic!("error message {e:?}"),
     }
 }
@@ -64,7 +64,7 @@ fn v3_message(from: u8, t: Transaction) -> Vec<u8> {
         mess: Message {
             version: 3,
             mid: mid(from),
-            body: MessageBody::Transactions(vec![t]),
+            body: MessageBody::Transactions(vec![t].into()),
         },
     };
     Encoding::pretty().encode(&msg).unwrap()
@@ -91,7 +91,7 @@ fn part(event: u32) -> TransactionResult {
 
 fn replies(r: TransactionResult) -> Vec<ActionReply> {
     match r {
-        TransactionResult::ActionReplies(a) => a,
+        TransactionResult::ActionReplies(a) => a.to_vec(),
         other => panic!("{other:?}"),
     }
 }

@@ -192,11 +192,11 @@ async fn register_and_notify(mgc: &OtpMgc, config: Config, transport: Transport)
     assert_eq!(a.len(), 1);
     assert_eq!(a[0].context_id, ContextId::NULL);
     match &a[0].command_reply[..] {
-        [CommandReply::ServiceChange(ServiceChangeReply {
-            termination_ids,
-            service_change_result: ServiceChangeResult::ServiceChangeResParms(p),
-        })] => {
-            assert_eq!(termination_ids, &[TerminationId::root()]);
+        [CommandReply::ServiceChange(sc)] => {
+            let ServiceChangeResult::ServiceChangeResParms(p) = &sc.service_change_result else {
+                panic!("{sc:?}")
+            };
+            assert_eq!(sc.termination_ids.as_slice(), [TerminationId::root()]);
             assert_eq!(
                 p.service_change_address,
                 Some(ServiceChangeAddress::PortNumber(2944))
@@ -222,7 +222,7 @@ async fn register_and_notify(mgc: &OtpMgc, config: Config, transport: Transport)
     assert!(matches!(
         &a[0].command_reply[..],
         [CommandReply::Notify(NotifyReply { termination_ids, error_descriptor: None })]
-            if termination_ids[0].id == "11111111/00000000/00000001"
+            if termination_ids[0].as_str() == "11111111/00000000/00000001"
     ));
     // The OTP side saw both requests.
     let mut seen = Vec::new();
@@ -415,7 +415,7 @@ fn run_otp_mg_with(
             );
             assert_eq!(
                 sc.service_change_parms.service_change_reason,
-                ["901 mg col boot"]
+                ["901 mg col boot"].into()
             );
         }
         other => panic!("{other:?}"),

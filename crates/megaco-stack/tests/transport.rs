@@ -62,7 +62,7 @@ async fn mg_session(conn: &megaco_stack::Connection) {
     };
     match &a[0].command_reply[0] {
         CommandReply::ServiceChange(sc) => {
-            assert_eq!(sc.termination_ids, vec![TerminationId::root()])
+            assert_eq!(sc.termination_ids.as_slice(), [TerminationId::root()])
         }
         other => panic!("{other:?}"),
     }
@@ -468,7 +468,7 @@ async fn send_request_tells_ids_and_incoming_requests_tell_their_sender() {
             let CommandReply::Notify(n) = &a[0].command_reply[0] else {
                 panic!("{a:?}")
             };
-            assert_eq!(n.termination_ids, [TerminationId::new(t)]);
+            assert_eq!(n.termination_ids, [TerminationId::new(t)].into());
         }
     }
 }

@@ -14,7 +14,7 @@
 //! let reply = TransactionReply {
 //!     transaction_id: 1,
 //!     imm_ack_required: false,
-//!     result: TransactionResult::ActionReplies(vec![]),
+//!     result: TransactionResult::ActionReplies(smallvec![]),
 //!     segment_number: Some(1),
 //!     segmentation_complete: false,
 //! };
@@ -23,7 +23,7 @@
 //!     mess: Message {
 //!         version: 1,
 //!         mid: Mid::Device("mg1".into()),
-//!         body: MessageBody::Transactions(vec![Transaction::Reply(reply)]),
+//!         body: MessageBody::Transactions(smallvec![Transaction::Reply(reply)]),
 //!     },
 //! };
 //! assert!(matches!(
@@ -278,12 +278,20 @@ impl Checker {
         Ok(())
     }
 
-    fn second_events(&self, e: &SecondEventsDescriptor) -> Result<(), EncodeError> {
+    /// Embedded events: the ASN.1 `SecondEventsDescriptor`, whose events'
+    /// actions have no place for embedded events again.
+    fn second_events(&self, e: &EventsDescriptor) -> Result<(), EncodeError> {
         for a in e
             .event_list
             .iter()
             .filter_map(|ev| ev.event_action.as_ref())
         {
+            if a.second_event.is_some() {
+                return Err(EncodeError::Invalid {
+                    what: "embedded event",
+                    detail: "an embedded event's actions cannot embed events again".into(),
+                });
+            }
             self.actions(
                 a.notify_behaviour.as_ref(),
                 a.reset_events_descriptor,
@@ -295,7 +303,7 @@ impl Checker {
         Ok(())
     }
 
-    /// The checks `RequestedActions` and `SecondRequestedActions` share,
+    /// The checks of a first-level and an embedded event's actions,
     /// including what a regulated notification embeds.
     fn actions(
         &self,
@@ -303,7 +311,7 @@ impl Checker {
         reset: bool,
         dm: Option<&EventDm>,
         signals: Option<&[SignalRequest]>,
-        second: Option<&SecondEventsDescriptor>,
+        second: Option<&EventsDescriptor>,
     ) -> Result<(), EncodeError> {
         self.need(notify.is_some(), 3, "a notification behaviour")?;
         self.need(reset, 3, "ResetEventsDescriptor")?;
@@ -442,10 +450,13 @@ mod tests {
             mess: Message {
                 version,
                 mid: Mid::Device("mg".into()),
-                body: MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
-                    transaction_id: 1,
-                    actions: vec![action],
-                })]),
+                body: MessageBody::Transactions(
+                    vec![Transaction::Request(TransactionRequest {
+                        transaction_id: 1,
+                        actions: vec![action].into(),
+                    })]
+                    .into(),
+                ),
             },
         }
     }
@@ -468,7 +479,7 @@ mod tests {
                 context_list: None,
             }),
             context_attr_audit_req: None,
-            command_requests: vec![],
+            command_requests: vec![].into(),
         }
     }
 
@@ -526,7 +537,7 @@ mod tests {
             context_attr_audit_req: None,
             command_requests: vec![CommandRequest {
                 command: Command::Modify(AmmRequest {
-                    termination_ids: vec![TerminationId::new("t1")],
+                    termination_ids: vec![TerminationId::new("t1")].into(),
                     descriptors: vec![AmmDescriptor::Events(EventsDescriptor {
                         request_id: Some(1),
                         event_list: vec![RequestedEvent {
@@ -536,22 +547,24 @@ mod tests {
                                 keep_active: None,
                                 event_dm: None,
                                 second_event: None,
-                                signals_descriptor: Some(vec![SignalRequest::SeqSigList(
-                                    SeqSigList {
+                                signals_descriptor: Some(
+                                    vec![SignalRequest::SeqSigList(SeqSigList {
                                         id: 1,
                                         signal_list: vec![sig],
-                                    },
-                                )]),
+                                    })]
+                                    .into(),
+                                ),
                                 notify_behaviour: None,
                                 reset_events_descriptor: false,
                             }),
-                            ev_par_list: vec![],
+                            ev_par_list: vec![].into(),
                         }],
                     })],
                 }),
                 optional: false,
                 wildcard_return: false,
-            }],
+            }]
+            .into(),
         };
         assert_eq!(
             check(&message(2, action.clone())),
@@ -562,5 +575,44 @@ mod tests {
             })
         );
         assert_eq!(check(&message(3, action)), Ok(()));
+    }
+
+    /// An embedded event's actions have no place for embedded events in
+    /// the ASN.1 or the text grammar: one level is checked, two refused.
+    #[test]
+    fn embedded_events_do_not_nest() {
+        let events = |second: Option<EventsDescriptor>| EventsDescriptor {
+            request_id: Some(1),
+            event_list: vec![RequestedEvent {
+                pkgd_name: "al/of".into(),
+                event_action: Some(RequestedActions {
+                    second_event: second,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+        };
+        let action = |e: EventsDescriptor| ActionRequest {
+            context_id: ContextId::NULL,
+            command_requests: smallvec![CommandRequest {
+                command: Command::Modify(AmmRequest {
+                    termination_ids: smallvec![TerminationId::new("t1")],
+                    descriptors: vec![AmmDescriptor::Events(e)],
+                }),
+                optional: false,
+                wildcard_return: false,
+            }],
+            ..Default::default()
+        };
+        let one = events(Some(events(None)));
+        assert_eq!(check(&message(1, action(one.clone()))), Ok(()));
+        let two = events(Some(one));
+        assert!(matches!(
+            check(&message(1, action(two))),
+            Err(EncodeError::Invalid {
+                what: "embedded event",
+                ..
+            })
+        ));
     }
 }

@@ -195,7 +195,7 @@ fn digit_map_with_only_a_name_or_an_empty_body() {
     assert_eq!(
         amm.descriptors[0],
         AmmDescriptor::DigitMap(DigitMapDescriptor {
-            digit_map_name: Some(s("dialplan0")),
+            digit_map_name: Some(s("dialplan0").into()),
             digit_map_value: None
         })
     );
@@ -489,7 +489,7 @@ fn per_empty() -> Vec<u8> {
                 address: [10, 0, 0, 1],
                 port: Some(2944),
             }),
-            body: MessageBody::Transactions(vec![]),
+            body: MessageBody::Transactions(vec![].into()),
         },
     };
     per::encode(&m, &PerConfig::default()).unwrap()
@@ -544,18 +544,12 @@ fn topology_termination_ids_spelled_like_keywords() {
     let t = cr.topology_req.as_ref().unwrap();
     assert_eq!(t.len(), 2);
     assert_eq!(
-        (
-            t[0].termination_from.id.as_str(),
-            t[0].termination_to.id.as_str()
-        ),
+        (t[0].termination_from.as_str(), t[0].termination_to.as_str()),
         ("st", "bothway")
     );
     assert_eq!(t[0].topology_direction, TopologyDirection::Oneway);
     assert_eq!(
-        (
-            t[1].termination_from.id.as_str(),
-            t[1].termination_to.id.as_str()
-        ),
+        (t[1].termination_from.as_str(), t[1].termination_to.as_str()),
         ("stream", "ST")
     );
     assert_eq!(t[1].topology_direction, TopologyDirection::Isolate);

@@ -38,22 +38,41 @@ fn text_model(name: &str) -> MegacoMessage {
     megaco::text::decode(&t).unwrap()
 }
 
+/// Every termination id of the message, read from its JSON form (where
+/// a termination id is a string under one of these keys).
 fn all_term_ids(m: &MegacoMessage) -> Vec<String> {
-    let mut out = Vec::new();
+    const KEYS: [&str; 7] = [
+        "termination_ids",
+        "termination_id",
+        "termination_id_list",
+        "termination_from",
+        "termination_to",
+        "term_list",
+        "context_audit_result",
+    ];
+    fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
     fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
         match v {
             serde_json::Value::Object(o) => {
-                if o.len() == 1 {
-                    if let Some(serde_json::Value::String(s)) = o.get("id") {
-                        out.push(s.clone());
+                for (k, x) in o {
+                    if KEYS.contains(&k.as_str()) {
+                        strings(x, out);
+                    } else {
+                        walk(x, out);
                     }
                 }
-                o.values().for_each(|x| walk(x, out));
             }
             serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
             _ => {}
         }
     }
+    let mut out = Vec::new();
     walk(&serde_json::to_value(m).unwrap(), &mut out);
     out
 }
@@ -79,8 +98,8 @@ fn native_mapping_is_lossless_and_unmapped() {
     let json = serde_json::to_string(&m).unwrap();
     assert!(json.contains(r#""signal_name":"0x0009/0x0002""#), "{json}");
     assert!(json.contains(r#""name":"0xb001""#));
-    assert!(json.contains(r#""id":"0x000000#57""#));
-    assert!(json.contains(r#""id":"0xffff00""#));
+    assert!(json.contains(r#""0x000000#57""#));
+    assert!(json.contains(r#""0xffff00""#));
 }
 
 #[test]
@@ -229,30 +248,31 @@ fn version_rules_are_enforced_on_encode() {
 /// overflow), and the decoder refuses such input.
 #[test]
 fn recursive_embedded_events_are_bounded() {
-    fn nest(levels: usize) -> SecondEventsDescriptor {
-        let mut inner = SecondEventsDescriptor {
+    fn nest(levels: usize) -> EventsDescriptor {
+        let mut inner = EventsDescriptor {
             request_id: Some(1),
             event_list: vec![],
         };
         for _ in 0..levels {
-            inner = SecondEventsDescriptor {
+            inner = EventsDescriptor {
                 request_id: Some(1),
-                event_list: vec![SecondRequestedEvent {
+                event_list: vec![RequestedEvent {
                     pkgd_name: "al/on".into(),
                     stream_id: None,
-                    event_action: Some(SecondRequestedActions {
+                    event_action: Some(RequestedActions {
                         keep_active: None,
                         event_dm: None,
+                        second_event: None,
                         signals_descriptor: None,
-                        notify_behaviour: Some(NotifyBehaviour::NotifyRegulated(
+                        notify_behaviour: Some(NotifyBehaviour::NotifyRegulated(Box::new(
                             RegulatedEmbeddedDescriptor {
                                 second_event: Some(inner),
                                 signals_descriptor: None,
                             },
-                        )),
+                        ))),
                         reset_events_descriptor: false,
                     }),
-                    ev_par_list: vec![],
+                    ev_par_list: vec![].into(),
                 }],
             };
         }
@@ -272,7 +292,7 @@ fn recursive_embedded_events_are_bounded() {
                     notify_behaviour: None,
                     reset_events_descriptor: false,
                 }),
-                ev_par_list: vec![],
+                ev_par_list: vec![].into(),
             }],
         };
         MegacoMessage {
@@ -280,24 +300,30 @@ fn recursive_embedded_events_are_bounded() {
             mess: Message {
                 version: 3,
                 mid: Mid::Device("mg".into()),
-                body: MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
-                    transaction_id: 1,
-                    actions: vec![ActionRequest {
-                        context_id: ContextId(1),
-                        context_request: None,
-                        context_attr_audit_req: None,
-                        command_requests: vec![CommandRequest {
-                            command: Command::Modify(AmmRequest {
-                                termination_ids: vec![TerminationId::new(
-                                    "11111111/00000000/00000000",
-                                )],
-                                descriptors: vec![AmmDescriptor::Events(events)],
-                            }),
-                            optional: false,
-                            wildcard_return: false,
-                        }],
-                    }],
-                })]),
+                body: MessageBody::Transactions(
+                    vec![Transaction::Request(TransactionRequest {
+                        transaction_id: 1,
+                        actions: vec![ActionRequest {
+                            context_id: ContextId(1),
+                            context_request: None,
+                            context_attr_audit_req: None,
+                            command_requests: vec![CommandRequest {
+                                command: Command::Modify(AmmRequest {
+                                    termination_ids: vec![TerminationId::new(
+                                        "11111111/00000000/00000000",
+                                    )]
+                                    .into(),
+                                    descriptors: vec![AmmDescriptor::Events(events)],
+                                }),
+                                optional: false,
+                                wildcard_return: false,
+                            }]
+                            .into(),
+                        }]
+                        .into(),
+                    })]
+                    .into(),
+                ),
             },
         }
     }

@@ -67,21 +67,21 @@ fn normalized(m: &MegacoMessage) -> serde_json::Value {
         }
     }
     const ORDER: [&str; 15] = [
-        "Mux",
-        "Modem",
-        "Media",
-        "Events",
-        "Signals",
-        "DigitMap",
-        "Stats",
-        "ObservedEvents",
-        "Packages",
-        "EventBuffer",
-        "OnTimeOut",
-        "OnInterruptByEvent",
-        "OnInterruptByNewSignalDescr",
-        "OtherReason",
-        "OnIteration",
+        "mux",
+        "modem",
+        "media",
+        "events",
+        "signals",
+        "digit_map",
+        "stats",
+        "observed_events",
+        "packages",
+        "event_buffer",
+        "on_time_out",
+        "on_interrupt_by_event",
+        "on_interrupt_by_new_signal_descr",
+        "other_reason",
+        "on_iteration",
     ];
     let mut v = serde_json::to_value(m).unwrap();
     walk(&mut v);

@@ -185,7 +185,9 @@ fn smallest(codec: &Codec, name: &str, input: &[u8], hit: Hit, default: usize) -
 
 /// Longest string and longest list in the model (through its JSON form,
 /// where the model's strings and vectors are JSON strings and arrays).
-/// Arrays of numbers are fixed-size fields (IP addresses), not lists.
+/// Arrays of numbers are fixed-size fields (IP addresses), not lists;
+/// mids are written in their text form there, which is not one string of
+/// the encoding.
 fn longest(msg: &MegacoMessage) -> (usize, usize) {
     fn walk(v: &serde_json::Value, s: &mut usize, l: &mut usize) {
         match v {
@@ -196,7 +198,10 @@ fn longest(msg: &MegacoMessage) -> (usize, usize) {
                 }
                 a.iter().for_each(|x| walk(x, s, l));
             }
-            serde_json::Value::Object(o) => o.values().for_each(|x| walk(x, s, l)),
+            serde_json::Value::Object(o) => o
+                .iter()
+                .filter(|(k, _)| *k != "mid" && *k != "service_change_mgc_id")
+                .for_each(|(_, x)| walk(x, s, l)),
             _ => {}
         }
     }

@@ -16,7 +16,7 @@ fn message(version: u8, t: Transaction) -> MegacoMessage {
                 address: [10, 0, 0, 1],
                 port: Some(2944),
             }),
-            body: MessageBody::Transactions(vec![t]),
+            body: MessageBody::Transactions(vec![t].into()),
         },
     }
 }
@@ -32,13 +32,16 @@ fn modify(version: u8, d: AmmDescriptor) -> MegacoMessage {
                 context_attr_audit_req: None,
                 command_requests: vec![CommandRequest {
                     command: Command::Modify(AmmRequest {
-                        termination_ids: vec![TerminationId::new("11111111/00000000/00000000")],
+                        termination_ids: vec![TerminationId::new("11111111/00000000/00000000")]
+                            .into(),
                         descriptors: vec![d],
                     }),
                     optional: false,
                     wildcard_return: false,
-                }],
-            }],
+                }]
+                .into(),
+            }]
+            .into(),
         }),
     )
 }
@@ -90,7 +93,7 @@ fn values_outside_constraints_and_unknown_names_are_refused() {
         1,
         Transaction::Pending(TransactionPending { transaction_id: 1 }),
     );
-    m.mess.mid = Mid::Device("x".repeat(65));
+    m.mess.mid = Mid::Device("x".repeat(65).into());
     assert!(matches!(
         per::encode(&m, &cfg),
         Err(EncodeError::Invalid { .. })
@@ -101,18 +104,21 @@ fn values_outside_constraints_and_unknown_names_are_refused() {
         Err(EncodeError::UnsupportedVersion(4))
     );
 
-    let sig = AmmDescriptor::Signals(vec![SignalRequest::Signal(Signal {
-        signal_name: "nosuchpkg/x".into(),
-        stream_id: None,
-        sig_type: None,
-        duration: None,
-        notify_completion: None,
-        keep_active: None,
-        sig_par_list: vec![],
-        direction: None,
-        request_id: None,
-        intersig_delay: None,
-    })]);
+    let sig = AmmDescriptor::Signals(
+        vec![SignalRequest::Signal(Signal {
+            signal_name: "nosuchpkg/x".into(),
+            stream_id: None,
+            sig_type: None,
+            duration: None,
+            notify_completion: None,
+            keep_active: None,
+            sig_par_list: vec![],
+            direction: None,
+            request_id: None,
+            intersig_delay: None,
+        })]
+        .into(),
+    );
     let mut out = vec![0xAA];
     let e = per::encode_into(&modify(1, sig), &cfg, &mut out).unwrap_err();
     assert!(matches!(e, EncodeError::Invalid { .. }), "{e}");
@@ -173,24 +179,24 @@ fn errors_say_where_and_what() {
 fn nested(levels: usize) -> NotifyBehaviour {
     let mut n = NotifyBehaviour::NotifyImmediate;
     for _ in 1..levels {
-        n = NotifyBehaviour::NotifyRegulated(RegulatedEmbeddedDescriptor {
-            second_event: Some(SecondEventsDescriptor {
+        n = NotifyBehaviour::NotifyRegulated(Box::new(RegulatedEmbeddedDescriptor {
+            second_event: Some(EventsDescriptor {
                 request_id: Some(1),
-                event_list: vec![SecondRequestedEvent {
+                event_list: vec![RequestedEvent {
                     pkgd_name: "al/on".into(),
                     stream_id: None,
-                    event_action: Some(SecondRequestedActions {
+                    event_action: Some(RequestedActions {
                         keep_active: None,
                         event_dm: None,
                         signals_descriptor: None,
                         notify_behaviour: Some(n),
-                        reset_events_descriptor: false,
+                        ..Default::default()
                     }),
-                    ev_par_list: vec![],
+                    ev_par_list: vec![].into(),
                 }],
             }),
             signals_descriptor: None,
-        });
+        }));
     }
     n
 }
@@ -211,7 +217,7 @@ fn with_behaviour(n: NotifyBehaviour) -> MegacoMessage {
                     notify_behaviour: Some(n),
                     reset_events_descriptor: false,
                 }),
-                ev_par_list: vec![],
+                ev_par_list: vec![].into(),
             }],
         }),
     )

@@ -242,7 +242,7 @@ fn v2_domain_mid_mux_events_signal_list_audit_tokens() {
             assert_eq!(lc.stream_mode, Some(StreamMode::LoopBack));
             assert_eq!(lc.reserve_value, Some(true));
             assert_eq!(lc.reserve_group, Some(false));
-            assert_eq!(lc.property_parms[0].value, vec!["g165", "g168"]);
+            assert_eq!(lc.property_parms[0].value.as_slice(), ["g165", "g168"]);
             assert_eq!(
                 lc.property_parms[0].extra_info,
                 Some(ExtraInfo::Sublist(true))
@@ -262,12 +262,12 @@ fn v1_device_mid_topology_wildcards_range_relation() {
     assert_eq!(cr.priority, Some(3));
     let t = &cr.topology_req.as_ref().unwrap()[0];
     assert_eq!(t.topology_direction, TopologyDirection::Isolate);
-    assert_eq!(t.termination_to.id, "11111111/00000000/00000010");
+    assert_eq!(t.termination_to.as_str(), "11111111/00000000/00000010");
     let add = amm(&m, 0);
-    assert_eq!(add.termination_ids[0].id, "11111111/00000000/$");
+    assert_eq!(add.termination_ids[0].as_str(), "11111111/00000000/$");
     match &a.command_requests[1].command {
         Command::Subtract(s) => {
-            assert_eq!(s.termination_ids[0].id, "11111111/00000000/*");
+            assert_eq!(s.termination_ids[0].as_str(), "11111111/00000000/*");
             assert_eq!(
                 s.audit_descriptor.as_ref().unwrap().audit_token,
                 Some(vec![AuditToken::Media])
@@ -279,7 +279,7 @@ fn v1_device_mid_topology_wildcards_range_relation() {
         panic!("media")
     };
     let p = &md.term_state_descr.as_ref().unwrap().property_parms[0];
-    assert_eq!(p.value, vec!["1", "5"]);
+    assert_eq!(p.value.as_slice(), ["1", "5"]);
     assert_eq!(p.extra_info, Some(ExtraInfo::Range(true)));
 }
 
@@ -301,8 +301,8 @@ fn v1_service_change_reply_error_pending_response_ack() {
     let p = &sc.service_change_parms;
     assert_eq!(p.service_change_method, ServiceChangeMethod::Forced);
     assert_eq!(
-        p.service_change_reason,
-        vec!["905 Termination taken out of service"]
+        p.service_change_reason.as_slice(),
+        ["905 Termination taken out of service"]
     );
     assert_eq!(p.service_change_delay, Some(30));
     assert_eq!(p.service_change_version, Some(1));
@@ -407,11 +407,11 @@ fn v1_audit_reply_packages_statistics_observed_local() {
         AuditReturnParameter::Statistics(vec![
             StatisticsParameter {
                 stat_name: "nt/os".into(),
-                stat_value: Some(vec!["45".into()])
+                stat_value: Some(vec!["45".into()].into())
             },
             StatisticsParameter {
                 stat_name: "nt/or".into(),
-                stat_value: Some(vec!["70".into()])
+                stat_value: Some(vec!["70".into()].into())
             },
         ])
     );
@@ -436,7 +436,10 @@ fn v1_audit_reply_packages_statistics_observed_local() {
         panic!()
     };
     let local = s[0].stream_parms.local_descriptor.as_ref().unwrap();
-    assert_eq!(local.prop_grps, vec![vec![PropertyParm::new("v", "0")]]);
+    assert_eq!(
+        local.prop_grps.as_slice(),
+        [vec![PropertyParm::new("v", "0")]]
+    );
 }
 
 #[test]
@@ -474,28 +477,32 @@ fn hand_built_v2_topology_stream_encodes_to_otp_bytes() {
         mess: Message {
             version: 2,
             mid: Mid::Device("mgw1/line".into()),
-            body: MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
-                transaction_id: 4,
-                actions: vec![ActionRequest {
-                    context_id: ContextId(7),
-                    context_request: Some(ContextRequest {
-                        priority: None,
-                        emergency: Some(false),
-                        topology_req: Some(vec![TopologyRequest {
-                            termination_from: TerminationId::new("11111111/00000000/00000001"),
-                            termination_to: TerminationId::new("$"),
-                            topology_direction: TopologyDirection::Oneway,
-                            stream_id: Some(5),
-                            topology_direction_extension: None,
-                        }]),
-                        iepscallind: None,
-                        context_prop: None,
-                        context_list: None,
-                    }),
-                    context_attr_audit_req: None,
-                    command_requests: vec![],
-                }],
-            })]),
+            body: MessageBody::Transactions(
+                vec![Transaction::Request(TransactionRequest {
+                    transaction_id: 4,
+                    actions: vec![ActionRequest {
+                        context_id: ContextId(7),
+                        context_request: Some(ContextRequest {
+                            priority: None,
+                            emergency: Some(false),
+                            topology_req: Some(vec![TopologyRequest {
+                                termination_from: TerminationId::new("11111111/00000000/00000001"),
+                                termination_to: TerminationId::new("$"),
+                                topology_direction: TopologyDirection::Oneway,
+                                stream_id: Some(5),
+                                topology_direction_extension: None,
+                            }]),
+                            iepscallind: None,
+                            context_prop: None,
+                            context_list: None,
+                        }),
+                        context_attr_audit_req: None,
+                        command_requests: vec![].into(),
+                    }]
+                    .into(),
+                })]
+                .into(),
+            ),
         },
     };
     let cfg = PerConfig::default();
@@ -535,7 +542,7 @@ fn v1_auth_header_ip6_modem_mux_nonstandard_data() {
     assert_eq!(a.context_id, ContextId::CHOOSE);
     assert!(a.command_requests[0].optional && a.command_requests[0].wildcard_return);
     let add = amm(&m, 0);
-    assert_eq!(add.termination_ids[0].id, "$");
+    assert_eq!(add.termination_ids[0].as_str(), "$");
     let AmmDescriptor::Modem(md) = &add.descriptors[0] else {
         panic!()
     };
@@ -639,7 +646,7 @@ fn fragmented_lengths_match_otp() {
             }),
             body: MessageBody::Error(ErrorDescriptor {
                 error_code: 400,
-                error_text: Some(text),
+                error_text: Some(text.into()),
             }),
         },
     };
@@ -664,7 +671,7 @@ fn fragmented_lengths_match_otp() {
                 address: [10, 0, 0, 1],
                 port: None,
             }),
-            body: MessageBody::Transactions(vec![Transaction::ResponseAck(acks)]),
+            body: MessageBody::Transactions(vec![Transaction::ResponseAck(acks)].into()),
         },
     };
     let b = per::encode(&m, &cfg).unwrap();
@@ -684,7 +691,7 @@ fn fragmented_lengths_match_otp() {
 //    {'ContextAttrAuditRequest', 'NULL', asn1_NOVALUE, 'NULL', 'NULL', [{'IndAudPropertyParm',[0,13,0,10],asn1_NOVALUE}], 3, false, true, {orAUDITSelect,'NULL'}},
 //    [{'CommandRequest', {modReq, {'AmmRequest', [{'TerminationID',[],[255,0,0]}], [
 //       {statisticsDescriptor, [{'StatisticsParameter',[0,11,0,1],asn1_NOVALUE}]},
-//       {eventsDescriptor, {'EventsDescriptor', asn1_NOVALUE, [{'RequestedEvent', [0,9,0,5], 3, {'RequestedActions', asn1_NOVALUE, asn1_NOVALUE, {'SecondEventsDescriptor', asn1_NOVALUE, [{'SecondRequestedEvent',[0,9,0,4],asn1_NOVALUE,{'SecondRequestedActions',false,asn1_NOVALUE,asn1_NOVALUE,{notifyImmediate,'NULL'},'NULL'},[]}]}, asn1_NOVALUE, {notifyRegulated, {'RegulatedEmbeddedDescriptor', asn1_NOVALUE, [{signal, {'Signal',[0,7,0,49],asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE,[],asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE}}]}}, 'NULL'}, []}]}},
+//       {eventsDescriptor, {'EventsDescriptor', asn1_NOVALUE, [{'RequestedEvent', [0,9,0,5], 3, {'RequestedActions', asn1_NOVALUE, asn1_NOVALUE, {'EventsDescriptor', asn1_NOVALUE, [{'RequestedEvent',[0,9,0,4],asn1_NOVALUE,{'RequestedActions',false,asn1_NOVALUE,asn1_NOVALUE,{notifyImmediate,'NULL'},'NULL'},[]}]}, asn1_NOVALUE, {notifyRegulated, {'RegulatedEmbeddedDescriptor', asn1_NOVALUE, [{signal, {'Signal',[0,7,0,49],asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE,[],asn1_NOVALUE,asn1_NOVALUE,asn1_NOVALUE}}]}}, 'NULL'}, []}]}},
 //       {signalsDescriptor, [{signal, {'Signal',[0,7,0,49],1,brief,100,[onTimeOut,onIteration],true,[],both,77,10}}]},
 //       {mediaDescriptor, {'MediaDescriptor', asn1_NOVALUE, {oneStream, {'StreamParms', asn1_NOVALUE, asn1_NOVALUE, asn1_NOVALUE, [{'StatisticsParameter',[0,11,0,1],["5","6"]}]}}}}
 //     ]}}, asn1_NOVALUE, asn1_NOVALUE},
@@ -776,13 +783,13 @@ fn v3_extension_additions_and_alternatives() {
     };
     assert_eq!(
         sp.statistics_descriptor.as_ref().unwrap()[0].stat_value,
-        Some(vec!["5".into(), "6".into()])
+        Some(smallvec!["5".into(), "6".into()])
     );
     let Command::AuditValue(ar) = &a.command_requests[1].command else {
         panic!()
     };
     assert_eq!(
-        ar.termination_id_list.as_ref().unwrap()[1].id,
+        ar.termination_id_list.as_ref().unwrap()[1].as_str(),
         "11111111/00000000/*"
     );
     let ad = &ar.audit_descriptor;

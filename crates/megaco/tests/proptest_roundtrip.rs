@@ -69,12 +69,16 @@ fn mid() -> S<Mid> {
             .prop_map(|(address, port)| Mid::Ip4(Ip4Address { address, port })),
         (any::<[u8; 16]>(), port.clone())
             .prop_map(|(address, port)| Mid::Ip6(Ip6Address { address, port })),
-        ("[a-z][a-z0-9]{0,6}(\\.[a-z][a-z0-9]{0,6}){0,2}", port)
-            .prop_map(|(name, port)| Mid::Domain(DomainName { name, port })),
-        "[a-z][a-z0-9]{0,6}(/[a-z][a-z0-9]{0,6}){0,2}".prop_map(Mid::Device),
+        ("[a-z][a-z0-9]{0,6}(\\.[a-z][a-z0-9]{0,6}){0,2}", port).prop_map(|(name, port)| {
+            Mid::Domain(DomainName {
+                name: name.into(),
+                port,
+            })
+        }),
+        "[a-z][a-z0-9]{0,6}(/[a-z][a-z0-9]{0,6}){0,2}".prop_map(|s| Mid::Device(s.into())),
         // PER carries the MTP address as its text octets, as OTP does, in an
         // OCTET STRING (SIZE(2..4)): only 4 hex digits fit.
-        "[0-9A-F]{4}".prop_map(Mid::Mtp),
+        "[0-9A-F]{4}".prop_map(|s| Mid::Mtp(s.into())),
     ]
     .boxed()
 }
@@ -105,7 +109,7 @@ fn error_descriptor() -> S<ErrorDescriptor> {
     (0u16..1000, option::of("[A-Za-z][A-Za-z0-9 ]{0,20}"))
         .prop_map(|(error_code, error_text)| ErrorDescriptor {
             error_code,
-            error_text,
+            error_text: error_text.map(Into::into),
         })
         .boxed()
 }
@@ -115,7 +119,10 @@ fn time_notation() -> S<TimeNotation> {
         "2[0-9]{3}[01][0-9][0-3][0-9]",
         "[0-2][0-9][0-5][0-9][0-5][0-9][0-9]{2}",
     )
-        .prop_map(|(date, time)| TimeNotation { date, time })
+        .prop_map(|(date, time)| TimeNotation {
+            date: date.into(),
+            time: time.into(),
+        })
         .boxed()
 }
 
@@ -132,17 +139,17 @@ fn parm(name: &'static str, value: S<String>, v: u8) -> S<PropertyParm> {
         ])
             .prop_map(move |(x, r)| PropertyParm {
                 name: name.into(),
-                value: vec![x],
+                value: smallvec![x.into()],
                 extra_info: Some(ExtraInfo::Relation(r)),
             }),
         1 => (value.clone(), value.clone()).prop_map(move |(a, b)| PropertyParm {
             name: name.into(),
-            value: vec![a, b],
+            value: smallvec![a.into(), b.into()],
             extra_info: Some(ExtraInfo::Range(true)),
         }),
         1 => (vec(value, 1..4), any::<bool>()).prop_map(move |(xs, all)| PropertyParm {
             name: name.into(),
-            value: xs,
+            value: xs.into_iter().map(Into::into).collect(),
             extra_info: Some(ExtraInfo::Sublist(all)),
         }),
     ]
@@ -184,7 +191,9 @@ fn sdp_group() -> S<Vec<PropertyParm>> {
 
 fn local_remote() -> S<LocalRemoteDescriptor> {
     vec(sdp_group(), 1..3)
-        .prop_map(|prop_grps| LocalRemoteDescriptor { prop_grps })
+        .prop_map(|prop_grps| LocalRemoteDescriptor {
+            prop_grps: prop_grps.into(),
+        })
         .boxed()
 }
 
@@ -209,7 +218,7 @@ fn statistics_parameter(with_value: bool) -> S<StatisticsParameter> {
         Just("rtp/jit"),
     ];
     let value = if with_value {
-        option::of(number().prop_map(|n| vec![n])).boxed()
+        option::of(number().prop_map(|n| smallvec![n.into()])).boxed()
     } else {
         Just(None).boxed()
     };
@@ -301,7 +310,7 @@ fn media(v: u8) -> S<MediaDescriptor> {
             }),
             1..3
         )
-        .prop_map(Streams::MultiStream),
+        .prop_map(|v| Streams::MultiStream(v.into())),
     ];
     (option::of(tsd), option::of(streams))
         .prop_map(|(term_state_descr, streams)| MediaDescriptor {
@@ -412,7 +421,7 @@ fn signals(v: u8) -> S<SignalsDescriptor> {
         1 => (any::<u16>(), vec(signal(v), 1..3))
             .prop_map(|(id, signal_list)| SignalRequest::SeqSigList(SeqSigList { id, signal_list })),
     ];
-    vec(req, 0..3).boxed()
+    vec(req, 0..3).prop_map(SignalsDescriptor::from_vec).boxed()
 }
 
 /// Signals embedded in an event: never empty (text would write an empty
@@ -446,7 +455,7 @@ fn digit_map_value(v: u8) -> S<DigitMapValue> {
 
 fn event_dm(v: u8) -> S<EventDm> {
     prop_oneof![
-        (0u8..100).prop_map(|n| EventDm::DigitMapName(format!("dialplan{n:02}"))),
+        (0u8..100).prop_map(|n| EventDm::DigitMapName(format!("dialplan{n:02}").into())),
         digit_map_value(v).prop_map(EventDm::DigitMapValue),
     ]
     .boxed()
@@ -467,10 +476,10 @@ fn notify_behaviour(v: u8, embedded: bool) -> S<Option<NotifyBehaviour>> {
                 option::of(embedded_signals(v)),
             )
                 .prop_map(|(second_event, signals_descriptor)| {
-                    NotifyBehaviour::NotifyRegulated(RegulatedEmbeddedDescriptor {
+                    NotifyBehaviour::NotifyRegulated(Box::new(RegulatedEmbeddedDescriptor {
                         second_event,
                         signals_descriptor,
-                    })
+                    }))
                 })
                 .boxed(),
         );
@@ -478,7 +487,7 @@ fn notify_behaviour(v: u8, embedded: bool) -> S<Option<NotifyBehaviour>> {
     option::of(proptest::strategy::Union::new(choices)).boxed()
 }
 
-fn second_events(v: u8) -> S<SecondEventsDescriptor> {
+fn second_events(v: u8) -> S<EventsDescriptor> {
     let actions = (
         keep_active(),
         option::of(event_dm(v)),
@@ -487,7 +496,7 @@ fn second_events(v: u8) -> S<SecondEventsDescriptor> {
         flag_since(v, 3),
     )
         .prop_map(
-            |(keep_active, event_dm, signals_descriptor, nb, reset)| SecondRequestedActions {
+            |(keep_active, event_dm, signals_descriptor, nb, reset)| RequestedActions {
                 // Text: an embedded event has KeepActive or signals, not both.
                 keep_active: if signals_descriptor.is_some() {
                     None
@@ -498,6 +507,7 @@ fn second_events(v: u8) -> S<SecondEventsDescriptor> {
                 signals_descriptor,
                 notify_behaviour: nb,
                 reset_events_descriptor: reset,
+                second_event: None,
             },
         )
         // Actions with nothing in them are written as none.
@@ -514,15 +524,15 @@ fn second_events(v: u8) -> S<SecondEventsDescriptor> {
         option::of(actions),
     )
         .prop_map(
-            |((pkgd_name, ev_par_list), stream_id, event_action)| SecondRequestedEvent {
-                pkgd_name,
+            |((pkgd_name, ev_par_list), stream_id, event_action)| RequestedEvent {
+                pkgd_name: pkgd_name.into(),
                 stream_id,
                 event_action,
-                ev_par_list,
+                ev_par_list: ev_par_list.into(),
             },
         );
     (any::<u32>(), vec(ev, 1..3))
-        .prop_map(|(id, event_list)| SecondEventsDescriptor {
+        .prop_map(|(id, event_list)| EventsDescriptor {
             request_id: Some(id),
             event_list,
         })
@@ -565,10 +575,10 @@ fn events(v: u8) -> S<EventsDescriptor> {
     )
         .prop_map(
             |((pkgd_name, ev_par_list), stream_id, event_action)| RequestedEvent {
-                pkgd_name,
+                pkgd_name: pkgd_name.into(),
                 stream_id,
                 event_action,
-                ev_par_list,
+                ev_par_list: ev_par_list.into(),
             },
         );
     // Text writes `Events = id { … }` or a bare `Events`: an id goes with
@@ -585,7 +595,7 @@ fn event_buffer(v: u8) -> S<EventBufferDescriptor> {
     vec(
         (event_with_parms(v), option::of(1u16..100)).prop_map(
             |((event_name, event_par_list), stream_id)| EventSpec {
-                event_name,
+                event_name: event_name.into(),
                 stream_id,
                 event_par_list,
             },
@@ -598,11 +608,11 @@ fn event_buffer(v: u8) -> S<EventBufferDescriptor> {
 fn digit_map(v: u8) -> S<DigitMapDescriptor> {
     prop_oneof![
         (0u8..100).prop_map(|n| DigitMapDescriptor {
-            digit_map_name: Some(format!("dialplan{n:02}")),
+            digit_map_name: Some(format!("dialplan{n:02}").into()),
             digit_map_value: None,
         }),
         (
-            option::of((0u8..100).prop_map(|n| format!("dialplan{n:02}"))),
+            option::of((0u8..100).prop_map(|n| CompactString::from(format!("dialplan{n:02}")))),
             digit_map_value(v)
         )
             .prop_map(|(digit_map_name, value)| DigitMapDescriptor {
@@ -636,7 +646,7 @@ fn ind_audit_parameter(v: u8) -> S<IndAuditParameter> {
         |(request_id, (pkgd_name, _), stream_id)| {
             IndAuditParameter::Events(IndAudEventsDescriptor {
                 request_id,
-                pkgd_name,
+                pkgd_name: pkgd_name.into(),
                 stream_id,
             })
         },
@@ -725,7 +735,7 @@ fn ind_audit_parameter(v: u8) -> S<IndAuditParameter> {
         });
     let dm = (0u8..100).prop_map(|n| {
         IndAuditParameter::DigitMap(IndAudDigitMapDescriptor {
-            digit_map_name: Some(format!("dialplan{n:02}")),
+            digit_map_name: Some(format!("dialplan{n:02}").into()),
         })
     });
     prop_oneof![ev, sig, stats, pkg, media, dm].boxed()
@@ -822,7 +832,7 @@ fn observed_events(v: u8) -> S<ObservedEventsDescriptor> {
     )
         .prop_map(
             |((event_name, event_par_list), stream_id, time_notation)| ObservedEvent {
-                event_name,
+                event_name: event_name.into(),
                 stream_id,
                 event_par_list,
                 time_notation,
@@ -832,7 +842,7 @@ fn observed_events(v: u8) -> S<ObservedEventsDescriptor> {
         .prop_map(
             |(request_id, observed_event_lst)| ObservedEventsDescriptor {
                 request_id,
-                observed_event_lst,
+                observed_event_lst: observed_event_lst.into(),
             },
         )
         .boxed()
@@ -854,7 +864,7 @@ fn service_change_parm(v: u8) -> S<ServiceChangeParm> {
     ];
     let profile =
         ("[a-z][a-z0-9]{0,7}", 1u8..10).prop_map(|(profile_name, version)| ServiceChangeProfile {
-            profile_name,
+            profile_name: profile_name.into(),
             version,
         });
     let reason = prop_oneof![
@@ -886,7 +896,7 @@ fn service_change_parm(v: u8) -> S<ServiceChangeParm> {
                 service_change_address: if mgc.is_some() { None } else { a },
                 service_change_version: ver,
                 service_change_profile: p,
-                service_change_reason: vec![r.into()],
+                service_change_reason: vec![r.into()].into(),
                 service_change_delay: d,
                 service_change_mgc_id: mgc,
                 time_stamp: ts,
@@ -907,7 +917,7 @@ fn command(v: u8) -> S<Command> {
     let amm =
         (terms(v), vec(amm_descriptor(v), 0..3)).prop_map(|(termination_ids, descriptors)| {
             AmmRequest {
-                termination_ids,
+                termination_ids: termination_ids.into(),
                 descriptors,
             }
         });
@@ -932,7 +942,7 @@ fn command(v: u8) -> S<Command> {
         (terms(v), option::of(audit_descriptor(v))).prop_map(
             |(termination_ids, audit_descriptor)| {
                 Command::Subtract(SubtractRequest {
-                    termination_ids,
+                    termination_ids: termination_ids.into(),
                     audit_descriptor,
                 })
             }
@@ -946,16 +956,16 @@ fn command(v: u8) -> S<Command> {
         )
             .prop_map(|(termination_ids, oe, error_descriptor)| Command::Notify(
                 NotifyRequest {
-                    termination_ids,
+                    termination_ids: termination_ids.into(),
                     observed_events_descriptor: oe,
                     error_descriptor,
                 }
             )),
         (terms(v), service_change_parm(v)).prop_map(|(termination_ids, p)| {
-            Command::ServiceChange(ServiceChangeRequest {
-                termination_ids,
+            Command::ServiceChange(Box::new(ServiceChangeRequest {
+                termination_ids: termination_ids.into(),
                 service_change_parms: p,
-            })
+            }))
         }),
     ]
     .boxed()
@@ -992,7 +1002,7 @@ fn audit_return(v: u8) -> S<AuditReturnParameter> {
 fn command_reply(v: u8) -> S<CommandReply> {
     let amms = (terms(v), option::of(vec(audit_return(v), 1..3))).prop_map(
         |(termination_ids, termination_audit)| AmmsReply {
-            termination_ids,
+            termination_ids: termination_ids.into(),
             termination_audit,
         },
     );
@@ -1046,16 +1056,16 @@ fn command_reply(v: u8) -> S<CommandReply> {
         (terms(v), option::of(error_descriptor())).prop_map(
             |(termination_ids, error_descriptor)| {
                 CommandReply::Notify(NotifyReply {
-                    termination_ids,
+                    termination_ids: termination_ids.into(),
                     error_descriptor,
                 })
             }
         ),
         (terms(v), sc_res).prop_map(|(termination_ids, r)| {
-            CommandReply::ServiceChange(ServiceChangeReply {
-                termination_ids,
+            CommandReply::ServiceChange(Box::new(ServiceChangeReply {
+                termination_ids: termination_ids.into(),
                 service_change_result: r,
-            })
+            }))
         }),
     ]
     .boxed()
@@ -1174,7 +1184,7 @@ fn transaction(v: u8) -> S<Transaction> {
                     context_id,
                     context_request,
                     context_attr_audit_req,
-                    command_requests,
+                    command_requests: command_requests.into(),
                 }
             },
         );
@@ -1190,7 +1200,7 @@ fn transaction(v: u8) -> S<Transaction> {
                 context_id,
                 error_descriptor,
                 context_reply,
-                command_reply,
+                command_reply: command_reply.into(),
             },
         );
     let segment = if v >= 3 {
@@ -1203,7 +1213,7 @@ fn transaction(v: u8) -> S<Transaction> {
         any::<bool>(),
         prop_oneof![
             error_descriptor().prop_map(TransactionResult::Error),
-            vec(action_reply, 1..3).prop_map(TransactionResult::ActionReplies),
+            vec(action_reply, 1..3).prop_map(|v| TransactionResult::ActionReplies(v.into())),
         ],
         segment,
     )
@@ -1223,7 +1233,7 @@ fn transaction(v: u8) -> S<Transaction> {
                 .prop_map(|(transaction_id, actions)| {
                     Transaction::Request(TransactionRequest {
                         transaction_id,
-                        actions,
+                        actions: actions.into(),
                     })
                 })
                 .boxed(),
@@ -1272,7 +1282,7 @@ fn transaction(v: u8) -> S<Transaction> {
 fn message_v(v: u8) -> S<MegacoMessage> {
     let body = prop_oneof![
         1 => error_descriptor().prop_map(MessageBody::Error),
-        6 => vec(transaction(v), 1..3).prop_map(MessageBody::Transactions),
+        6 => vec(transaction(v), 1..3).prop_map(|v| MessageBody::Transactions(v.into())),
     ];
     let auth = (any::<u32>(), any::<u32>(), vec(any::<u8>(), 12..=32)).prop_map(
         |(sec_parm_index, seq_num, ad)| AuthenticationHeader {
@@ -1327,21 +1337,21 @@ fn canon(msg: &MegacoMessage) -> MegacoMessage {
     fn bit_of(x: &serde_json::Value) -> usize {
         let s = x.as_str().unwrap_or_default();
         const ORDER: &[&str] = &[
-            "Mux",
-            "Modem",
-            "Media",
-            "Events",
-            "Signals",
-            "DigitMap",
-            "Stats",
-            "ObservedEvents",
-            "Packages",
-            "EventBuffer",
-            "OnTimeOut",
-            "OnInterruptByEvent",
-            "OnInterruptByNewSignalDescr",
-            "OtherReason",
-            "OnIteration",
+            "mux",
+            "modem",
+            "media",
+            "events",
+            "signals",
+            "digit_map",
+            "stats",
+            "observed_events",
+            "packages",
+            "event_buffer",
+            "on_time_out",
+            "on_interrupt_by_event",
+            "on_interrupt_by_new_signal_descr",
+            "other_reason",
+            "on_iteration",
         ];
         ORDER.iter().position(|o| *o == s).unwrap_or(usize::MAX)
     }
@@ -1441,26 +1451,31 @@ fn canon_sorts_bit_string_lists_into_bit_order() {
         mess: Message {
             version: 1,
             mid: Mid::Device("mg".into()),
-            body: MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
-                transaction_id: 1,
-                actions: vec![ActionRequest {
-                    context_id: ContextId::NULL,
-                    context_request: None,
-                    context_attr_audit_req: None,
-                    command_requests: vec![CommandRequest {
-                        command: Command::AuditValue(AuditRequest {
-                            termination_id: TerminationId::root(),
-                            audit_descriptor: AuditDescriptor {
-                                audit_token: Some(tokens),
-                                audit_property_token: None,
-                            },
-                            termination_id_list: None,
-                        }),
-                        optional: false,
-                        wildcard_return: false,
-                    }],
-                }],
-            })]),
+            body: MessageBody::Transactions(
+                vec![Transaction::Request(TransactionRequest {
+                    transaction_id: 1,
+                    actions: vec![ActionRequest {
+                        context_id: ContextId::NULL,
+                        context_request: None,
+                        context_attr_audit_req: None,
+                        command_requests: vec![CommandRequest {
+                            command: Command::AuditValue(AuditRequest {
+                                termination_id: TerminationId::root(),
+                                audit_descriptor: AuditDescriptor {
+                                    audit_token: Some(tokens),
+                                    audit_property_token: None,
+                                },
+                                termination_id_list: None,
+                            }),
+                            optional: false,
+                            wildcard_return: false,
+                        }]
+                        .into(),
+                    }]
+                    .into(),
+                })]
+                .into(),
+            ),
         },
     };
     use AuditToken::*;
@@ -1491,29 +1506,34 @@ fn segment_reply_then_transaction_round_trips_in_text() {
                 address: [0, 0, 0, 0],
                 port: None,
             }),
-            body: MessageBody::Transactions(vec![
-                Transaction::SegmentReply(SegmentReply {
-                    transaction_id: 0,
-                    segment_number: 0,
-                    segmentation_complete: false,
-                }),
-                Transaction::Request(TransactionRequest {
-                    transaction_id: 0,
-                    actions: vec![ActionRequest {
-                        context_id: ContextId::NULL,
-                        context_request: None,
-                        context_attr_audit_req: None,
-                        command_requests: vec![CommandRequest {
-                            command: Command::Add(AmmRequest {
-                                termination_ids: vec![TerminationId::root()],
-                                descriptors: vec![],
-                            }),
-                            optional: false,
-                            wildcard_return: false,
-                        }],
-                    }],
-                }),
-            ]),
+            body: MessageBody::Transactions(
+                vec![
+                    Transaction::SegmentReply(SegmentReply {
+                        transaction_id: 0,
+                        segment_number: 0,
+                        segmentation_complete: false,
+                    }),
+                    Transaction::Request(TransactionRequest {
+                        transaction_id: 0,
+                        actions: vec![ActionRequest {
+                            context_id: ContextId::NULL,
+                            context_request: None,
+                            context_attr_audit_req: None,
+                            command_requests: vec![CommandRequest {
+                                command: Command::Add(AmmRequest {
+                                    termination_ids: vec![TerminationId::root()].into(),
+                                    descriptors: vec![],
+                                }),
+                                optional: false,
+                                wildcard_return: false,
+                            }]
+                            .into(),
+                        }]
+                        .into(),
+                    }),
+                ]
+                .into(),
+            ),
         },
     };
     for bytes in [

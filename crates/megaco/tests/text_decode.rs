@@ -203,8 +203,8 @@ fn sdp_is_split_into_property_groups() {
         vec![pp("tdmc/gain", "2"), pp("tdmc/ec", "g165")]
     );
     assert_eq!(
-        sp.local_descriptor.as_ref().unwrap().prop_grps,
-        vec![vec![
+        sp.local_descriptor.as_ref().unwrap().prop_grps.as_slice(),
+        [vec![
             pp("v", "0"),
             pp("c", "IN IP4 $ "),
             pp("m", "audio $ RTP/AVP 0"),
@@ -226,8 +226,8 @@ fn sdp_is_split_into_property_groups() {
         panic!()
     };
     assert_eq!(
-        sp.local_descriptor.as_ref().unwrap().prop_grps,
-        vec![
+        sp.local_descriptor.as_ref().unwrap().prop_grps.as_slice(),
+        [
             vec![pp("v", "0"), pp("c", "IN IP4 1.2.3.4")],
             vec![pp("v", "1"), pp("a", "x\\}y")],
         ]
@@ -251,7 +251,7 @@ fn property_relations_ranges_and_lists() {
     let props = &sp.local_control_descriptor.as_ref().unwrap().property_parms;
     let p = |name: &str, v: &[&str], e: ExtraInfo| PropertyParm {
         name: name.into(),
-        value: v.iter().map(|s| s.to_string()).collect(),
+        value: v.iter().map(|&s| s.into()).collect(),
         extra_info: Some(e),
     };
     assert_eq!(
@@ -326,15 +326,15 @@ fn v3_topology_and_context_audit() {
     assert_eq!(ctx.iepscallind, Some(false));
     let t = ctx.topology_req.as_ref().unwrap();
     assert_eq!(t.len(), 2);
-    assert_eq!(t[0].termination_from.id, "11111111/00000000/00000000");
-    assert_eq!(t[0].termination_to.id, "11111111/00000000/00001111");
+    assert_eq!(t[0].termination_from.as_str(), "11111111/00000000/00000000");
+    assert_eq!(t[0].termination_to.as_str(), "11111111/00000000/00001111");
     assert_eq!(t[0].topology_direction, TopologyDirection::Bothway);
     assert_eq!(t[1].topology_direction, TopologyDirection::Oneway);
     assert_eq!(
         ctx.context_prop,
         Some(vec![PropertyParm {
             name: "tdmc/gain".into(),
-            value: vec!["2".into()],
+            value: vec!["2".into()].into(),
             extra_info: Some(ExtraInfo::Relation(Relation::UnequalTo)),
         }])
     );
@@ -389,7 +389,7 @@ fn segmented_replies_and_segment_reply() {
     let CommandReply::ServiceChange(sc) = &ars[0].command_reply[0] else {
         panic!()
     };
-    assert_eq!(sc.termination_ids, vec![TerminationId::root()]);
+    assert_eq!(sc.termination_ids.as_slice(), [TerminationId::root()]);
     let ServiceChangeResult::ServiceChangeResParms(p) = &sc.service_change_result else {
         panic!()
     };
@@ -433,13 +433,10 @@ fn service_change_request() {
     let Command::ServiceChange(sc) = &a.command_requests[0].command else {
         panic!()
     };
-    assert_eq!(sc.termination_ids, vec![TerminationId::root()]);
+    assert_eq!(sc.termination_ids.as_slice(), [TerminationId::root()]);
     let p = &sc.service_change_parms;
     assert_eq!(p.service_change_method, ServiceChangeMethod::Restart);
-    assert_eq!(
-        p.service_change_reason,
-        vec!["901 MG Cold Boot".to_string()]
-    );
+    assert_eq!(p.service_change_reason.as_slice(), ["901 MG Cold Boot"]);
     assert_eq!(
         p.service_change_profile,
         Some(ServiceChangeProfile {
@@ -587,7 +584,7 @@ fn valid_v1_syntax_otp_rejects_is_accepted() {
     let Command::Modify(amm) = &request(&m).actions[0].command_requests[0].command else {
         panic!()
     };
-    assert_eq!(amm.descriptors, vec![AmmDescriptor::Signals(vec![])]);
+    assert_eq!(amm.descriptors, vec![AmmDescriptor::Signals(vec![].into())]);
     // A ContextAudit in a v1 message.
     let m = decode(b"!/1 [10.0.0.1] T=1{C=1{CA{PR,EG},N=a/1{OE=1{al/of}}}}").unwrap();
     let ca = request(&m).actions[0]

@@ -182,10 +182,13 @@ fn message(version: u8, body: MessageBody) -> MegacoMessage {
 fn request(version: u8, actions: Vec<ActionRequest>) -> MegacoMessage {
     message(
         version,
-        MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
-            transaction_id: 9898,
-            actions,
-        })]),
+        MessageBody::Transactions(
+            vec![Transaction::Request(TransactionRequest {
+                transaction_id: 9898,
+                actions: actions.into(),
+            })]
+            .into(),
+        ),
     )
 }
 
@@ -196,7 +199,7 @@ fn tid(s: &str) -> TerminationId {
 fn notify(t: &str) -> CommandRequest {
     CommandRequest {
         command: Command::Notify(NotifyRequest {
-            termination_ids: vec![tid(t)],
+            termination_ids: vec![tid(t)].into(),
             observed_events_descriptor: ObservedEventsDescriptor {
                 request_id: 2222,
                 observed_event_lst: vec![ObservedEvent {
@@ -204,7 +207,8 @@ fn notify(t: &str) -> CommandRequest {
                     stream_id: None,
                     event_par_list: vec![],
                     time_notation: None,
-                }],
+                }]
+                .into(),
             },
             error_descriptor: None,
         }),
@@ -231,7 +235,7 @@ fn topology_action(stream_id: Option<u16>) -> ActionRequest {
             context_list: None,
         }),
         context_attr_audit_req: None,
-        command_requests: vec![notify("a")],
+        command_requests: vec![notify("a")].into(),
     }
 }
 
@@ -241,18 +245,24 @@ fn v1_message_with_v3_construct_is_a_version_error() {
     let reply = |version| {
         message(
             version,
-            MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-                transaction_id: 1,
-                imm_ack_required: false,
-                result: TransactionResult::ActionReplies(vec![ActionReply {
-                    context_id: ContextId(1),
-                    error_descriptor: None,
-                    context_reply: None,
-                    command_reply: vec![],
-                }]),
-                segment_number: Some(2),
-                segmentation_complete: true,
-            })]),
+            MessageBody::Transactions(
+                vec![Transaction::Reply(TransactionReply {
+                    transaction_id: 1,
+                    imm_ack_required: false,
+                    result: TransactionResult::ActionReplies(
+                        vec![ActionReply {
+                            context_id: ContextId(1),
+                            error_descriptor: None,
+                            context_reply: None,
+                            command_reply: vec![].into(),
+                        }]
+                        .into(),
+                    ),
+                    segment_number: Some(2),
+                    segmentation_complete: true,
+                })]
+                .into(),
+            ),
         )
     };
     for style in [Style::Pretty, Style::Compact] {
@@ -335,7 +345,7 @@ fn unwritable_values_are_invalid() {
         context_id: ContextId(1),
         context_request: None,
         context_attr_audit_req: None,
-        command_requests: vec![c],
+        command_requests: vec![c].into(),
     };
     invalid(&request(3, vec![action(c)]));
     // Several termination ids in one v1 command.
@@ -347,7 +357,7 @@ fn unwritable_values_are_invalid() {
     assert!(encode_pretty(&request(3, vec![action(c)])).is_ok());
     // A transaction without actions, a message without transactions.
     invalid(&request(3, vec![]));
-    invalid(&message(3, MessageBody::Transactions(vec![])));
+    invalid(&message(3, MessageBody::Transactions(vec![].into())));
     // A quote inside an error text, a line break in a value.
     let err = |text: &str| {
         message(
@@ -394,7 +404,7 @@ fn values_are_quoted_only_when_needed() {
                 context_id: ContextId::NULL,
                 context_request: None,
                 context_attr_audit_req: None,
-                command_requests: vec![c],
+                command_requests: vec![c].into(),
             }],
         );
         let out = show(&encode_compact(&m).unwrap());
@@ -411,9 +421,12 @@ fn addresses() {
     let with_mid = |mid: Mid| {
         let mut m = message(
             1,
-            MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
-                transaction_id: 1,
-            })]),
+            MessageBody::Transactions(
+                vec![Transaction::Pending(TransactionPending {
+                    transaction_id: 1,
+                })]
+                .into(),
+            ),
         );
         m.mess.mid = mid;
         let out = show(&encode_compact(&m).unwrap());
@@ -545,31 +558,31 @@ fn deeply_nested_regulated_notifications_are_refused() {
     fn nested(depth: usize) -> NotifyBehaviour {
         let mut nb = NotifyBehaviour::NotifyImmediate;
         for _ in 0..depth {
-            nb = NotifyBehaviour::NotifyRegulated(RegulatedEmbeddedDescriptor {
-                second_event: Some(SecondEventsDescriptor {
+            nb = NotifyBehaviour::NotifyRegulated(Box::new(RegulatedEmbeddedDescriptor {
+                second_event: Some(EventsDescriptor {
                     request_id: Some(2),
-                    event_list: vec![SecondRequestedEvent {
+                    event_list: vec![RequestedEvent {
                         pkgd_name: "al/on".into(),
                         stream_id: None,
-                        event_action: Some(SecondRequestedActions {
+                        event_action: Some(RequestedActions {
                             keep_active: None,
                             event_dm: None,
                             signals_descriptor: None,
                             notify_behaviour: Some(nb),
-                            reset_events_descriptor: false,
+                            ..Default::default()
                         }),
-                        ev_par_list: vec![],
+                        ev_par_list: vec![].into(),
                     }],
                 }),
                 signals_descriptor: None,
-            });
+            }));
         }
         nb
     }
     let msg = |depth| {
         let c = CommandRequest {
             command: Command::Modify(AmmRequest {
-                termination_ids: vec![tid("a")],
+                termination_ids: vec![tid("a")].into(),
                 descriptors: vec![AmmDescriptor::Events(EventsDescriptor {
                     request_id: Some(1),
                     event_list: vec![RequestedEvent {
@@ -583,7 +596,7 @@ fn deeply_nested_regulated_notifications_are_refused() {
                             notify_behaviour: Some(nested(depth)),
                             reset_events_descriptor: false,
                         }),
-                        ev_par_list: vec![],
+                        ev_par_list: vec![].into(),
                     }],
                 })],
             }),
@@ -596,7 +609,7 @@ fn deeply_nested_regulated_notifications_are_refused() {
                 context_id: ContextId(1),
                 context_request: None,
                 context_attr_audit_req: None,
-                command_requests: vec![c],
+                command_requests: vec![c].into(),
             }],
         )
     };

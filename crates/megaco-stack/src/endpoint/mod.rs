@@ -280,6 +280,10 @@ impl Stats {
 }
 
 /// Something the user of an endpoint should know about.
+// Transaction events are nearly all of them: boxing the one large
+// variant would cost an allocation per event to spare a few bytes on
+// the rare others.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum EndpointEvent {
@@ -459,6 +463,12 @@ impl Endpoint {
     /// written (drain [`Endpoint::poll_transmit`] first).
     pub fn poll_close(&mut self) -> Option<(Peer, CloseReason)> {
         self.closes.pop_front()
+    }
+
+    /// Whether something waits to be polled (bytes to send, a stream to
+    /// close, an event).
+    pub fn has_output(&self) -> bool {
+        !(self.transmits.is_empty() && self.closes.is_empty() && self.events.is_empty())
     }
 
     /// The next event.

@@ -11,16 +11,19 @@ use super::util::{accepted_registration, after, offered_version};
 use super::{Connection, Error, Event, InState, Key, ERR_PENDING_LIMIT, ERR_SERVICE_UNAVAILABLE};
 
 fn error_reply(id: u32, code: u16, text: &str) -> MessageBody {
-    MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-        transaction_id: id,
-        imm_ack_required: false,
-        result: TransactionResult::Error(ErrorDescriptor {
-            error_code: code,
-            error_text: Some(text.into()),
-        }),
-        segment_number: None,
-        segmentation_complete: false,
-    })])
+    MessageBody::Transactions(
+        vec![Transaction::Reply(TransactionReply {
+            transaction_id: id,
+            imm_ack_required: false,
+            result: TransactionResult::Error(ErrorDescriptor {
+                error_code: code,
+                error_text: Some(text.into()),
+            }),
+            segment_number: None,
+            segmentation_complete: false,
+        })]
+        .into(),
+    )
 }
 
 impl Connection {
@@ -66,7 +69,7 @@ impl Connection {
                 self.reschedule(Key::In(id));
                 self.events.push_back(Event::RequestReceived {
                     transaction_id: id,
-                    actions: r.actions,
+                    actions: r.actions.into_vec(),
                     mid: mid.clone(),
                     version,
                 });
@@ -99,13 +102,16 @@ impl Connection {
         result: TransactionResult,
     ) -> Result<Vec<Vec<u8>>, EncodeError> {
         let reply = |result, segment_number, segmentation_complete| {
-            MessageBody::Transactions(vec![Transaction::Reply(TransactionReply {
-                transaction_id: id,
-                imm_ack_required: ack,
-                result,
-                segment_number,
-                segmentation_complete,
-            })])
+            MessageBody::Transactions(
+                vec![Transaction::Reply(TransactionReply {
+                    transaction_id: id,
+                    imm_ack_required: ack,
+                    result,
+                    segment_number,
+                    segmentation_complete,
+                })]
+                .into(),
+            )
         };
         let msg = self.compose(version, reply(result, None, false));
         let whole = self.encoding.encode(&msg)?;
@@ -131,7 +137,7 @@ impl Connection {
         // that encodes within `max` (at least one), found by bisection.
         let encode = |run: &[ActionReply], number: u16, last: bool| {
             let body = reply(
-                TransactionResult::ActionReplies(run.to_vec()),
+                TransactionResult::ActionReplies(run.iter().cloned().collect()),
                 Some(number),
                 last,
             );
@@ -321,9 +327,12 @@ impl Connection {
         }
         *pending_deadline = self.config.pending_timer.map(|d| after(now, d));
         self.reschedule(Key::In(id));
-        let body = MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
-            transaction_id: id,
-        })]);
+        let body = MessageBody::Transactions(
+            vec![Transaction::Pending(TransactionPending {
+                transaction_id: id,
+            })]
+            .into(),
+        );
         if let Ok(bytes) = self.encode(version, body) {
             self.push(bytes, false, false);
         }

@@ -734,10 +734,13 @@ impl Connection {
                 }
                 Transaction::ResponseAck(ranges) => self.on_ack(&ranges),
                 Transaction::SegmentReply(r) => self.on_segment_reply(&r),
+                // kinds of a later version of the model
+                _ => {}
             }
         }
         if !acks.is_empty() && !errors_only {
-            let body = MessageBody::Transactions(vec![Transaction::ResponseAck(ack_ranges(acks))]);
+            let body =
+                MessageBody::Transactions(vec![Transaction::ResponseAck(ack_ranges(acks))].into());
             if let Ok(bytes) = self.encode(version, body) {
                 self.push(bytes, false, false);
             }

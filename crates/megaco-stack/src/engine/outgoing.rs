@@ -47,10 +47,13 @@ impl Connection {
         let id = self.next_id;
         let bytes = self.encode(
             self.version,
-            MessageBody::Transactions(vec![Transaction::Request(TransactionRequest {
-                transaction_id: id,
-                actions,
-            })]),
+            MessageBody::Transactions(
+                vec![Transaction::Request(TransactionRequest {
+                    transaction_id: id,
+                    actions: actions.into(),
+                })]
+                .into(),
+            ),
         )?;
         self.alloc_id();
         let t = self.config.request_timer;
@@ -121,7 +124,7 @@ impl Connection {
                 }
                 let error = ErrorDescriptor {
                     error_code: ERR_MISSING_SEGMENTS,
-                    error_text: Some(text),
+                    error_text: Some(text.into()),
                 };
                 let version = self.version;
                 if let Ok(bytes) = self.encode(version, MessageBody::Error(error)) {
@@ -266,11 +269,14 @@ impl Connection {
         } else {
             None
         };
-        let body = MessageBody::Transactions(vec![Transaction::SegmentReply(SegmentReply {
-            transaction_id: id,
-            segment_number: sn,
-            segmentation_complete: r.segmentation_complete,
-        })]);
+        let body = MessageBody::Transactions(
+            vec![Transaction::SegmentReply(SegmentReply {
+                transaction_id: id,
+                segment_number: sn,
+                segmentation_complete: r.segmentation_complete,
+            })]
+            .into(),
+        );
         if let Ok(bytes) = self.encode(version, body) {
             self.push(bytes, false, false);
         }

@@ -33,11 +33,11 @@ pub fn decode_error_descriptor(error: &DecodeError) -> ErrorDescriptor {
     match (version, error) {
         (Some(v), _) => ErrorDescriptor {
             error_code: ERR_VERSION,
-            error_text: Some(format!("Unsupported version: {v}")),
+            error_text: Some(format!("Unsupported version: {v}").into()),
         },
         (None, DecodeError::Text(e)) => ErrorDescriptor {
             error_code: ERR_SYNTAX,
-            error_text: Some(format!("Syntax error on line {}", e.line)),
+            error_text: Some(format!("Syntax error on line {}", e.line).into()),
         },
         (None, _) => ErrorDescriptor {
             error_code: ERR_SYNTAX,
@@ -83,7 +83,7 @@ pub(super) fn merge_segments(parts: Vec<TransactionResult>) -> TransactionResult
             error @ TransactionResult::Error(_) => return error,
         }
     }
-    TransactionResult::ActionReplies(replies)
+    TransactionResult::ActionReplies(replies.into())
 }
 
 /// Sorted, coalesced ranges of transaction ids.
@@ -173,10 +173,20 @@ pub(super) fn accepted_registration(
         .filter(|a| a.error_descriptor.is_none())
         .flat_map(|a| a.command_reply.iter_mut())
         .find_map(|r| match r {
-            CommandReply::ServiceChange(ServiceChangeReply {
-                termination_ids,
-                service_change_result: ServiceChangeResult::ServiceChangeResParms(p),
-            }) if termination_ids.iter().any(TerminationId::is_root) => Some(p),
+            CommandReply::ServiceChange(sc) => {
+                let ServiceChangeReply {
+                    termination_ids,
+                    service_change_result,
+                } = &mut **sc;
+                match service_change_result {
+                    ServiceChangeResult::ServiceChangeResParms(p)
+                        if termination_ids.iter().any(TerminationId::is_root) =>
+                    {
+                        Some(p)
+                    }
+                    _ => None,
+                }
+            }
             _ => None,
         })
 }

@@ -173,11 +173,8 @@ fn null(t: &Tlv) -> D<bool> {
 }
 
 #[inline]
-fn string(t: &Tlv) -> String {
-    match std::str::from_utf8(t.content()) {
-        Ok(s) => s.to_owned(),
-        Err(_) => String::from_utf8_lossy(t.content()).into_owned(),
-    }
+fn string(t: &Tlv) -> CompactString {
+    CompactString::from_utf8_lossy(t.content())
 }
 
 #[inline]
@@ -290,7 +287,7 @@ impl Dec<'_> {
         Ok(s)
     }
 
-    fn digit_map_name(&self, t: &Tlv) -> D<String> {
+    fn digit_map_name(&self, t: &Tlv) -> D<CompactString> {
         let code: [u8; 2] = fixed(t, "digit map Name (2 octets)")?;
         let mut s = String::new();
         if self.native {
@@ -298,7 +295,7 @@ impl Dec<'_> {
         } else {
             self.reg.decode_digit_map(code, &mut s);
         }
-        Ok(s)
+        Ok(s.into())
     }
 
     fn term_id(&self, t: &Tlv) -> D<TerminationId> {
@@ -336,11 +333,11 @@ impl Dec<'_> {
             }
             None => termid::format_native(&asn, &mut s),
         }
-        Ok(TerminationId { id: s })
+        Ok(TerminationId::new(s))
     }
 
-    fn term_ids(&self, t: &Tlv) -> D<Vec<TerminationId>> {
-        let mut v = Vec::new();
+    fn term_ids(&self, t: &Tlv) -> D<SmallList<TerminationId>> {
+        let mut v = SmallList::new();
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
             expect(&x, 0x30, "TerminationID (SEQUENCE)")?;
@@ -349,17 +346,18 @@ impl Dec<'_> {
         Ok(v)
     }
 
-    fn value(&self, t: &Tlv, ty: Option<&ValueType>) -> D<Vec<String>> {
-        let mut v = Vec::new();
+    fn value(&self, t: &Tlv, ty: Option<&ValueType>) -> D<Values> {
+        let mut v = Values::new();
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
             expect(&x, 0x04, "Value item (OCTET STRING)")?;
             let content = x.content();
             let mut s = String::new();
-            if !(self.standard && values::unwrap(ty, content, &mut s)) {
-                s = string(&x);
+            if self.standard && values::unwrap(ty, content, &mut s) {
+                v.push(s.into());
+            } else {
+                v.push(string(&x));
             }
-            v.push(s);
         }
         Ok(v)
     }
@@ -441,7 +439,7 @@ impl Dec<'_> {
                                     ts.push(tr);
                                 }
                             }
-                            MessageBody::Transactions(ts)
+                            MessageBody::Transactions(ts.into())
                         }
                         _ => {
                             return Err(BerError::UnexpectedTag {
@@ -568,7 +566,7 @@ impl Dec<'_> {
                 }
                 Transaction::Request(TransactionRequest {
                     transaction_id: id.ok_or_else(|| missing(t, "transactionId"))?,
-                    actions: actions.ok_or_else(|| missing(t, "actions"))?,
+                    actions: actions.ok_or_else(|| missing(t, "actions"))?.into(),
                 })
             }
             0xA1 => {
@@ -605,7 +603,7 @@ impl Dec<'_> {
                                         expect(&a, 0x30, "ActionReply (SEQUENCE)")?;
                                         v.push(self.action_reply(&a)?);
                                     }
-                                    TransactionResult::ActionReplies(v)
+                                    TransactionResult::ActionReplies(v.into())
                                 }
                                 _ => {
                                     return Err(BerError::UnexpectedTag {
@@ -695,7 +693,7 @@ impl Dec<'_> {
             context_id: ctx.ok_or_else(|| missing(t, "contextId"))?,
             context_request: cr,
             context_attr_audit_req: ca,
-            command_requests: cmds.ok_or_else(|| missing(t, "commandRequests"))?,
+            command_requests: cmds.ok_or_else(|| missing(t, "commandRequests"))?.into(),
         })
     }
 
@@ -724,7 +722,7 @@ impl Dec<'_> {
             context_id: ctx.ok_or_else(|| missing(t, "contextId"))?,
             error_descriptor: err,
             context_reply: cr,
-            command_reply: reps.ok_or_else(|| missing(t, "commandReply"))?,
+            command_reply: reps.ok_or_else(|| missing(t, "commandReply"))?.into(),
         })
     }
 
@@ -930,10 +928,10 @@ impl Dec<'_> {
                         _ => {}
                     }
                 }
-                Command::ServiceChange(ServiceChangeRequest {
+                Command::ServiceChange(Box::new(ServiceChangeRequest {
                     termination_ids: ids.ok_or_else(|| missing(t, "terminationID"))?,
                     service_change_parms: parms.ok_or_else(|| missing(t, "serviceChangeParms"))?,
-                })
+                }))
             }
             _ => {
                 return Err(BerError::UnexpectedTag {
@@ -961,7 +959,7 @@ impl Dec<'_> {
                             0xA2 => AmmDescriptor::Mux(self.mux(&d)?),
                             0xA3 => AmmDescriptor::Events(self.events(&d)?),
                             0xA4 => AmmDescriptor::EventBuffer(self.event_buffer(&d)?),
-                            0xA5 => AmmDescriptor::Signals(self.signals(&d)?),
+                            0xA5 => AmmDescriptor::Signals(self.signals(&d)?.into()),
                             0xA6 => AmmDescriptor::DigitMap(self.digit_map(&d)?),
                             0xA7 => AmmDescriptor::Audit(self.audit_descriptor(&d)?),
                             0xA8 => AmmDescriptor::Statistics(self.statistics(&d)?),
@@ -994,7 +992,7 @@ impl Dec<'_> {
         Ok(AuditRequest {
             termination_id: id.ok_or_else(|| missing(t, "terminationID"))?,
             audit_descriptor: ad.ok_or_else(|| missing(t, "auditDescriptor"))?,
-            termination_id_list: list,
+            termination_id_list: list.map(SmallVec::into_vec),
         })
     }
 
@@ -1052,10 +1050,10 @@ impl Dec<'_> {
                         _ => {}
                     }
                 }
-                CommandReply::ServiceChange(ServiceChangeReply {
+                CommandReply::ServiceChange(Box::new(ServiceChangeReply {
                     termination_ids: ids.ok_or_else(|| missing(t, "terminationID"))?,
                     service_change_result: res.ok_or_else(|| missing(t, "serviceChangeResult"))?,
-                })
+                }))
             }
             _ => return Ok(None),
         }))
@@ -1083,7 +1081,7 @@ impl Dec<'_> {
             .next()?
             .ok_or_else(|| missing(t, "AuditReply alternative"))?;
         Ok(match alt.tag {
-            0xA0 => AuditReply::ContextAuditResult(self.term_ids(&alt)?),
+            0xA0 => AuditReply::ContextAuditResult(self.term_ids(&alt)?.to_vec()),
             0xA1 => AuditReply::Error(self.error_descriptor(&alt)?),
             0xA2 | 0xA3 => {
                 let (mut id, mut ids, mut res) = (None, None, None);
@@ -1105,7 +1103,8 @@ impl Dec<'_> {
                 } else {
                     AuditReply::AuditResultTermList(TermListAuditResult {
                         termination_id_list: ids
-                            .ok_or_else(|| missing(&alt, "terminationIDList"))?,
+                            .ok_or_else(|| missing(&alt, "terminationIDList"))?
+                            .to_vec(),
                         termination_audit_result: res,
                     })
                 }
@@ -1131,7 +1130,7 @@ impl Dec<'_> {
                 0xA3 => AuditReturnParameter::Mux(self.mux(&x)?),
                 0xA4 => AuditReturnParameter::Events(self.events(&x)?),
                 0xA5 => AuditReturnParameter::EventBuffer(self.event_buffer(&x)?),
-                0xA6 => AuditReturnParameter::Signals(self.signals(&x)?),
+                0xA6 => AuditReturnParameter::Signals(self.signals(&x)?.into()),
                 0xA7 => AuditReturnParameter::DigitMap(self.digit_map(&x)?),
                 0xA8 => AuditReturnParameter::ObservedEvents(self.observed_events(&x)?),
                 0xA9 => AuditReturnParameter::Statistics(self.statistics(&x)?),
@@ -1150,7 +1149,7 @@ impl Dec<'_> {
                             }
                         }
                         items.push(PackagesItem {
-                            package_name: n.ok_or_else(|| missing(&e, "packageName"))?,
+                            package_name: n.ok_or_else(|| missing(&e, "packageName"))?.into(),
                             package_version: ver.ok_or_else(|| missing(&e, "packageVersion"))?,
                         });
                     }
@@ -1250,7 +1249,7 @@ impl Dec<'_> {
                 }
                 IndAuditParameter::Events(IndAudEventsDescriptor {
                     request_id: rid,
-                    pkgd_name: name.ok_or_else(|| missing(t, "pkgdName"))?,
+                    pkgd_name: name.ok_or_else(|| missing(t, "pkgdName"))?.into(),
                     stream_id: sid,
                 })
             }
@@ -1265,7 +1264,7 @@ impl Dec<'_> {
                     }
                 }
                 IndAuditParameter::EventBuffer(IndAudEventBufferDescriptor {
-                    event_name: name.ok_or_else(|| missing(t, "eventName"))?,
+                    event_name: name.ok_or_else(|| missing(t, "eventName"))?.into(),
                     stream_id: sid,
                 })
             }
@@ -1318,7 +1317,7 @@ impl Dec<'_> {
                     }
                 }
                 IndAuditParameter::Packages(IndAudPackagesDescriptor {
-                    package_name: n.ok_or_else(|| missing(t, "packageName"))?,
+                    package_name: n.ok_or_else(|| missing(t, "packageName"))?.into(),
                     package_version: ver.ok_or_else(|| missing(t, "packageVersion"))?,
                 })
             }
@@ -1335,7 +1334,7 @@ impl Dec<'_> {
             }
         }
         Ok(IndAudStatisticsDescriptor {
-            stat_name: name.ok_or_else(|| missing(t, "statName"))?,
+            stat_name: name.ok_or_else(|| missing(t, "statName"))?.into(),
         })
     }
 
@@ -1351,7 +1350,7 @@ impl Dec<'_> {
             }
         }
         Ok(IndAudSignal {
-            signal_name: name.ok_or_else(|| missing(t, "signalName"))?,
+            signal_name: name.ok_or_else(|| missing(t, "signalName"))?.into(),
             stream_id: sid,
             signal_request_id: rid,
         })
@@ -1453,7 +1452,7 @@ impl Dec<'_> {
                 }
             }
             v.push(IndAudPropertyParm {
-                name: name.ok_or_else(|| missing(&e, "name"))?,
+                name: name.ok_or_else(|| missing(&e, "name"))?.into(),
                 property_parms: pp,
             });
         }
@@ -1483,7 +1482,7 @@ impl Dec<'_> {
             None
         };
         Ok(PropertyParm {
-            name,
+            name: name.into(),
             value: self.value(&val, ty)?,
             extra_info: extra,
         })
@@ -1526,7 +1525,7 @@ impl Dec<'_> {
                 None
             };
             v.push(PropertyParm {
-                name,
+                name: name.into(),
                 value: self.value(&val, ty)?,
                 extra_info: extra,
             });
@@ -1591,7 +1590,7 @@ impl Dec<'_> {
                                     stream_parms: sp.ok_or_else(|| missing(&e, "streamParms"))?,
                                 });
                             }
-                            Some(Streams::MultiStream(v))
+                            Some(Streams::MultiStream(v.into()))
                         }
                         _ => None,
                     };
@@ -1646,7 +1645,9 @@ impl Dec<'_> {
                             }
                         }
                     }
-                    let d = LocalRemoteDescriptor { prop_grps: grps };
+                    let d = LocalRemoteDescriptor {
+                        prop_grps: grps.into(),
+                    };
                     if x.tag == 0xA1 {
                         sp.local_descriptor = Some(d);
                     } else {
@@ -1684,7 +1685,7 @@ impl Dec<'_> {
                 None
             };
             v.push(StatisticsParameter {
-                stat_name: name.ok_or_else(|| missing(&e, "statName"))?,
+                stat_name: name.ok_or_else(|| missing(&e, "statName"))?.into(),
                 stat_value: match val {
                     Some(x) => Some(self.value(&x, ty)?),
                     None => None,
@@ -1745,7 +1746,7 @@ impl Dec<'_> {
         }
         Ok(MuxDescriptor {
             mux_type: ty.ok_or_else(|| missing(t, "muxType"))?,
-            term_list: list.ok_or_else(|| missing(t, "termList"))?,
+            term_list: list.ok_or_else(|| missing(t, "termList"))?.to_vec(),
             non_standard_data: nsd,
         })
     }
@@ -1837,11 +1838,11 @@ impl Dec<'_> {
                             None => None,
                         };
                         v.push(RequestedEvent {
-                            pkgd_name: name.ok_or_else(|| missing(&e, "pkgdName"))?,
+                            pkgd_name: name.ok_or_else(|| missing(&e, "pkgdName"))?.into(),
                             stream_id: sid,
                             event_action,
                             ev_par_list: match pars {
-                                Some(p) => self.parameters(&p, ItemKind::Event, code)?,
+                                Some(p) => self.parameters(&p, ItemKind::Event, code)?.into(),
                                 None => return Err(missing(&e, "evParList")),
                             },
                         });
@@ -1872,7 +1873,7 @@ impl Dec<'_> {
                 0x80 => a.keep_active = Some(boolean(&x)?),
                 0xA1 => a.event_dm = self.event_dm(&x)?,
                 0xA2 => a.second_event = Some(self.second_events(&x)?),
-                0xA3 => a.signals_descriptor = Some(self.signals(&x)?),
+                0xA3 => a.signals_descriptor = Some(self.signals(&x)?.into()),
                 0xA4 => a.notify_behaviour = self.notify_behaviour(&x)?,
                 0x85 => a.reset_events_descriptor = null(&x)?,
                 _ => {}
@@ -1881,7 +1882,7 @@ impl Dec<'_> {
         Ok(a)
     }
 
-    fn second_events(&self, t: &Tlv) -> D<SecondEventsDescriptor> {
+    fn second_events(&self, t: &Tlv) -> D<EventsDescriptor> {
         let (mut rid, mut list) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
@@ -1891,7 +1892,7 @@ impl Dec<'_> {
                     let mut v = Vec::new();
                     let mut l = x.children()?;
                     while let Some(e) = l.next()? {
-                        expect(&e, 0x30, "SecondRequestedEvent (SEQUENCE)")?;
+                        expect(&e, 0x30, "RequestedEvent (SEQUENCE)")?;
                         let (mut name, mut code, mut sid, mut act, mut pars) =
                             (None, [0u8; 4], None, None, None);
                         let mut c = e.children()?;
@@ -1910,19 +1911,15 @@ impl Dec<'_> {
                         }
                         let event_action = match act {
                             Some(a) => {
-                                let mut sa = SecondRequestedActions {
-                                    keep_active: None,
-                                    event_dm: None,
-                                    signals_descriptor: None,
-                                    notify_behaviour: None,
-                                    reset_events_descriptor: false,
-                                };
+                                let mut sa = RequestedActions::default();
                                 let mut c = a.children()?;
                                 while let Some(y) = c.next()? {
                                     match y.tag {
                                         0x80 => sa.keep_active = Some(boolean(&y)?),
                                         0xA1 => sa.event_dm = self.event_dm(&y)?,
-                                        0xA2 => sa.signals_descriptor = Some(self.signals(&y)?),
+                                        0xA2 => {
+                                            sa.signals_descriptor = Some(self.signals(&y)?.into())
+                                        }
                                         0xA3 => sa.notify_behaviour = self.notify_behaviour(&y)?,
                                         0x84 => sa.reset_events_descriptor = null(&y)?,
                                         _ => {}
@@ -1932,12 +1929,12 @@ impl Dec<'_> {
                             }
                             None => None,
                         };
-                        v.push(SecondRequestedEvent {
-                            pkgd_name: name.ok_or_else(|| missing(&e, "pkgdName"))?,
+                        v.push(RequestedEvent {
+                            pkgd_name: name.ok_or_else(|| missing(&e, "pkgdName"))?.into(),
                             stream_id: sid,
                             event_action,
                             ev_par_list: match pars {
-                                Some(p) => self.parameters(&p, ItemKind::Event, code)?,
+                                Some(p) => self.parameters(&p, ItemKind::Event, code)?.into(),
                                 None => return Err(missing(&e, "evParList")),
                             },
                         });
@@ -1947,7 +1944,7 @@ impl Dec<'_> {
                 _ => {}
             }
         }
-        Ok(SecondEventsDescriptor {
+        Ok(EventsDescriptor {
             request_id: rid,
             event_list: list.ok_or_else(|| missing(t, "eventList"))?,
         })
@@ -1979,11 +1976,11 @@ impl Dec<'_> {
                 while let Some(x) = r.next()? {
                     match x.tag {
                         0xA0 => rd.second_event = Some(self.second_events(&x)?),
-                        0xA1 => rd.signals_descriptor = Some(self.signals(&x)?),
+                        0xA1 => rd.signals_descriptor = Some(self.signals(&x)?.into()),
                         _ => {}
                     }
                 }
-                Some(NotifyBehaviour::NotifyRegulated(rd))
+                Some(NotifyBehaviour::NotifyRegulated(Box::new(rd)))
             }
             0x82 => Some(NotifyBehaviour::NeverNotify),
             _ => None,
@@ -2010,7 +2007,7 @@ impl Dec<'_> {
                 }
             }
             v.push(EventSpec {
-                event_name: name.ok_or_else(|| missing(&e, "eventName"))?,
+                event_name: name.ok_or_else(|| missing(&e, "eventName"))?.into(),
                 stream_id: sid,
                 event_par_list: match pars {
                     Some(p) => self.parameters(&p, ItemKind::Event, code)?,
@@ -2061,7 +2058,7 @@ impl Dec<'_> {
         let mut code = [0u8; 4];
         let mut pars = None;
         let mut s = Signal {
-            signal_name: String::new(),
+            signal_name: String::new().into(),
             stream_id: None,
             sig_type: None,
             duration: None,
@@ -2105,7 +2102,7 @@ impl Dec<'_> {
                 _ => {}
             }
         }
-        s.signal_name = name.ok_or_else(|| missing(t, "signalName"))?;
+        s.signal_name = name.ok_or_else(|| missing(t, "signalName"))?.into();
         s.sig_par_list = match pars {
             Some(p) => self.parameters(&p, ItemKind::Signal, code)?,
             None => return Err(missing(t, "sigParList")),
@@ -2118,7 +2115,7 @@ impl Dec<'_> {
             start_timer: None,
             short_timer: None,
             long_timer: None,
-            digit_map_body: String::new(),
+            digit_map_body: String::new().into(),
             duration_timer: None,
         };
         let mut body = None;
@@ -2181,7 +2178,7 @@ impl Dec<'_> {
                             }
                         }
                         v.push(ObservedEvent {
-                            event_name: name.ok_or_else(|| missing(&e, "eventName"))?,
+                            event_name: name.ok_or_else(|| missing(&e, "eventName"))?.into(),
                             stream_id: sid,
                             event_par_list: match pars {
                                 Some(p) => self.parameters(&p, ItemKind::Event, code)?,
@@ -2197,7 +2194,7 @@ impl Dec<'_> {
         }
         Ok(ObservedEventsDescriptor {
             request_id: rid.ok_or_else(|| missing(t, "requestId"))?,
-            observed_event_lst: list.ok_or_else(|| missing(t, "observedEventLst"))?,
+            observed_event_lst: list.ok_or_else(|| missing(t, "observedEventLst"))?.into(),
         })
     }
 
@@ -2234,7 +2231,7 @@ impl Dec<'_> {
             .parse()
             .map_err(|_| bad(&x, "profileName \"name/version\""))?;
         Ok(ServiceChangeProfile {
-            profile_name: n.to_string(),
+            profile_name: n.to_string().into(),
             version,
         })
     }
@@ -2269,7 +2266,7 @@ impl Dec<'_> {
             service_change_address: None,
             service_change_version: None,
             service_change_profile: None,
-            service_change_reason: Vec::new(),
+            service_change_reason: Vec::new().into(),
             service_change_delay: None,
             service_change_mgc_id: None,
             time_stamp: None,
@@ -2335,7 +2332,7 @@ impl Dec<'_> {
 
 /// An MTP address (2 to 4 octets): as hex text in the standard dialect,
 /// as the characters themselves in OTP's.
-fn mtp(t: &Tlv, standard: bool) -> D<String> {
+fn mtp(t: &Tlv, standard: bool) -> D<CompactString> {
     let c = t.content();
     if !(2..=4).contains(&c.len()) {
         return Err(bad(t, "mtpAddress of 2 to 4 octets"));
@@ -2344,7 +2341,7 @@ fn mtp(t: &Tlv, standard: bool) -> D<String> {
         return Ok(string(t));
     }
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut s = String::with_capacity(c.len() * 2);
+    let mut s = CompactString::with_capacity(c.len() * 2);
     for &b in c {
         s.push(HEX[usize::from(b >> 4)] as char);
         s.push(HEX[usize::from(b & 0xF)] as char);

@@ -290,12 +290,12 @@ impl Enc<'_> {
 
     fn term_id(&mut self, tag: u8, t: &TerminationId) -> R {
         let asn = match self.levels {
-            Some(l) => termid::encode(&t.id, l)
-                .map_err(|e| invalid("termination id", format!("{:?}: {e}", t.id)))?,
-            None => termid::parse_native(&t.id).ok_or_else(|| {
+            Some(l) => termid::encode(t.as_str(), l)
+                .map_err(|e| invalid("termination id", format!("{:?}: {e}", t.as_str())))?,
+            None => termid::parse_native(t.as_str()).ok_or_else(|| {
                 invalid(
                     "termination id",
-                    format!("{:?} is not in native form 0x<hex>[#<hex>]", t.id),
+                    format!("{:?} is not in native form 0x<hex>[#<hex>]", t.as_str()),
                 )
             })?,
         };
@@ -321,7 +321,7 @@ impl Enc<'_> {
 
     /// `Value ::= SEQUENCE OF OCTET STRING`, wrapped by `ty` in the
     /// standard dialect.
-    fn value(&mut self, tag: u8, vals: &[String], ty: Option<&values::ValueType>) {
+    fn value(&mut self, tag: u8, vals: &[CompactString], ty: Option<&values::ValueType>) {
         let s = self.open(tag);
         for v in vals {
             if self.standard {
@@ -1203,7 +1203,7 @@ impl Enc<'_> {
         Ok(())
     }
 
-    fn second_events(&mut self, tag: u8, e: &SecondEventsDescriptor) -> R {
+    fn second_events(&mut self, tag: u8, e: &EventsDescriptor) -> R {
         self.depth += 1;
         if self.depth > self.max_depth {
             return Err(invalid(
@@ -1216,7 +1216,7 @@ impl Enc<'_> {
         r
     }
 
-    fn second_events_inner(&mut self, tag: u8, e: &SecondEventsDescriptor) -> R {
+    fn second_events_inner(&mut self, tag: u8, e: &EventsDescriptor) -> R {
         let s = self.open(tag);
         self.opt_uint(p(0), e.request_id);
         let l = self.open(c(1));

@@ -74,7 +74,7 @@
 //!     mess: Message {
 //!         version: 1,
 //!         mid: Mid::Ip4(Ip4Address { address: [10, 0, 0, 1], port: Some(2944) }),
-//!         body: MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
+//!         body: MessageBody::Transactions(smallvec![Transaction::Pending(TransactionPending {
 //!             transaction_id: 17,
 //!         })]),
 //!     },

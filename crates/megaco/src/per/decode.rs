@@ -135,14 +135,14 @@ fn u99(r: &mut BitReader<'_>, what: &'static str) -> R<u8> {
 /// and sends them unchanged, so text that came in as UTF-8 goes out as
 /// UTF-8; octets that are not UTF-8 are taken as Latin-1 (one character
 /// an octet, as OTP's lists hold them).
-fn to_string(bytes: Vec<u8>) -> String {
+fn to_string(bytes: Vec<u8>) -> CompactString {
     match String::from_utf8(bytes) {
-        Ok(s) => s,
+        Ok(s) => s.into(),
         Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
     }
 }
 
-fn ia5(r: &mut BitReader<'_>, what: &'static str) -> R<String> {
+fn ia5(r: &mut BitReader<'_>, what: &'static str) -> R<CompactString> {
     Ok(to_string(r.octet_string(what)?))
 }
 
@@ -162,7 +162,7 @@ fn sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<V
     }
 }
 
-fn ia5_sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<String> {
+fn ia5_sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<CompactString> {
     Ok(to_string(sized(r, lb, ub, what)?))
 }
 
@@ -176,10 +176,11 @@ fn code2(r: &mut BitReader<'_>, what: &'static str) -> R<[u8; 2]> {
     Ok([(a >> 8) as u8, a as u8])
 }
 
-fn pkgd(r: &mut BitReader<'_>, cx: &Dcx<'_>, scope: Scope, what: &'static str) -> R<String> {
+fn pkgd(r: &mut BitReader<'_>, cx: &Dcx<'_>, scope: Scope, what: &'static str) -> R<CompactString> {
     let c = code4(r, what)?;
     cx.form
         .pkgd_from_asn1(scope, c)
+        .map(Into::into)
         .map_err(|e| form_err(r, what, e))
 }
 
@@ -198,17 +199,19 @@ fn pkgd_code(
     Ok((s, c))
 }
 
-fn dialplan(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<String> {
+fn dialplan(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CompactString> {
     let c = code2(r, "DigitMapName")?;
     cx.form
         .dialplan_from_asn1(c)
+        .map(Into::into)
         .map_err(|e| form_err(r, "DigitMapName", e))
 }
 
-fn package(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<String> {
+fn package(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CompactString> {
     let c = code2(r, "packageName")?;
     cx.form
         .package_from_asn1(c)
+        .map(Into::into)
         .map_err(|e| form_err(r, "packageName", e))
 }
 
@@ -272,7 +275,7 @@ pub(crate) fn megaco_message(
     let body = if r.bits(1, "messageBody")? == 0 {
         MessageBody::Error(error_descriptor(r)?)
     } else {
-        MessageBody::Transactions(seq_of(r, 3, "transactions", |r| transaction(r, &cx))?)
+        MessageBody::Transactions(seq_of(r, 3, "transactions", |r| transaction(r, &cx))?.into())
     };
     if ext {
         additions(r, 0, "Message extensions", |_, _| Ok(()))?;
@@ -321,7 +324,7 @@ fn domain(r: &mut BitReader<'_>) -> R<DomainName> {
     })
 }
 
-fn mtp(r: &mut BitReader<'_>) -> R<String> {
+fn mtp(r: &mut BitReader<'_>) -> R<CompactString> {
     Ok(to_string(sized(r, 2, 4, "mtpAddress")?))
 }
 
@@ -346,7 +349,7 @@ fn transaction(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Transaction> {
             }
             Ok(Transaction::Request(TransactionRequest {
                 transaction_id,
-                actions,
+                actions: actions.into(),
             }))
         }
         Ok(1) => {
@@ -400,7 +403,9 @@ fn transaction_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TransactionReply>
     let result = if r.bits(1, "transactionResult")? == 0 {
         TransactionResult::Error(error_descriptor(r)?)
     } else {
-        TransactionResult::ActionReplies(seq_of(r, 11, "actionReplies", |r| action_reply(r, cx))?)
+        TransactionResult::ActionReplies(
+            seq_of(r, 11, "actionReplies", |r| action_reply(r, cx))?.into(),
+        )
     };
     let mut segment_number = None;
     let mut segmentation_complete = false;
@@ -461,7 +466,7 @@ fn action_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ActionRequest> {
         context_id,
         context_request,
         context_attr_audit_req,
-        command_requests,
+        command_requests: command_requests.into(),
     })
 }
 
@@ -484,7 +489,7 @@ fn action_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ActionReply> {
         context_id,
         error_descriptor,
         context_reply,
-        command_reply,
+        command_reply: command_reply.into(),
     })
 }
 
@@ -581,7 +586,7 @@ fn command_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CommandRequest> {
             let descriptors = seq_of(r, 4, "descriptors", |r| amm_descriptor(r, cx))?;
             skip_ext(r, ext, "AmmRequest extensions")?;
             let a = AmmRequest {
-                termination_ids,
+                termination_ids: termination_ids.into(),
                 descriptors,
             };
             match idx {
@@ -601,7 +606,7 @@ fn command_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CommandRequest> {
             };
             skip_ext(r, ext, "SubtractRequest extensions")?;
             Command::Subtract(SubtractRequest {
-                termination_ids,
+                termination_ids: termination_ids.into(),
                 audit_descriptor,
             })
         }
@@ -619,7 +624,7 @@ fn command_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CommandRequest> {
             };
             skip_ext(r, ext, "NotifyRequest extensions")?;
             Command::Notify(NotifyRequest {
-                termination_ids,
+                termination_ids: termination_ids.into(),
                 observed_events_descriptor,
                 error_descriptor,
             })
@@ -629,10 +634,10 @@ fn command_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CommandRequest> {
             let termination_ids = term_id_list(r, cx)?;
             let service_change_parms = service_change_parm(r, cx)?;
             skip_ext(r, ext, "ServiceChangeRequest extensions")?;
-            Command::ServiceChange(ServiceChangeRequest {
-                termination_ids,
+            Command::ServiceChange(Box::new(ServiceChangeRequest {
+                termination_ids: termination_ids.into(),
                 service_change_parms,
-            })
+            }))
         }
     };
     skip_ext(r, ext, "CommandRequest extensions")?;
@@ -684,7 +689,7 @@ fn command_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CommandReply> {
             };
             skip_ext(r, ext, "AmmsReply extensions")?;
             let a = AmmsReply {
-                termination_ids,
+                termination_ids: termination_ids.into(),
                 termination_audit,
             };
             match idx {
@@ -707,7 +712,7 @@ fn command_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CommandReply> {
             };
             skip_ext(r, ext, "NotifyReply extensions")?;
             CommandReply::Notify(NotifyReply {
-                termination_ids,
+                termination_ids: termination_ids.into(),
                 error_descriptor,
             })
         }
@@ -720,10 +725,10 @@ fn command_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CommandReply> {
                 ServiceChangeResult::ServiceChangeResParms(service_change_res_parm(r, cx)?)
             };
             skip_ext(r, ext, "ServiceChangeReply extensions")?;
-            CommandReply::ServiceChange(ServiceChangeReply {
-                termination_ids,
+            CommandReply::ServiceChange(Box::new(ServiceChangeReply {
+                termination_ids: termination_ids.into(),
                 service_change_result,
-            })
+            }))
         }
     })
 }
@@ -765,7 +770,7 @@ fn termination_audit(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<AuditReturnPa
             3 => A::Mux(mux_descriptor(r, cx)?),
             4 => A::Events(events_descriptor(r, cx)?),
             5 => A::EventBuffer(event_buffer(r, cx)?),
-            6 => A::Signals(signals_descriptor(r, cx)?),
+            6 => A::Signals(signals_descriptor(r, cx)?.into()),
             7 => A::DigitMap(digit_map_descriptor(r, cx)?),
             8 => A::ObservedEvents(observed_events(r, cx)?),
             9 => A::Statistics(statistics_descriptor(r, cx)?),
@@ -828,7 +833,7 @@ fn amm_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AmmDescriptor> {
         Ok(2) => D::Mux(mux_descriptor(r, cx)?),
         Ok(3) => D::Events(events_descriptor(r, cx)?),
         Ok(4) => D::EventBuffer(event_buffer(r, cx)?),
-        Ok(5) => D::Signals(signals_descriptor(r, cx)?),
+        Ok(5) => D::Signals(signals_descriptor(r, cx)?.into()),
         Ok(6) => D::DigitMap(digit_map_descriptor(r, cx)?),
         Ok(_) => D::Audit(audit_descriptor(r, cx)?),
         Err((0, mut sub)) if cx.v >= 3 => D::Statistics(statistics_descriptor(&mut sub, cx)?),
@@ -1191,14 +1196,17 @@ fn media_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MediaDescriptor> {
         Some(if r.bits(1, "MediaDescriptor.streams")? == 0 {
             Streams::OneStream(stream_parms(r, cx)?)
         } else {
-            Streams::MultiStream(seq_of(r, 20, "multiStream", |r| {
-                let stream_id = u16_(r, "streamID")?;
-                let stream_parms = stream_parms(r, cx)?;
-                Ok(StreamDescriptor {
-                    stream_id,
-                    stream_parms,
-                })
-            })?)
+            Streams::MultiStream(
+                seq_of(r, 20, "multiStream", |r| {
+                    let stream_id = u16_(r, "streamID")?;
+                    let stream_parms = stream_parms(r, cx)?;
+                    Ok(StreamDescriptor {
+                        stream_id,
+                        stream_parms,
+                    })
+                })?
+                .into(),
+            )
         })
     } else {
         None
@@ -1251,7 +1259,9 @@ fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms> {
             seq_of(r, 42, "PropertyGroup", |r| property_parm(r, cx))
         })?;
         skip_ext(r, ext, "LocalRemoteDescriptor extensions")?;
-        Ok(Some(LocalRemoteDescriptor { prop_grps }))
+        Ok(Some(LocalRemoteDescriptor {
+            prop_grps: prop_grps.into(),
+        }))
     };
     let local_descriptor = lr(r, has_l)?;
     let remote_descriptor = lr(r, has_r)?;
@@ -1271,8 +1281,8 @@ fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms> {
     })
 }
 
-fn value(r: &mut BitReader<'_>, what: &'static str) -> R<Vec<String>> {
-    seq_of(r, 8, what, |r| Ok(to_string(r.octet_string(what)?)))
+fn value(r: &mut BitReader<'_>, what: &'static str) -> R<Values> {
+    seq_of(r, 8, what, |r| Ok(to_string(r.octet_string(what)?))).map(Values::from_vec)
 }
 
 fn extra_info(r: &mut BitReader<'_>) -> R<ExtraInfo> {
@@ -1320,7 +1330,7 @@ fn parameters(
         let extra_info = if has_x { Some(extra_info(r)?) } else { None };
         skip_ext(r, ext, "parameter extensions")?;
         Ok(PropertyParm {
-            name,
+            name: name.into(),
             value,
             extra_info,
         })
@@ -1436,10 +1446,10 @@ fn events_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<EventsDescriptor>
         let ev_par_list = parameters(r, cx, Scope::Event, code)?;
         skip_ext(r, ext, "RequestedEvent extensions")?;
         Ok(RequestedEvent {
-            pkgd_name,
+            pkgd_name: pkgd_name.into(),
             stream_id,
             event_action,
-            ev_par_list,
+            ev_par_list: ev_par_list.into(),
         })
     })?;
     skip_ext(r, ext, "EventsDescriptor extensions")?;
@@ -1483,7 +1493,7 @@ fn requested_actions(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<RequestedActions>
         keep_active,
         event_dm,
         second_event,
-        signals_descriptor,
+        signals_descriptor: signals_descriptor.map(Into::into),
         notify_behaviour: None,
         reset_events_descriptor: false,
     };
@@ -1532,17 +1542,17 @@ fn notify_behaviour_in(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<NotifyBehaviour
                 None
             };
             skip_ext(r, ext, "RegulatedEmbeddedDescriptor extensions")?;
-            NotifyBehaviour::NotifyRegulated(RegulatedEmbeddedDescriptor {
+            NotifyBehaviour::NotifyRegulated(Box::new(RegulatedEmbeddedDescriptor {
                 second_event,
-                signals_descriptor,
-            })
+                signals_descriptor: signals_descriptor.map(Into::into),
+            }))
         }
         _ => NotifyBehaviour::NeverNotify,
     })
 }
 
-fn second_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<SecondEventsDescriptor> {
-    let ext = r.bit("SecondEventsDescriptor extension bit")?;
+fn second_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<EventsDescriptor> {
+    let ext = r.bit("EventsDescriptor extension bit")?;
     let has_r = request_id_pre(r, cx)?;
     let request_id = if has_r {
         Some(u32_(r, "requestID")?)
@@ -1550,9 +1560,9 @@ fn second_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<SecondEventsDescripto
         None
     };
     let event_list = seq_of(r, 43, "eventList", |r| {
-        let ext = r.bit("SecondRequestedEvent extension bit")?;
-        let has_s = r.bit("SecondRequestedEvent preamble")?;
-        let has_a = r.bit("SecondRequestedEvent preamble")?;
+        let ext = r.bit("RequestedEvent extension bit")?;
+        let has_s = r.bit("RequestedEvent preamble")?;
+        let has_a = r.bit("RequestedEvent preamble")?;
         let (pkgd_name, code) = pkgd_code(r, cx, Scope::Event, "pkgdName")?;
         let stream_id = if has_s {
             Some(u16_(r, "streamID")?)
@@ -1560,10 +1570,10 @@ fn second_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<SecondEventsDescripto
             None
         };
         let event_action = if has_a {
-            let ext = r.bit("SecondRequestedActions extension bit")?;
-            let has_k = r.bit("SecondRequestedActions preamble")?;
-            let has_d = r.bit("SecondRequestedActions preamble")?;
-            let has_s = r.bit("SecondRequestedActions preamble")?;
+            let ext = r.bit("RequestedActions extension bit")?;
+            let has_k = r.bit("RequestedActions preamble")?;
+            let has_d = r.bit("RequestedActions preamble")?;
+            let has_s = r.bit("RequestedActions preamble")?;
             let keep_active = if has_k {
                 Some(r.bit("keepActive")?)
             } else {
@@ -1575,16 +1585,15 @@ fn second_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<SecondEventsDescripto
             } else {
                 None
             };
-            let mut a = SecondRequestedActions {
+            let mut a = RequestedActions {
                 keep_active,
                 event_dm,
-                signals_descriptor,
-                notify_behaviour: None,
-                reset_events_descriptor: false,
+                signals_descriptor: signals_descriptor.map(Into::into),
+                ..Default::default()
             };
             if ext {
                 let known = if cx.v >= 3 { 2 } else { 0 };
-                additions(r, known, "SecondRequestedActions extensions", |r, i| {
+                additions(r, known, "RequestedActions extensions", |r, i| {
                     if i == 0 {
                         a.notify_behaviour = Some(notify_behaviour(r, cx)?);
                     } else {
@@ -1598,16 +1607,16 @@ fn second_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<SecondEventsDescripto
             None
         };
         let ev_par_list = parameters(r, cx, Scope::Event, code)?;
-        skip_ext(r, ext, "SecondRequestedEvent extensions")?;
-        Ok(SecondRequestedEvent {
-            pkgd_name,
+        skip_ext(r, ext, "RequestedEvent extensions")?;
+        Ok(RequestedEvent {
+            pkgd_name: pkgd_name.into(),
             stream_id,
             event_action,
-            ev_par_list,
+            ev_par_list: ev_par_list.into(),
         })
     })?;
-    skip_ext(r, ext, "SecondEventsDescriptor extensions")?;
-    Ok(SecondEventsDescriptor {
+    skip_ext(r, ext, "EventsDescriptor extensions")?;
+    Ok(EventsDescriptor {
         request_id,
         event_list,
     })
@@ -1626,7 +1635,7 @@ fn event_buffer(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<EventSpec>> {
         let event_par_list = parameters(r, cx, Scope::Event, code)?;
         skip_ext(r, ext, "EventSpec extensions")?;
         Ok(EventSpec {
-            event_name,
+            event_name: event_name.into(),
             stream_id,
             event_par_list,
         })
@@ -1697,7 +1706,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
     };
     let sig_par_list = parameters(r, cx, Scope::Signal, code)?;
     let mut s = Signal {
-        signal_name,
+        signal_name: signal_name.into(),
         stream_id,
         sig_type,
         duration,
@@ -1824,7 +1833,7 @@ fn profile(r: &mut BitReader<'_>) -> R<ServiceChangeProfile> {
     match s.rsplit_once('/') {
         Some((name, ver)) => match ver.parse::<u8>() {
             Ok(version) => Ok(ServiceChangeProfile {
-                profile_name: name.to_string(),
+                profile_name: name.to_string().into(),
                 version,
             }),
             Err(_) => Err(invalid(
@@ -1987,7 +1996,7 @@ fn observed_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ObservedEventsDescr
         let time_notation = if has_t { Some(time_notation(r)?) } else { None };
         skip_ext(r, ext, "ObservedEvent extensions")?;
         Ok(ObservedEvent {
-            event_name,
+            event_name: event_name.into(),
             stream_id,
             event_par_list,
             time_notation,
@@ -1995,6 +2004,6 @@ fn observed_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ObservedEventsDescr
     })?;
     Ok(ObservedEventsDescriptor {
         request_id,
-        observed_event_lst,
+        observed_event_lst: observed_event_lst.into(),
     })
 }

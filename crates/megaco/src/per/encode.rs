@@ -997,7 +997,7 @@ fn stream_parms(w: &mut BitWriter<'_>, cx: &Cx<'_>, s: &StreamParms) -> R {
 }
 
 /// `Value`: SEQUENCE OF OCTET STRING, the text octets as they are.
-fn value(w: &mut BitWriter<'_>, v: &[String]) -> R {
+fn value(w: &mut BitWriter<'_>, v: &[CompactString]) -> R {
     seq_of(w, v, |w, s| {
         w.octet_string(s.as_bytes());
         Ok(())
@@ -1243,7 +1243,7 @@ fn notify_behaviour_in(w: &mut BitWriter<'_>, cx: &Cx<'_>, n: &NotifyBehaviour) 
     Ok(())
 }
 
-fn second_events(w: &mut BitWriter<'_>, cx: &Cx<'_>, e: &SecondEventsDescriptor) -> R {
+fn second_events(w: &mut BitWriter<'_>, cx: &Cx<'_>, e: &EventsDescriptor) -> R {
     w.bit(false);
     request_id_v1(w, cx, e.request_id)?;
     if let Some(r) = e.request_id {

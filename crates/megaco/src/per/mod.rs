@@ -48,7 +48,7 @@
 //!     mess: Message {
 //!         version: 1,
 //!         mid: Mid::Ip4(Ip4Address { address: [10, 0, 0, 1], port: Some(2944) }),
-//!         body: MessageBody::Transactions(vec![Transaction::Pending(TransactionPending {
+//!         body: MessageBody::Transactions(smallvec![Transaction::Pending(TransactionPending {
 //!             transaction_id: 17,
 //!         })]),
 //!     },
@@ -333,12 +333,12 @@ fn name_err(what: &'static str, e: impl fmt::Display) -> EncodeError {
 impl Form for PerConfig {
     fn term_id_to_asn1(&self, t: &TerminationId) -> Result<AsnTermId, EncodeError> {
         let r = match &self.mapping {
-            Mapping::Text(levels) => termid::encode(&t.id, levels),
+            Mapping::Text(levels) => termid::encode(t.as_str(), levels),
             Mapping::Native => {
-                return termid::parse_native(&t.id).ok_or_else(|| {
+                return termid::parse_native(t.as_str()).ok_or_else(|| {
                     name_err(
                         "TerminationID",
-                        format!("{:?} is not in native form 0x<hex>[#<hex>]", t.id),
+                        format!("{:?} is not in native form 0x<hex>[#<hex>]", t.as_str()),
                     )
                 })
             }
@@ -356,7 +356,7 @@ impl Form for PerConfig {
                 termid::format_native(&a, &mut s);
             }
         }
-        Ok(TerminationId { id: s })
+        Ok(TerminationId::new(s))
     }
 
     fn pkgd_to_asn1(&self, scope: Scope, name: &str) -> Result<[u8; 4], EncodeError> {

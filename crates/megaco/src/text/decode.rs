@@ -228,7 +228,7 @@ struct P<'a> {
 }
 
 /// Lower-cases an ASCII slice into a new string.
-fn lower(w: &[u8]) -> String {
+fn lower(w: &[u8]) -> CompactString {
     let mut s = ascii(w);
     s.make_ascii_lowercase();
     s
@@ -236,8 +236,8 @@ fn lower(w: &[u8]) -> String {
 
 /// An ASCII slice as a string, case kept (the parser only passes safe
 /// characters, which are ASCII).
-fn ascii(w: &[u8]) -> String {
-    String::from_utf8(w.to_vec()).unwrap_or_default()
+fn ascii(w: &[u8]) -> CompactString {
+    CompactString::from_utf8(w).unwrap_or_default()
 }
 
 /// A short printable excerpt for error messages.
@@ -276,7 +276,7 @@ struct EventParms {
     has_action: bool,
     keep_active: Option<bool>,
     event_dm: Option<EventDm>,
-    second_event: Option<SecondEventsDescriptor>,
+    second_event: Option<EventsDescriptor>,
     signals: Option<SignalsDescriptor>,
     notify_behaviour: Option<NotifyBehaviour>,
     reset: bool,
@@ -579,15 +579,15 @@ impl<'a> P<'a> {
     }
 
     /// A string from raw bytes, checked UTF-8.
-    fn utf8(&self, at: usize, b: &[u8]) -> R<String> {
+    fn utf8(&self, at: usize, b: &[u8]) -> R<CompactString> {
         match std::str::from_utf8(b) {
-            Ok(s) => Ok(s.to_string()),
+            Ok(s) => Ok(s.into()),
             Err(e) => Err(self.err_at(at + e.valid_up_to(), TextErrorKind::InvalidUtf8)),
         }
     }
 
     /// A quoted string, without its quotes (the cursor is on `"`).
-    fn quoted(&mut self) -> R<String> {
+    fn quoted(&mut self) -> R<CompactString> {
         let start = self.pos + 1;
         let s = self.s;
         let mut i = start;
@@ -613,7 +613,7 @@ impl<'a> P<'a> {
 
     /// `VALUE`: a quoted string (case kept) or safe characters
     /// (lower-cased, as OTP does).
-    fn value(&mut self) -> R<String> {
+    fn value(&mut self) -> R<CompactString> {
         if self.peek() == Some(b'"') {
             self.quoted()
         } else {
@@ -809,7 +809,7 @@ impl<'a> P<'a> {
                 break;
             }
         }
-        Ok(MessageBody::Transactions(list))
+        Ok(MessageBody::Transactions(list.into()))
     }
 
     fn transaction(&mut self) -> R<Transaction> {
@@ -923,7 +923,7 @@ impl<'a> P<'a> {
         }
         Ok(TransactionRequest {
             transaction_id,
-            actions,
+            actions: actions.into(),
         })
     }
 
@@ -994,7 +994,7 @@ impl<'a> P<'a> {
             context_id,
             context_request: ctx.strip(),
             context_attr_audit_req: audit.and_then(strip_audit),
-            command_requests: commands,
+            command_requests: commands.into(),
         })
     }
 
@@ -1281,7 +1281,7 @@ impl<'a> P<'a> {
         if w.eq_ignore_ascii_case(b"root") {
             Ok(TerminationId::root())
         } else {
-            Ok(TerminationId { id: ascii(w) })
+            Ok(TerminationId::new(ascii(w)))
         }
     }
 
@@ -1332,14 +1332,14 @@ impl<'a> P<'a> {
     }
 
     /// `pkgdName`: `package/item` (either may be `*`), lower-cased.
-    fn pkgd_name_from(&self, at: usize, w: &[u8]) -> R<String> {
+    fn pkgd_name_from(&self, at: usize, w: &[u8]) -> R<CompactString> {
         match w.iter().position(|&b| b == b'/') {
             Some(i) if i > 0 && i + 1 < w.len() => Ok(lower(w)),
             _ => Err(self.invalid(at, w, "package name (package/item)")),
         }
     }
 
-    fn pkgd_name(&mut self) -> R<String> {
+    fn pkgd_name(&mut self) -> R<CompactString> {
         let (at, w) = self.word("a package name (package/item)")?;
         self.pkgd_name_from(at, w)
     }
@@ -1347,7 +1347,7 @@ impl<'a> P<'a> {
     /// `pkgdName parmValue`.
     fn property_parm(&mut self) -> R<PropertyParm> {
         let name = self.pkgd_name()?;
-        self.parm_value(name)
+        self.parm_value(name.to_string())
     }
 
     /// `= value`, `= {a,b}`, `= [a,b]`, `= [a:b]`, `# value`, `< value`,
@@ -1363,8 +1363,8 @@ impl<'a> P<'a> {
         self.pos += 1;
         if let Some(r) = relation {
             return Ok(PropertyParm {
-                name,
-                value: vec![self.value()?],
+                name: name.into(),
+                value: vec![self.value()?].into(),
                 extra_info: Some(ExtraInfo::Relation(r)),
             });
         }
@@ -1380,8 +1380,8 @@ impl<'a> P<'a> {
                     }
                 }
                 Ok(PropertyParm {
-                    name,
-                    value,
+                    name: name.into(),
+                    value: value.into(),
                     extra_info: Some(ExtraInfo::Sublist(false)),
                 })
             }
@@ -1394,8 +1394,8 @@ impl<'a> P<'a> {
                     self.expect(b']', "`]`")?;
                     self.leave();
                     return Ok(PropertyParm {
-                        name,
-                        value: vec![first, second],
+                        name: name.into(),
+                        value: vec![first, second].into(),
                         extra_info: Some(ExtraInfo::Range(true)),
                     });
                 } else {
@@ -1416,14 +1416,14 @@ impl<'a> P<'a> {
                 self.expect(b']', "`]`")?;
                 self.leave();
                 Ok(PropertyParm {
-                    name,
-                    value,
+                    name: name.into(),
+                    value: value.into(),
                     extra_info: Some(extra),
                 })
             }
             _ => Ok(PropertyParm {
-                name,
-                value: vec![self.value()?],
+                name: name.into(),
+                value: vec![self.value()?].into(),
                 extra_info: None,
             }),
         }
@@ -1474,7 +1474,7 @@ impl<'a> P<'a> {
                     }
                 }
                 let req = AmmRequest {
-                    termination_ids,
+                    termination_ids: termination_ids.into(),
                     descriptors,
                 };
                 Ok(match k {
@@ -1488,7 +1488,7 @@ impl<'a> P<'a> {
                 let termination_ids = self.term_id_list()?;
                 let audit_descriptor = self.opt_audit_braces()?;
                 Ok(Command::Subtract(SubtractRequest {
-                    termination_ids,
+                    termination_ids: termination_ids.into(),
                     audit_descriptor,
                 }))
             }
@@ -1547,7 +1547,7 @@ impl<'a> P<'a> {
                     )
                 })?;
                 Ok(Command::Notify(NotifyRequest {
-                    termination_ids,
+                    termination_ids: termination_ids.into(),
                     observed_events_descriptor,
                     error_descriptor: err,
                 }))
@@ -1559,10 +1559,10 @@ impl<'a> P<'a> {
                 self.expect_kw(Kw::Services, "Services")?;
                 let service_change_parms = self.service_change_parm()?;
                 self.close()?;
-                Ok(Command::ServiceChange(ServiceChangeRequest {
-                    termination_ids,
+                Ok(Command::ServiceChange(Box::new(ServiceChangeRequest {
+                    termination_ids: termination_ids.into(),
                     service_change_parms,
-                }))
+                })))
             }
             _ => Err(self.unknown(at, w, "a command")),
         }
@@ -1670,7 +1670,7 @@ impl<'a> P<'a> {
         }
         let streams = match one {
             Some(sp) => Some(Streams::OneStream(sp)),
-            None if !multi.is_empty() => Some(Streams::MultiStream(multi)),
+            None if !multi.is_empty() => Some(Streams::MultiStream(multi.into())),
             None => None,
         };
         Ok(MediaDescriptor {
@@ -1686,7 +1686,7 @@ impl<'a> P<'a> {
                     return Err(self.dup(at, "Local"));
                 }
                 sp.local_descriptor = Some(LocalRemoteDescriptor {
-                    prop_grps: self.sdp()?,
+                    prop_grps: self.sdp()?.into(),
                 });
             }
             Some(Kw::Remote) => {
@@ -1694,7 +1694,7 @@ impl<'a> P<'a> {
                     return Err(self.dup(at, "Remote"));
                 }
                 sp.remote_descriptor = Some(LocalRemoteDescriptor {
-                    prop_grps: self.sdp()?,
+                    prop_grps: self.sdp()?.into(),
                 });
             }
             Some(Kw::LocalControl) => {
@@ -1767,7 +1767,7 @@ impl<'a> P<'a> {
                 }
                 group.push(PropertyParm {
                     name: ascii(name),
-                    value: vec![String::new()],
+                    value: smallvec![CompactString::default()],
                     extra_info: None,
                 });
                 break;
@@ -1785,7 +1785,7 @@ impl<'a> P<'a> {
             }
             group.push(PropertyParm {
                 name: ascii(name),
-                value: vec![self.utf8(base + value_start, &text[value_start..i])?],
+                value: vec![self.utf8(base + value_start, &text[value_start..i])?].into(),
                 extra_info: None,
             });
             if group.len() > self.limits.max_list_len {
@@ -1832,7 +1832,7 @@ impl<'a> P<'a> {
                 }
                 _ => {
                     let name = self.pkgd_name_from(at, w)?;
-                    l.property_parms.push(self.parm_value(name)?);
+                    l.property_parms.push(self.parm_value(name.to_string())?);
                 }
             }
             if !self.next_item(&mut n)? {
@@ -1898,7 +1898,7 @@ impl<'a> P<'a> {
                 }
                 _ => {
                     let name = self.pkgd_name_from(at, w)?;
-                    t.property_parms.push(self.parm_value(name)?);
+                    t.property_parms.push(self.parm_value(name.to_string())?);
                 }
             }
             if !self.next_item(&mut n)? {
@@ -2028,7 +2028,7 @@ impl<'a> P<'a> {
                 pkgd_name,
                 stream_id: ep.stream_id,
                 event_action,
-                ev_par_list: ep.params,
+                ev_par_list: ep.params.into(),
             });
             if !self.next_item(&mut n)? {
                 break;
@@ -2109,7 +2109,7 @@ impl<'a> P<'a> {
                                 red.second_event = se;
                                 self.close()?;
                             }
-                            NotifyBehaviour::NotifyRegulated(red)
+                            NotifyBehaviour::NotifyRegulated(Box::new(red))
                         }
                     });
                     ep.has_action = true;
@@ -2131,7 +2131,7 @@ impl<'a> P<'a> {
                         self.equal()?;
                         ep.stream_id = Some(self.u16_word("a stream id")?);
                     } else {
-                        ep.params.push(self.parm_value(name)?);
+                        ep.params.push(self.parm_value(name.to_string())?);
                     }
                 }
             }
@@ -2152,10 +2152,7 @@ impl<'a> P<'a> {
 
     /// `{ Signals {...} [, Events = id {...}] }` or `{ Events ... }` after
     /// `Embed`. Inside embedded events (`kind == Second`) only signals.
-    fn embed(
-        &mut self,
-        kind: EvKind,
-    ) -> R<(Option<SignalsDescriptor>, Option<SecondEventsDescriptor>)> {
+    fn embed(&mut self, kind: EvKind) -> R<(Option<SignalsDescriptor>, Option<EventsDescriptor>)> {
         self.open()?;
         let mut sd = None;
         let mut se = None;
@@ -2176,9 +2173,9 @@ impl<'a> P<'a> {
     }
 
     /// Embedded `Events` (after the keyword).
-    fn second_events(&mut self) -> R<SecondEventsDescriptor> {
+    fn second_events(&mut self) -> R<EventsDescriptor> {
         if !self.eat(b'=') {
-            return Ok(SecondEventsDescriptor {
+            return Ok(EventsDescriptor {
                 request_id: None,
                 event_list: Vec::new(),
             });
@@ -2190,24 +2187,25 @@ impl<'a> P<'a> {
         loop {
             let pkgd_name = self.pkgd_name()?;
             let ep = self.event_parms(EvKind::Second)?;
-            let event_action = ep.has_action.then_some(SecondRequestedActions {
+            let event_action = ep.has_action.then_some(RequestedActions {
                 keep_active: ep.keep_active,
                 event_dm: ep.event_dm,
                 signals_descriptor: ep.signals,
                 notify_behaviour: ep.notify_behaviour,
                 reset_events_descriptor: ep.reset,
+                second_event: None,
             });
-            event_list.push(SecondRequestedEvent {
+            event_list.push(RequestedEvent {
                 pkgd_name,
                 stream_id: ep.stream_id,
                 event_action,
-                ev_par_list: ep.params,
+                ev_par_list: ep.params.into(),
             });
             if !self.next_item(&mut n)? {
                 break;
             }
         }
-        Ok(SecondEventsDescriptor {
+        Ok(EventsDescriptor {
             request_id,
             event_list,
         })
@@ -2217,12 +2215,12 @@ impl<'a> P<'a> {
     fn signals_descriptor(&mut self) -> R<SignalsDescriptor> {
         let mut out = Vec::new();
         if self.peek() != Some(b'{') {
-            return Ok(out);
+            return Ok(out.into());
         }
         self.open()?;
         if self.peek() == Some(b'}') {
             self.close()?;
-            return Ok(out);
+            return Ok(out.into());
         }
         let mut n = 0;
         loop {
@@ -2247,7 +2245,7 @@ impl<'a> P<'a> {
                 break;
             }
         }
-        Ok(out)
+        Ok(out.into())
     }
 
     /// `pkgdName [{ sigParameter, ... }]`.
@@ -2365,7 +2363,7 @@ impl<'a> P<'a> {
                 }
                 _ => {
                     let name = lower(w);
-                    s.sig_par_list.push(self.parm_value(name)?);
+                    s.sig_par_list.push(self.parm_value(name.to_string())?);
                 }
             }
             if !self.next_item(&mut n)? {
@@ -2410,7 +2408,7 @@ impl<'a> P<'a> {
             start_timer: None,
             short_timer: None,
             long_timer: None,
-            digit_map_body: String::new(),
+            digit_map_body: String::new().into(),
             duration_timer: None,
         };
         let mut i = 0;
@@ -2478,7 +2476,7 @@ impl<'a> P<'a> {
         }
         Ok(ObservedEventsDescriptor {
             request_id,
-            observed_event_lst,
+            observed_event_lst: observed_event_lst.into(),
         })
     }
 
@@ -2538,7 +2536,7 @@ impl<'a> P<'a> {
             };
             out.push(StatisticsParameter {
                 stat_name,
-                stat_value,
+                stat_value: stat_value.map(Into::into),
             });
             if !self.next_item(&mut n)? {
                 break;
@@ -2836,7 +2834,7 @@ impl<'a> P<'a> {
     fn ind_aud_prop(&mut self, at: usize, w: &[u8]) -> R<IndAudPropertyParm> {
         let name = self.pkgd_name_from(at, w)?;
         if matches!(self.peek(), Some(b'=' | b'#' | b'<' | b'>')) {
-            let pp = self.parm_value(name.clone())?;
+            let pp = self.parm_value(name.to_string())?;
             Ok(IndAudPropertyParm {
                 name,
                 property_parms: Some(pp),
@@ -2975,7 +2973,7 @@ impl<'a> P<'a> {
             service_change_address: None,
             service_change_version: None,
             service_change_profile: None,
-            service_change_reason: Vec::new(),
+            service_change_reason: Vec::new().into(),
             service_change_delay: None,
             service_change_mgc_id: None,
             time_stamp: None,
@@ -3092,14 +3090,16 @@ impl<'a> P<'a> {
                 },
             )
         })?;
-        p.service_change_reason = reason.ok_or_else(|| {
-            self.err_at(
-                start,
-                TextErrorKind::Missing {
-                    what: "ServiceChange Reason",
-                },
-            )
-        })?;
+        p.service_change_reason = reason
+            .ok_or_else(|| {
+                self.err_at(
+                    start,
+                    TextErrorKind::Missing {
+                        what: "ServiceChange Reason",
+                    },
+                )
+            })?
+            .into();
         if !audit_tokens.is_empty() || !audit_props.is_empty() {
             p.service_change_info = Some(AuditDescriptor {
                 audit_token: (!audit_tokens.is_empty()).then_some(audit_tokens),
@@ -3216,7 +3216,7 @@ impl<'a> P<'a> {
                     break;
                 }
             }
-            TransactionResult::ActionReplies(replies)
+            TransactionResult::ActionReplies(replies.into())
         };
         Ok(TransactionReply {
             transaction_id,
@@ -3235,7 +3235,7 @@ impl<'a> P<'a> {
             context_id,
             error_descriptor: None,
             context_reply: None,
-            command_reply: Vec::new(),
+            command_reply: Vec::new().into(),
         };
         if self.peek() != Some(b'{') {
             return Ok(r);
@@ -3289,7 +3289,7 @@ impl<'a> P<'a> {
                     None
                 };
                 let r = AmmsReply {
-                    termination_ids,
+                    termination_ids: termination_ids.into(),
                     termination_audit,
                 };
                 Ok(match k {
@@ -3356,7 +3356,7 @@ impl<'a> P<'a> {
                     None
                 };
                 Ok(CommandReply::Notify(NotifyReply {
-                    termination_ids,
+                    termination_ids: termination_ids.into(),
                     error_descriptor,
                 }))
             }
@@ -3386,10 +3386,10 @@ impl<'a> P<'a> {
                         time_stamp: None,
                     })
                 };
-                Ok(CommandReply::ServiceChange(ServiceChangeReply {
-                    termination_ids,
+                Ok(CommandReply::ServiceChange(Box::new(ServiceChangeReply {
+                    termination_ids: termination_ids.into(),
                     service_change_result,
-                }))
+                })))
             }
             _ => Err(self.unknown(at, w, "a command reply")),
         }

@@ -213,7 +213,7 @@ impl Enc<'_> {
         self.parameter(p, s)
     }
 
-    fn parm_values(&mut self, values: &[String], extra: Option<&ExtraInfo>, s: usize) -> R {
+    fn parm_values(&mut self, values: &[CompactString], extra: Option<&ExtraInfo>, s: usize) -> R {
         match (values, extra) {
             ([one], None) => {
                 self.byte(b'=');
@@ -502,7 +502,7 @@ impl Enc<'_> {
     }
 
     /// `Embed { Events … }`.
-    fn embed_no_sig(&mut self, se: &SecondEventsDescriptor, s: usize) -> R {
+    fn embed_no_sig(&mut self, se: &EventsDescriptor, s: usize) -> R {
         self.raw(self.t.embed);
         self.lb_i(s);
         self.embed_first(se, s + 1)?;
@@ -513,7 +513,7 @@ impl Enc<'_> {
     /// `Embed { Signals …[, Events …] }`.
     fn embed_with_sig(
         &mut self,
-        se: Option<&SecondEventsDescriptor>,
+        se: Option<&EventsDescriptor>,
         sd: &[SignalRequest],
         s: usize,
     ) -> R {
@@ -528,7 +528,7 @@ impl Enc<'_> {
         Ok(())
     }
 
-    fn embed_first(&mut self, se: &SecondEventsDescriptor, s: usize) -> R {
+    fn embed_first(&mut self, se: &EventsDescriptor, s: usize) -> R {
         self.raw(self.t.events);
         if let (Some(rid), false) = (se.request_id, se.event_list.is_empty()) {
             self.eq();
@@ -544,7 +544,7 @@ impl Enc<'_> {
         Ok(())
     }
 
-    fn second_requested_event(&mut self, re: &SecondRequestedEvent, s: usize) -> R {
+    fn second_requested_event(&mut self, re: &RequestedEvent, s: usize) -> R {
         self.pkgd_name(&re.pkgd_name)?;
         let s1 = s + 1;
         let body = |e: &mut Self| -> R {
@@ -576,12 +576,7 @@ impl Enc<'_> {
         }
     }
 
-    fn second_requested_actions(
-        &mut self,
-        a: &SecondRequestedActions,
-        sep: &mut bool,
-        s: usize,
-    ) -> R {
+    fn second_requested_actions(&mut self, a: &RequestedActions, sep: &mut bool, s: usize) -> R {
         if self.v < 3 {
             if let Some(ka) = a.keep_active {
                 self.item(sep, s, |e| {

@@ -865,7 +865,7 @@ impl Enc<'_> {
     // ---- termination ids ------------------------------------------------
 
     pub(super) fn termination_id(&mut self, t: &TerminationId) -> R {
-        if t.id.is_empty() {
+        if t.as_str().is_empty() {
             return Err(invalid("termination id", "empty"));
         }
         // OTP keeps the root termination as `root` and writes it so.
@@ -874,7 +874,7 @@ impl Enc<'_> {
             Ok(())
         } else {
             // one word to the scanner, like a name
-            self.bounded(&t.id, 1, usize::MAX, "termination id")
+            self.bounded(t.as_str(), 1, usize::MAX, "termination id")
         }
     }
 
@@ -924,7 +924,10 @@ impl Enc<'_> {
 /// keyword (`AuditValue = C ...`) would read back as a context audit.
 fn context_like(tids: &[TerminationId]) -> R {
     match tids {
-        [one] if one.id.eq_ignore_ascii_case("c") || one.id.eq_ignore_ascii_case("context") => {
+        [one]
+            if one.as_str().eq_ignore_ascii_case("c")
+                || one.as_str().eq_ignore_ascii_case("context") =>
+        {
             Err(invalid(
                 "audit reply",
                 "a termination id spelled like the Context keyword",

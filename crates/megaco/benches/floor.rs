@@ -1,0 +1,268 @@
+//! Decoders against the floor of their bytes, paired in one process.
+//!
+//! For each message of the corpus, in each encoding, this times the owned
+//! decoder and the bare scan of the same bytes back to back, takes the
+//! minimum over passes of each, and prints the ratio of the sums; a
+//! counting global allocator gives the exact allocations and heap bytes
+//! per decoded message.
+//!
+//! Run with `cargo bench -p megaco --bench floor` (`-- --passes N` to
+//! change the number of passes, 30 by default).
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::Instant;
+
+use megaco::ber::{self, BerConfig};
+use megaco::native::{self, NativeConfig};
+use megaco::per::{self, PerConfig};
+use megaco::text;
+
+/// Counts allocations and the bytes they request; forwards to `System`.
+struct Counting;
+
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+static BYTES: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every method forwards its arguments unchanged to `System`, which
+// upholds the `GlobalAlloc` contract; the counters are atomics that never
+// allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        BYTES.fetch_add(layout.size(), Relaxed);
+        // SAFETY: same contract as our caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as our caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        BYTES.fetch_add(new_size, Relaxed);
+        // SAFETY: same contract as our caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn vectors(dir: &str) -> Vec<Vec<u8>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/vectors");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+/// An encoder row: a name and a function of one message.
+type EncRow<'a> = (&'a str, Box<dyn Fn(&megaco::MegacoMessage) -> usize + 'a>);
+
+/// A row: a name and a function of one message's bytes.
+type Row<'a> = (&'a str, Box<dyn Fn(&[u8]) -> usize + 'a>);
+
+/// Minimum nanoseconds of `f` over `passes`, per input.
+fn time_rows(inputs: &[Vec<u8>], rows: &[Row<'_>], passes: usize) -> Vec<Vec<f64>> {
+    let mut best = vec![vec![f64::INFINITY; inputs.len()]; rows.len()];
+    // Enough repetitions of one message to rise above the clock's grain.
+    let reps = 20;
+    for _ in 0..passes {
+        for (i, input) in inputs.iter().enumerate() {
+            for (r, (_, f)) in rows.iter().enumerate() {
+                let t = Instant::now();
+                for _ in 0..reps {
+                    black_box(f(black_box(input)));
+                }
+                let ns = t.elapsed().as_nanos() as f64 / reps as f64;
+                if ns < best[r][i] {
+                    best[r][i] = ns;
+                }
+            }
+        }
+    }
+    best
+}
+
+fn allocations(inputs: &[Vec<u8>], f: &dyn Fn(&[u8]) -> usize) -> (f64, f64) {
+    let (a0, b0) = (ALLOCS.load(Relaxed), BYTES.load(Relaxed));
+    for input in inputs {
+        black_box(f(input));
+    }
+    let (a1, b1) = (ALLOCS.load(Relaxed), BYTES.load(Relaxed));
+    let n = inputs.len() as f64;
+    ((a1 - a0) as f64 / n, (b1 - b0) as f64 / n)
+}
+
+fn report(codec: &str, inputs: &[Vec<u8>], rows: &[Row<'_>], passes: usize) {
+    let best = time_rows(inputs, rows, passes);
+    let floor: f64 = best[0].iter().sum();
+    let n = inputs.len() as f64;
+    let bytes: usize = inputs.iter().map(Vec::len).sum();
+    println!(
+        "{codec} ({} messages, {:.0} bytes each on average)",
+        inputs.len(),
+        bytes as f64 / n
+    );
+    println!(
+        "  {:<24} {:>10} {:>8} {:>10} {:>12}",
+        "row", "ns/msg", "x floor", "allocs/msg", "heap B/msg"
+    );
+    for ((name, f), t) in rows.iter().zip(&best) {
+        let sum: f64 = t.iter().sum();
+        let (a, b) = allocations(inputs, f.as_ref());
+        println!(
+            "  {:<24} {:>10.0} {:>8.2} {:>10.2} {:>12.0}",
+            name,
+            sum / n,
+            sum / floor,
+            a,
+            b
+        );
+    }
+}
+
+/// The BER floor: visit every TLV of the message, descending into
+/// constructed values, as any BER decoder must at least do.
+fn ber_walk(bytes: &[u8]) -> usize {
+    fn walk(mut b: &[u8], acc: &mut usize) -> Option<()> {
+        while !b.is_empty() {
+            let tag = b[0];
+            let (len, hdr) = match *b.get(1)? {
+                l @ 0..=0x7f => (usize::from(l), 2),
+                0x81 => (usize::from(*b.get(2)?), 3),
+                0x82 => (usize::from(*b.get(2)?) << 8 | usize::from(*b.get(3)?), 4),
+                _ => return None,
+            };
+            let content = b.get(hdr..hdr + len)?;
+            *acc = acc.wrapping_add(usize::from(tag));
+            if tag & 0x20 != 0 {
+                walk(content, acc)?;
+            } else if let Some(&last) = content.last() {
+                *acc = acc.wrapping_add(usize::from(last));
+            }
+            b = &b[hdr + len..];
+        }
+        Some(())
+    }
+    let mut acc = 0;
+    walk(bytes, &mut acc);
+    acc
+}
+
+/// A floor for byte-oriented formats: read every byte once.
+fn byte_scan(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .fold(0usize, |a, &b| a.rotate_left(5) ^ usize::from(b))
+}
+
+fn main() {
+    let passes = std::env::args()
+        .skip_while(|a| a != "--passes")
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30);
+    let ber_cfg = BerConfig::otp();
+    let per_cfg = PerConfig::default();
+
+    let ber_in = vectors("ber");
+    report(
+        "ber (OTP's vectors, otp dialect)",
+        &ber_in,
+        &[
+            ("floor: TLV walk", Box::new(ber_walk)),
+            (
+                "owned decode",
+                Box::new(|b| ber::decode(b, &ber_cfg).map_or(0, |m| m.mess.version as usize)),
+            ),
+        ],
+        passes,
+    );
+    let per_in = vectors("per");
+    report(
+        "per (OTP's vectors)",
+        &per_in,
+        &[
+            ("floor: byte scan", Box::new(byte_scan)),
+            (
+                "owned decode",
+                Box::new(|b| per::decode(b, &per_cfg).map_or(0, |m| m.mess.version as usize)),
+            ),
+        ],
+        passes,
+    );
+    for dir in ["pretty", "compact"] {
+        let inputs = vectors(dir);
+        report(
+            dir,
+            &inputs,
+            &[
+                ("floor: byte scan", Box::new(byte_scan)),
+                (
+                    "owned decode",
+                    Box::new(|b| text::decode(b).map_or(0, |m| m.mess.version as usize)),
+                ),
+            ],
+            passes,
+        );
+    }
+    let models: Vec<_> = ber_in
+        .iter()
+        .map(|b| ber::decode(b, &ber_cfg).unwrap())
+        .collect();
+    for cfg in [NativeConfig::PLAIN, NativeConfig::COMPACT] {
+        let inputs: Vec<Vec<u8>> = models
+            .iter()
+            .map(|m| native::encode(m, &cfg).unwrap())
+            .collect();
+        report(
+            &format!("native {cfg:?}"),
+            &inputs,
+            &[
+                ("floor: byte scan", Box::new(byte_scan)),
+                (
+                    "owned decode",
+                    Box::new(move |b| {
+                        native::decode(b, &cfg).map_or(0, |m| m.mess.version as usize)
+                    }),
+                ),
+            ],
+            passes,
+        );
+    }
+    // Encoders: allocations per message.
+    println!("encoders (allocations per message)");
+    let enc: [EncRow<'_>; 4] = [
+        (
+            "ber",
+            Box::new(|m| ber::encode(m, &ber_cfg).map_or(0, |v| v.len())),
+        ),
+        (
+            "per",
+            Box::new(|m| per::encode(m, &per_cfg).map_or(0, |v| v.len())),
+        ),
+        (
+            "pretty",
+            Box::new(|m| text::encode_pretty(m).map_or(0, |v| v.len())),
+        ),
+        (
+            "compact",
+            Box::new(|m| text::encode_compact(m).map_or(0, |v| v.len())),
+        ),
+    ];
+    for (name, f) in &enc {
+        let a0 = ALLOCS.load(Relaxed);
+        for m in &models {
+            black_box(f(m));
+        }
+        let a = (ALLOCS.load(Relaxed) - a0) as f64 / models.len() as f64;
+        println!("  {name:<10} {a:.2}");
+    }
+}
