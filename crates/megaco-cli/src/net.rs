@@ -30,7 +30,9 @@ use megaco_stack::engine::{Config, RequestTimer};
 use megaco_stack::{build, tcp, udp, Connection, Encoding, Inbound, IncomingRequest};
 use tokio::sync::mpsc;
 
-use crate::codec::{self, BinaryOptions, Detected, InputFormat};
+use megaco::codec::Kind;
+
+use crate::codec::{self, BinaryOptions, Input};
 
 /// Exit status when a reply carried an error descriptor.
 const EXIT_ERROR_REPLY: u8 = 1;
@@ -194,17 +196,11 @@ pub struct SendArgs {
 
 /// Parses a message identifier as the text grammar reads it.
 fn parse_mid(s: &str) -> Result<Mid, String> {
-    if s.is_empty() || s.chars().any(|c| c.is_whitespace() || c == '{') {
-        return Err(format!("{s:?} is not a message identifier"));
-    }
-    let text = format!("!/1 {s} ER=400{{}}");
-    match megaco::text::decode(text.as_bytes()) {
-        Ok(msg) => Ok(msg.mess.mid),
-        Err(e) => Err(format!(
-            "{s:?} is not a message identifier ({}); try `[10.0.0.1]:2944` or `<mg.example.net>`",
-            e.kind
-        )),
-    }
+    s.parse().map_err(|e| {
+        format!(
+            "{s:?} is not a message identifier ({e}); try `[10.0.0.1]:2944` or `<mg.example.net>`"
+        )
+    })
 }
 
 fn parse_secs(s: &str) -> Result<Duration, String> {
@@ -217,15 +213,7 @@ fn parse_secs(s: &str) -> Result<Duration, String> {
 
 /// A message identifier in text form.
 fn mid_text(mid: &Mid) -> String {
-    let msg = message(1, mid.clone(), MessageBody::Error(error(400, "")));
-    match megaco::text::encode_compact(&msg) {
-        Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes);
-            let header = text.split_whitespace().nth(1).unwrap_or_default();
-            header.to_string()
-        }
-        Err(_) => format!("{mid:?}"),
-    }
+    mid.to_string()
 }
 
 fn message(version: u8, mid: Mid, body: MessageBody) -> MegacoMessage {
@@ -235,6 +223,7 @@ fn message(version: u8, mid: Mid, body: MessageBody) -> MegacoMessage {
     }
 }
 
+#[cfg(test)]
 fn error(code: u16, text: &str) -> ErrorDescriptor {
     ErrorDescriptor {
         error_code: code,
@@ -846,9 +835,8 @@ fn is_compact(bytes: &[u8]) -> bool {
 
 async fn run_send(args: SendArgs) -> Result<ExitCode> {
     let (name, bytes) = crate::read_input(Some(&args.file))?;
-    let cfg = BinaryOptions::default().configs()?;
-    let (msg, kind) =
-        codec::decode(&bytes, InputFormat::Auto, &cfg).map_err(|e| anyhow!("{name}:{e}"))?;
+    let (msg, detected) = codec::read_message(&bytes, &Input::Auto, &BinaryOptions::default())
+        .map_err(|e| anyhow!("{}", e.located(&name)))?;
     let mut requests = Vec::new();
     let mut others = 0usize;
     match msg.mess.body {
@@ -876,12 +864,14 @@ async fn run_send(args: SendArgs) -> Result<ExitCode> {
     }
 
     let c = &args.common;
-    let encoding = c.encoding.unwrap_or(match kind {
-        Detected::Text if is_compact(&bytes) => WireEncoding::Compact,
-        Detected::Text => WireEncoding::Pretty,
-        Detected::Ber => WireEncoding::Ber,
-        Detected::Per => WireEncoding::Per,
-    });
+    let encoding = match (c.encoding, detected.kind()) {
+        (Some(e), _) => e,
+        (None, Kind::Text) if is_compact(&bytes) => WireEncoding::Compact,
+        (None, Kind::Text) => WireEncoding::Pretty,
+        (None, Kind::Ber) => WireEncoding::Ber,
+        (None, Kind::Per) => WireEncoding::Per,
+        (None, _) => bail!("{name}: {detected} is no wire encoding: choose one with --encoding"),
+    };
     let remote = resolve(&args.to, encoding.default_port()).await?;
     let mid = c.mid.clone().unwrap_or(msg.mess.mid);
     let version = c.version.unwrap_or(msg.mess.version);

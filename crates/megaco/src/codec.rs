@@ -44,6 +44,9 @@ use crate::per::{self, PerConfig, PerError};
 use crate::text::{self, Style, TextError};
 use crate::{EncodeError, Limits, MegacoMessage};
 
+mod names;
+pub use names::UnknownEncoding;
+
 /// A wire encoding and its configuration.
 ///
 /// Text decoding accepts pretty, compact and mixed input whatever the

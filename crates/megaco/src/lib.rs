@@ -15,6 +15,8 @@ pub mod ber;
 pub mod codec;
 pub mod corpus;
 pub mod error;
+#[cfg(feature = "serde")]
+pub mod json;
 pub mod limits;
 pub mod model;
 #[cfg(feature = "native")]
@@ -26,8 +28,3 @@ pub mod version;
 pub use error::EncodeError;
 pub use limits::Limits;
 pub use model::MegacoMessage;
-
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;
