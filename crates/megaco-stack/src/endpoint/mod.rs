@@ -893,7 +893,7 @@ impl Endpoint {
         peer: Peer,
         actions: Vec<ActionRequest>,
     ) -> Result<u32, engine::Error> {
-        if !self.peers.get(&peer).is_some_and(|p| p.conn.is_some()) {
+        if self.peers.get(&peer).is_none_or(|p| p.conn.is_none()) {
             if self.is_stream(peer) && !self.peers.contains_key(&peer) {
                 return Err(engine::Error::NotConnected);
             }
