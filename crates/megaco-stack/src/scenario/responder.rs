@@ -185,7 +185,7 @@ impl Responder {
     fn rule_for(&mut self, command: &Command) -> Option<Rule> {
         let i =
             self.rules.iter().enumerate().position(|(i, r)| {
-                r.times.map_or(true, |n| self.used[i] < n) && r.matches(command)
+                r.times.is_none_or(|n| self.used[i] < n) && r.matches(command)
             })?;
         self.used[i] += 1;
         Some(self.rules[i].clone())

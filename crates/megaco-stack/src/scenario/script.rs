@@ -303,7 +303,7 @@ impl Script {
         };
         let hit = actions.iter().flat_map(|a| &a.command_requests).any(|c| {
             (r.command == CommandKind::Any || r.command == CommandKind::of(&c.command))
-                && r.termination.as_ref().map_or(true, |p| {
+                && r.termination.as_ref().is_none_or(|p| {
                     terminations(&c.command)
                         .iter()
                         .any(|t| p.matches(t.as_str()))
