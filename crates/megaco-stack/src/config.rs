@@ -118,7 +118,9 @@ pub struct Config {
     /// 11.3): our ServiceChange on ROOT offers our version
     /// (ServiceChangeVersion, filled in when the request leaves it
     /// empty), the version in the peer's ServiceChangeReply (or, without
-    /// one, the version offered) is used for every later message to that
+    /// one, the lower of the version offered and that of the reply's
+    /// message: a peer that does not negotiate answers in the version it
+    /// speaks) is used for every later message to that
     /// peer; a received ServiceChange on ROOT offers the peer's version,
     /// and when the user accepts it, the reply carries the lower of that
     /// and ours, which is used from then on. Default on.
