@@ -91,8 +91,8 @@ pub struct RateLimit {
     pub burst: u32,
 }
 
-/// Configuration of a peer's transactions: one [`Connection`]
-/// (crate::engine::Connection), or each peer of an
+/// Configuration of a peer's transactions: one
+/// [`Connection`](crate::engine::Connection), or each peer of an
 /// [`Endpoint`](crate::endpoint::Endpoint).
 #[derive(Debug, Clone)]
 pub struct Config {
