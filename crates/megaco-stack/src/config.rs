@@ -152,7 +152,8 @@ pub struct Config {
     /// `reply_timer` is 30 s, before that last resend. See
     /// [`Config::reply_cache_bytes`] for the memory bound.
     pub reply_timer: Option<Duration>,
-    /// How many bytes of cached replies one peer may hold. Beyond it the
+    /// How many bytes of cached replies one peer may hold (all peers of
+    /// an endpoint together: [`TransportConfig::reply_cache_total`]). Beyond it the
     /// oldest replies are dropped but the fact that their requests were
     /// executed is kept: a duplicate of one is then not executed again
     /// and not answered ([`Event::DuplicateDropped`](crate::engine::Event)).
@@ -273,6 +274,24 @@ pub struct TransportConfig {
     /// ([`EndpointEvent::Dropped`](crate::endpoint::EndpointEvent)).
     /// Default 10 s.
     pub report_interval: Duration,
+    /// Bytes of cached replies across all peers (each peer is bounded by
+    /// [`Config::reply_cache_bytes`] too). Beyond it, the peer caching the
+    /// most drops its oldest replies, keeping the fact that their requests
+    /// were executed (a duplicate of one is then dropped, not executed
+    /// again); counted and reported
+    /// ([`Stats::replies_shed`](crate::endpoint::Stats::replies_shed),
+    /// [`EndpointEvent::Dropped`](crate::endpoint::EndpointEvent)).
+    /// Default 64 MiB.
+    pub reply_cache_total: usize,
+    /// Executed requests remembered across all peers, with their reply
+    /// or only the fact that they ran (each peer is bounded by
+    /// [`Config::max_remembered_requests`] too). Beyond it, the peer
+    /// remembering the most forgets its oldest: a duplicate of one would
+    /// be executed again. Counted and reported
+    /// ([`Stats::remembered_shed`](crate::endpoint::Stats::remembered_shed)).
+    /// Default 262 144: 2,500 requests a second over the default reply
+    /// horizon of 105 s.
+    pub max_remembered_total: usize,
     /// Capacity of the queue to the user ([`crate::Incoming`]). When it
     /// is full, a new request is answered with error 503 ("Service
     /// Unavailable") and other events are dropped; both are counted.
@@ -303,6 +322,8 @@ impl Default for TransportConfig {
                 burst: 200,
             },
             report_interval: Duration::from_secs(10),
+            reply_cache_total: 64 * 1024 * 1024,
+            max_remembered_total: 262_144,
             inbound_queue: 1024,
         }
     }

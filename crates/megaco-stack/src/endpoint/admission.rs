@@ -45,6 +45,7 @@ impl Endpoint {
                 closing: None,
                 seen: ConnectionStats::default(),
                 registered: false,
+                held: (0, 0),
             },
         );
         self.unproven.insert((now, peer));
@@ -80,6 +81,7 @@ impl Endpoint {
             closing: None,
             seen: ConnectionStats::default(),
             registered: false,
+            held: (0, 0),
         });
         if state.conn.is_some() {
             return true;
@@ -154,6 +156,7 @@ impl Endpoint {
 
     /// Removes a peer's state and its timer; returns it.
     pub(super) fn remove(&mut self, peer: Peer) -> Option<PeerState> {
+        self.account(peer, (0, 0));
         let state = self.peers.remove(&peer)?;
         if let Some(at) = state.armed {
             self.timers.remove(&(at, peer));

@@ -76,11 +76,33 @@ pub struct DropReport {
     pub peers_evicted: u64,
     /// Duplicates dropped because their reply had left the cache.
     pub duplicates_dropped: u64,
+    /// Cached replies dropped for the budget of all peers
+    /// ([`TransportConfig::reply_cache_total`](crate::config::TransportConfig::reply_cache_total)).
+    pub replies_shed: u64,
+    /// Executed requests forgotten for the budget of all peers
+    /// ([`TransportConfig::max_remembered_total`](crate::config::TransportConfig::max_remembered_total)).
+    pub remembered_shed: u64,
 }
 
 impl DropReport {
     pub(super) fn is_empty(&self) -> bool {
         *self == DropReport::default()
+    }
+
+    /// What was counted since `earlier`.
+    pub(super) fn since(&self, earlier: &DropReport) -> DropReport {
+        DropReport {
+            errors_rate_limited: self.errors_rate_limited - earlier.errors_rate_limited,
+            storms_suppressed: self.storms_suppressed - earlier.storms_suppressed,
+            decode_errors: self.decode_errors - earlier.decode_errors,
+            unproven_evicted: self.unproven_evicted - earlier.unproven_evicted,
+            unproven_expired: self.unproven_expired - earlier.unproven_expired,
+            peers_refused: self.peers_refused - earlier.peers_refused,
+            peers_evicted: self.peers_evicted - earlier.peers_evicted,
+            duplicates_dropped: self.duplicates_dropped - earlier.duplicates_dropped,
+            replies_shed: self.replies_shed - earlier.replies_shed,
+            remembered_shed: self.remembered_shed - earlier.remembered_shed,
+        }
     }
 }
 
@@ -128,6 +150,18 @@ pub struct Stats {
     /// Other events dropped because the queue to the user was full
     /// (counted by the tokio driver).
     pub events_dropped: u64,
+    /// Bytes of replies cached for duplicates now, all peers together.
+    pub cached_reply_bytes: u64,
+    /// Executed requests remembered now (with their reply or only the
+    /// fact), all peers together.
+    pub remembered_requests: u64,
+    /// Cached replies dropped for the budget of all peers
+    /// ([`TransportConfig::reply_cache_total`](crate::config::TransportConfig::reply_cache_total)):
+    /// their requests are still remembered as executed.
+    pub replies_shed: u64,
+    /// Executed requests forgotten for the budget of all peers
+    /// ([`TransportConfig::max_remembered_total`](crate::config::TransportConfig::max_remembered_total)).
+    pub remembered_shed: u64,
 }
 
 impl Stats {
@@ -141,6 +175,8 @@ impl Stats {
             peers_refused: self.peers_refused,
             peers_evicted: self.peers_evicted,
             duplicates_dropped: self.duplicates_dropped,
+            replies_shed: self.replies_shed,
+            remembered_shed: self.remembered_shed,
         }
     }
 }

@@ -75,6 +75,7 @@
 
 mod admission;
 mod bucket;
+mod budget;
 mod codecs;
 mod events;
 mod timers;
@@ -173,6 +174,9 @@ struct PeerState {
     seen: ConnectionStats,
     /// Whether it was registered at the last flush.
     registered: bool,
+    /// Bytes of cached replies and executed requests remembered, at the
+    /// last flush.
+    held: (usize, usize),
 }
 
 /// The sans-IO endpoint (see the [module documentation](self)).
@@ -186,6 +190,10 @@ pub struct Endpoint {
     unproven: BTreeSet<(Instant, Peer)>,
     /// Every peer's next deadline, soonest first.
     timers: BTreeSet<(Instant, Peer)>,
+    /// Peers by bytes of cached replies, and by executed requests
+    /// remembered (those holding none left out).
+    by_cached: BTreeSet<(usize, Peer)>,
+    by_remembered: BTreeSet<(usize, Peer)>,
     dirty: Vec<Peer>,
     transmits: VecDeque<Transmit>,
     closes: VecDeque<(Peer, CloseReason)>,
@@ -209,6 +217,8 @@ impl Endpoint {
             peers: HashMap::new(),
             unproven: BTreeSet::new(),
             timers: BTreeSet::new(),
+            by_cached: BTreeSet::new(),
+            by_remembered: BTreeSet::new(),
             dirty: Vec::new(),
             transmits: VecDeque::new(),
             closes: VecDeque::new(),

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{engine_after, CloseReason, DropReport, Endpoint, EndpointEvent, Peer, PeerState};
+use super::{engine_after, CloseReason, Endpoint, EndpointEvent, Peer, PeerState};
 use crate::config::TransportConfig;
 use crate::engine::Event;
 
@@ -78,16 +78,7 @@ impl Endpoint {
     /// schedules the next report no sooner than an interval from now.
     pub(super) fn report(&mut self, now: Instant) {
         let total = self.stats.report();
-        let delta = DropReport {
-            errors_rate_limited: total.errors_rate_limited - self.reported.errors_rate_limited,
-            storms_suppressed: total.storms_suppressed - self.reported.storms_suppressed,
-            decode_errors: total.decode_errors - self.reported.decode_errors,
-            unproven_evicted: total.unproven_evicted - self.reported.unproven_evicted,
-            unproven_expired: total.unproven_expired - self.reported.unproven_expired,
-            peers_refused: total.peers_refused - self.reported.peers_refused,
-            peers_evicted: total.peers_evicted - self.reported.peers_evicted,
-            duplicates_dropped: total.duplicates_dropped - self.reported.duplicates_dropped,
-        };
+        let delta = total.since(&self.reported);
         if delta.is_empty() {
             return;
         }
@@ -97,13 +88,21 @@ impl Endpoint {
         self.next_report = Some(engine_after(now, self.limits().report_interval));
     }
 
-    /// Moves what the dirty peers produced out, and re-arms their timers.
+    /// Moves what the dirty peers produced out, re-arms their timers,
+    /// and keeps the caches of all peers within their budgets.
     pub(super) fn flush(&mut self, now: Instant) {
-        let mut dirty = std::mem::take(&mut self.dirty);
-        dirty.sort_unstable();
-        dirty.dedup();
-        for peer in dirty {
-            self.flush_peer(now, peer);
+        loop {
+            let mut dirty = std::mem::take(&mut self.dirty);
+            if dirty.is_empty() {
+                break;
+            }
+            dirty.sort_unstable();
+            dirty.dedup();
+            for peer in dirty {
+                self.flush_peer(now, peer);
+            }
+            // May forget requests, and so re-arm timers: dirty again.
+            self.enforce_budgets(now);
         }
     }
 
@@ -131,7 +130,12 @@ impl Endpoint {
                 state.registered = true;
                 self.stats.registered += 1;
             }
+            let held = (conn.cached_reply_bytes(), conn.executed_requests());
+            self.account(peer, held);
         }
+        let Some(state) = self.peers.get_mut(&peer) else {
+            return;
+        };
         let next = deadline(state, &limits);
         if next != state.armed {
             if let Some(old) = state.armed {

@@ -580,6 +580,12 @@ impl Connection {
         self.incoming.len()
     }
 
+    /// How many executed requests are remembered (replied, with the reply
+    /// cached or only the fact that they ran).
+    pub fn executed_requests(&self) -> usize {
+        self.remembered
+    }
+
     /// How many received requests await our reply.
     pub fn unanswered_requests(&self) -> usize {
         self.unanswered
