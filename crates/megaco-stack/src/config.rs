@@ -91,8 +91,8 @@ pub struct RateLimit {
     pub burst: u32,
 }
 
-/// Configuration of a peer's transactions: one [`Connection`]
-/// (crate::engine::Connection), or each peer of an
+/// Configuration of a peer's transactions: one
+/// [`Connection`](crate::engine::Connection), or each peer of an
 /// [`Endpoint`](crate::endpoint::Endpoint).
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -118,7 +118,9 @@ pub struct Config {
     /// 11.3): our ServiceChange on ROOT offers our version
     /// (ServiceChangeVersion, filled in when the request leaves it
     /// empty), the version in the peer's ServiceChangeReply (or, without
-    /// one, the version offered) is used for every later message to that
+    /// one, the lower of the version offered and that of the reply's
+    /// message: a peer that does not negotiate answers in the version it
+    /// speaks) is used for every later message to that
     /// peer; a received ServiceChange on ROOT offers the peer's version,
     /// and when the user accepts it, the reply carries the lower of that
     /// and ours, which is used from then on. Default on.
@@ -150,7 +152,8 @@ pub struct Config {
     /// `reply_timer` is 30 s, before that last resend. See
     /// [`Config::reply_cache_bytes`] for the memory bound.
     pub reply_timer: Option<Duration>,
-    /// How many bytes of cached replies one peer may hold. Beyond it the
+    /// How many bytes of cached replies one peer may hold (all peers of
+    /// an endpoint together: [`TransportConfig::reply_cache_total`]). Beyond it the
     /// oldest replies are dropped but the fact that their requests were
     /// executed is kept: a duplicate of one is then not executed again
     /// and not answered ([`Event::DuplicateDropped`](crate::engine::Event)).
@@ -271,6 +274,24 @@ pub struct TransportConfig {
     /// ([`EndpointEvent::Dropped`](crate::endpoint::EndpointEvent)).
     /// Default 10 s.
     pub report_interval: Duration,
+    /// Bytes of cached replies across all peers (each peer is bounded by
+    /// [`Config::reply_cache_bytes`] too). Beyond it, the peer caching the
+    /// most drops its oldest replies, keeping the fact that their requests
+    /// were executed (a duplicate of one is then dropped, not executed
+    /// again); counted and reported
+    /// ([`Stats::replies_shed`](crate::endpoint::Stats::replies_shed),
+    /// [`EndpointEvent::Dropped`](crate::endpoint::EndpointEvent)).
+    /// Default 64 MiB.
+    pub reply_cache_total: usize,
+    /// Executed requests remembered across all peers, with their reply
+    /// or only the fact that they ran (each peer is bounded by
+    /// [`Config::max_remembered_requests`] too). Beyond it, the peer
+    /// remembering the most forgets its oldest: a duplicate of one would
+    /// be executed again. Counted and reported
+    /// ([`Stats::remembered_shed`](crate::endpoint::Stats::remembered_shed)).
+    /// Default 262 144: 2,500 requests a second over the default reply
+    /// horizon of 105 s.
+    pub max_remembered_total: usize,
     /// Capacity of the queue to the user ([`crate::Incoming`]). When it
     /// is full, a new request is answered with error 503 ("Service
     /// Unavailable") and other events are dropped; both are counted.
@@ -301,6 +322,8 @@ impl Default for TransportConfig {
                 burst: 200,
             },
             report_interval: Duration::from_secs(10),
+            reply_cache_total: 64 * 1024 * 1024,
+            max_remembered_total: 262_144,
             inbound_queue: 1024,
         }
     }

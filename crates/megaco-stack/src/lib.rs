@@ -84,8 +84,8 @@ mod connection {
     use crate::driver::{Error, Handle, OutgoingRequest};
     use crate::endpoint::Peer;
 
-    /// A transport connection to one peer (see [`udp::connect`],
-    /// [`tcp::connect`]). Cheap to clone; requests may run concurrently.
+    /// A transport connection to one peer (see [`crate::udp::connect`],
+    /// [`crate::tcp::connect`]). Cheap to clone; requests may run concurrently.
     #[derive(Debug, Clone)]
     pub struct Connection {
         handle: Handle,

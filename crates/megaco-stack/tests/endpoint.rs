@@ -324,3 +324,84 @@ fn garbage_from_many_addresses_does_not_lock_out_a_gateway() {
     assert_eq!(pair.b.ep.stats().unproven, 0);
     assert_eq!(pair.b.ep.stats().peers, 1);
 }
+
+/// The caches of all peers together stay within their budgets: beyond the
+/// bytes, the largest holders drop replies but remember that the requests
+/// ran (a duplicate is dropped); beyond the count, they forget requests
+/// (a duplicate runs again). Both are counted and reported.
+#[test]
+fn caches_of_all_peers_stay_within_the_budgets() {
+    use megaco_stack::endpoint::{Endpoint, TransportKind};
+    let mut config = Config::new(mid(2));
+    config.transport.reply_cache_total = 2000;
+    config.transport.max_remembered_total = 200;
+    let mut ep = Endpoint::new(config);
+    let udp = ep.add_transport(TransportKind::Datagram);
+    let now = std::time::Instant::now();
+    let peer = |p: u16| Peer::new(udp, std::net::SocketAddr::from(([127, 0, 0, 9], 3000 + p)));
+    let request = |id: u32| format!("!/1 [127.0.0.9]:2944 T={id}{{C=1{{N=a/1{{OE=1{{al/of}}}}}}}}");
+    /// Hands out the requests (replying to them if `reply`); returns how
+    /// many there were.
+    fn handle(ep: &mut Endpoint, now: std::time::Instant, reply: bool) -> usize {
+        let mut executed = 0;
+        while let Some(event) = ep.poll_event() {
+            if let EndpointEvent::Transaction {
+                peer,
+                event:
+                    Event::RequestReceived {
+                        transaction_id,
+                        actions,
+                        ..
+                    },
+            } = event
+            {
+                executed += 1;
+                if reply {
+                    let result = build::default_replies(&actions);
+                    ep.reply(now, peer, transaction_id, result).unwrap();
+                }
+            }
+        }
+        while ep.poll_transmit().is_some() {}
+        executed
+    }
+    let mut executed = 0;
+    for p in 0..40 {
+        for id in 1..=10 {
+            ep.handle_datagram(now, peer(p), request(id).as_bytes());
+            executed += handle(&mut ep, now, true);
+        }
+    }
+    assert_eq!(executed, 400);
+    let s = ep.stats();
+    assert!(s.cached_reply_bytes <= 2000, "{s:?}");
+    assert_eq!(s.remembered_requests, 200, "{s:?}");
+    assert_eq!(s.remembered_shed, 200, "{s:?}");
+    assert!(s.replies_shed > 0, "{s:?}");
+    ep.handle_timeout(now + Duration::from_millis(1));
+    let reported: Vec<_> = std::iter::from_fn(|| ep.poll_event())
+        .filter_map(|e| match e {
+            EndpointEvent::Dropped(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reported.len(), 1, "{reported:?}");
+    assert_eq!(reported[0].remembered_shed, 200);
+    assert_eq!(reported[0].replies_shed, s.replies_shed);
+
+    // Every request again (not answered this time): the forgotten ones
+    // run again, the others are answered from the cache or dropped.
+    executed = 0;
+    for p in 0..40 {
+        for id in 1..=10 {
+            ep.handle_datagram(now, peer(p), request(id).as_bytes());
+            executed += handle(&mut ep, now, false);
+        }
+    }
+    let after = ep.stats();
+    assert_eq!(executed, 200);
+    let answered = after.duplicates_answered - s.duplicates_answered;
+    let dropped = after.duplicates_dropped - s.duplicates_dropped;
+    assert_eq!(answered + dropped, 200, "{after:?}");
+    assert!(answered > 0 && dropped > 0, "{after:?}");
+}

@@ -789,3 +789,26 @@ fn huge_timers_do_not_overflow() {
     a.handle_timeout(t0 + secs(1_000_000));
     assert!(b.poll_timeout().unwrap() > t0 + secs(1_000_000));
 }
+
+/// A peer that does not negotiate (no ServiceChangeVersion in its reply)
+/// but answers our v3 registration in a v1 message speaks v1: our later
+/// messages use it. One that answers in our version leaves ours.
+#[test]
+fn a_reply_without_a_version_sets_that_of_its_message() {
+    for (reply_version, agreed) in [(1u8, 1u8), (2, 2), (3, 3)] {
+        let mut config = Config::new(mid(1));
+        config.version = 3;
+        let mut mg = Connection::new(config);
+        let t0 = Instant::now();
+        let id = mg.send_request(t0, vec![sc()]).unwrap();
+        drain(&mut mg);
+        let reply =
+            format!("!/{reply_version} [10.0.0.2]:2944 P={id}{{C=-{{SC=ROOT{{SV{{AD=2944}}}}}}}}");
+        mg.handle_input(t0, reply.as_bytes());
+        assert!(events(&mut mg).contains(&Event::VersionNegotiated { version: agreed }));
+        assert_eq!(mg.version(), agreed);
+        mg.send_request(t0, vec![sc()]).unwrap();
+        let next = mg.poll_transmit().unwrap();
+        assert_eq!(decode(&next).mess.version, agreed);
+    }
+}

@@ -73,8 +73,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod admission;
 mod bucket;
+mod budget;
 mod codecs;
+mod events;
+mod timers;
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::fmt;
@@ -87,10 +91,11 @@ use megaco::MegacoMessage;
 
 use crate::codec::{DecodeError, Encoding};
 use crate::config::{Config, TransportConfig};
-use crate::engine::{self, decode_error_descriptor, Connection, ConnectionStats, Event};
+use crate::engine::{self, decode_error_descriptor, Connection, ConnectionStats};
 use crate::tpkt::{self, FrameDecoder};
 use bucket::Bucket;
 use codecs::Codecs;
+pub use events::{CloseReason, DropReport, EndpointEvent, Stats};
 
 /// One of an endpoint's transports (a UDP socket, a TCP listener, an
 /// outgoing TCP connection), numbered by [`Endpoint::add_transport`].
@@ -140,198 +145,6 @@ pub struct Transmit {
     pub contents: Vec<u8>,
 }
 
-/// Why a stream was (or is to be) closed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CloseReason {
-    /// The peer closed it.
-    PeerClosed,
-    /// Reading or writing failed (the error's text).
-    Error(String),
-    /// The bytes were not TPKT framing (the error's text).
-    BadFraming(String),
-    /// A frame did not complete within
-    /// [`TransportConfig::tcp_frame_timeout`].
-    FrameTimeout,
-    /// No decodable message within [`TransportConfig::unproven_timeout`].
-    Unproven,
-    /// No message for the idle timeout.
-    Idle,
-    /// Closed to make room for a newer peer.
-    Evicted,
-    /// Refused: the peer table was full.
-    Refused,
-    /// The peer did not read what we wrote
-    /// ([`TransportConfig::tcp_write_queue`]).
-    SlowReader,
-    /// The user closed it.
-    Requested,
-}
-
-impl fmt::Display for CloseReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CloseReason::PeerClosed => f.write_str("closed by the peer"),
-            CloseReason::Error(e) => write!(f, "{e}"),
-            CloseReason::BadFraming(e) => write!(f, "bad framing: {e}"),
-            CloseReason::FrameTimeout => f.write_str("incomplete message timed out"),
-            CloseReason::Unproven => f.write_str("no valid message in time"),
-            CloseReason::Idle => f.write_str("idle"),
-            CloseReason::Evicted => f.write_str("evicted for a newer peer"),
-            CloseReason::Refused => f.write_str("refused: peer table full"),
-            CloseReason::SlowReader => f.write_str("peer does not read"),
-            CloseReason::Requested => f.write_str("closed"),
-        }
-    }
-}
-
-impl std::error::Error for CloseReason {}
-
-/// What was dropped, refused or suppressed during one report interval
-/// (see [`EndpointEvent::Dropped`]); every field counts since the
-/// previous report.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct DropReport {
-    /// Error replies dropped by the rate limits.
-    pub errors_rate_limited: u64,
-    /// Undecodable messages not answered because our last message to the
-    /// peer was an error (a loop stopped).
-    pub storms_suppressed: u64,
-    /// Undecodable messages.
-    pub decode_errors: u64,
-    /// Unproven peers evicted for newer ones.
-    pub unproven_evicted: u64,
-    /// Unproven peers forgotten after their timeout.
-    pub unproven_expired: u64,
-    /// Proven peers refused for lack of a slot.
-    pub peers_refused: u64,
-    /// Proven peers evicted for newer ones.
-    pub peers_evicted: u64,
-    /// Duplicates dropped because their reply had left the cache.
-    pub duplicates_dropped: u64,
-}
-
-impl DropReport {
-    fn is_empty(&self) -> bool {
-        *self == DropReport::default()
-    }
-}
-
-/// Counters of an endpoint since it started, and its current peers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Stats {
-    /// Proven peers kept now (with their transactions).
-    pub peers: u64,
-    /// Of those, registered.
-    pub registered: u64,
-    /// Unproven peers kept now.
-    pub unproven: u64,
-    /// Peers that became proven.
-    pub peers_admitted: u64,
-    /// New peers refused because every slot was held (messages from a
-    /// new address dropped, connections closed).
-    pub peers_refused: u64,
-    /// Proven peers evicted for newer ones.
-    pub peers_evicted: u64,
-    /// Peers forgotten (connections closed) after their idle timeout.
-    pub peers_expired: u64,
-    /// Unproven peers evicted for newer ones.
-    pub unproven_evicted: u64,
-    /// Unproven peers forgotten after [`TransportConfig::unproven_timeout`].
-    pub unproven_expired: u64,
-    /// Undecodable messages.
-    pub decode_errors: u64,
-    /// Error replies dropped by the rate limits.
-    pub errors_rate_limited: u64,
-    /// Undecodable messages not answered because our last message to the
-    /// peer was an error.
-    pub storms_suppressed: u64,
-    /// Message-level errors received.
-    pub message_errors: u64,
-    /// Duplicates answered from the reply cache.
-    pub duplicates_answered: u64,
-    /// Duplicates dropped because their reply had left the cache.
-    pub duplicates_dropped: u64,
-    /// Streams closed (for any reason).
-    pub connections_closed: u64,
-    /// Requests answered with error 503 because the queue to the user
-    /// was full (counted by the tokio driver).
-    pub requests_refused: u64,
-    /// Other events dropped because the queue to the user was full
-    /// (counted by the tokio driver).
-    pub events_dropped: u64,
-}
-
-impl Stats {
-    fn report(&self) -> DropReport {
-        DropReport {
-            errors_rate_limited: self.errors_rate_limited,
-            storms_suppressed: self.storms_suppressed,
-            decode_errors: self.decode_errors,
-            unproven_evicted: self.unproven_evicted,
-            unproven_expired: self.unproven_expired,
-            peers_refused: self.peers_refused,
-            peers_evicted: self.peers_evicted,
-            duplicates_dropped: self.duplicates_dropped,
-        }
-    }
-}
-
-/// Something the user of an endpoint should know about.
-// Transaction events are nearly all of them: boxing the one large
-// variant would cost an allocation per event to spare a few bytes on
-// the rare others.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum EndpointEvent {
-    /// An event of a peer's transactions (requests to answer, replies,
-    /// message-level errors, negotiated versions, ...).
-    Transaction {
-        /// The peer.
-        peer: Peer,
-        /// What happened.
-        event: Event,
-    },
-    /// A peer sent its first decodable message and got a slot.
-    PeerAdmitted {
-        /// The peer.
-        peer: Peer,
-        /// The encoding it speaks (and we answer in).
-        encoding: String,
-    },
-    /// A proven peer lost its slot to a newer one (an unregistered peer
-    /// idle the longest).
-    PeerEvicted {
-        /// The peer.
-        peer: Peer,
-    },
-    /// A proven peer found every slot held by peers that cannot be
-    /// evicted; its message was dropped (its connection closed).
-    PeerRefused {
-        /// The peer.
-        peer: Peer,
-    },
-    /// A peer was forgotten after its idle timeout.
-    PeerExpired {
-        /// The peer.
-        peer: Peer,
-    },
-    /// A stream closed (or is closing, once what was queued is written);
-    /// its outstanding requests are gone.
-    Closed {
-        /// The peer.
-        peer: Peer,
-        /// Why.
-        reason: CloseReason,
-    },
-    /// What was dropped since the last report, at most once per
-    /// [`TransportConfig::report_interval`] and only when something was.
-    Dropped(DropReport),
-}
-
 #[derive(Debug)]
 struct StreamState {
     decoder: FrameDecoder,
@@ -361,6 +174,9 @@ struct PeerState {
     seen: ConnectionStats,
     /// Whether it was registered at the last flush.
     registered: bool,
+    /// Bytes of cached replies and executed requests remembered, at the
+    /// last flush.
+    held: (usize, usize),
 }
 
 /// The sans-IO endpoint (see the [module documentation](self)).
@@ -374,6 +190,10 @@ pub struct Endpoint {
     unproven: BTreeSet<(Instant, Peer)>,
     /// Every peer's next deadline, soonest first.
     timers: BTreeSet<(Instant, Peer)>,
+    /// Peers by bytes of cached replies, and by executed requests
+    /// remembered (those holding none left out).
+    by_cached: BTreeSet<(usize, Peer)>,
+    by_remembered: BTreeSet<(usize, Peer)>,
     dirty: Vec<Peer>,
     transmits: VecDeque<Transmit>,
     closes: VecDeque<(Peer, CloseReason)>,
@@ -397,6 +217,8 @@ impl Endpoint {
             peers: HashMap::new(),
             unproven: BTreeSet::new(),
             timers: BTreeSet::new(),
+            by_cached: BTreeSet::new(),
+            by_remembered: BTreeSet::new(),
             dirty: Vec::new(),
             transmits: VecDeque::new(),
             closes: VecDeque::new(),
@@ -692,197 +514,6 @@ impl Endpoint {
         self.transmits.push_back(Transmit { peer, contents });
     }
 
-    // ------------------------------------------------------- admission
-
-    /// Makes room for and adds an unproven peer. False if there is no
-    /// room at all.
-    fn admit_unproven(
-        &mut self,
-        now: Instant,
-        peer: Peer,
-        stream: Option<Box<StreamState>>,
-    ) -> bool {
-        let max = self.limits().max_unproven_peers;
-        if max == 0 {
-            self.refused(now, peer, stream.is_some());
-            return false;
-        }
-        while self.unproven.len() >= max {
-            let Some((_, victim)) = self.unproven.pop_first() else {
-                break;
-            };
-            self.stats.unproven -= 1;
-            self.stats.unproven_evicted += 1;
-            self.schedule_report(now);
-            self.drop_peer(victim, CloseReason::Evicted);
-        }
-        let limit = self.limits().error_rate_per_peer;
-        self.peers.insert(
-            peer,
-            PeerState {
-                conn: None,
-                encoding: None,
-                first_seen: now,
-                last_active: now,
-                armed: None,
-                errors: Bucket::full(limit, now),
-                last_sent_error: false,
-                stream,
-                closing: None,
-                seen: ConnectionStats::default(),
-                registered: false,
-            },
-        );
-        self.unproven.insert((now, peer));
-        self.stats.unproven += 1;
-        self.dirty.push(peer);
-        true
-    }
-
-    /// Gives `peer` (unproven, or new when `by_user`) a slot and its
-    /// transactions. False (and the peer dropped) if there is no room.
-    fn admit_proven(
-        &mut self,
-        now: Instant,
-        peer: Peer,
-        by_user: bool,
-        stream: Option<Box<StreamState>>,
-    ) -> bool {
-        let held = self.stats.peers as usize;
-        if !by_user && held >= self.limits().max_peers && !self.evict_idle_proven(now) {
-            self.refused(now, peer, self.is_stream(peer));
-            return false;
-        }
-        let limit = self.limits().error_rate_per_peer;
-        let state = self.peers.entry(peer).or_insert_with(|| PeerState {
-            conn: None,
-            encoding: None,
-            first_seen: now,
-            last_active: now,
-            armed: None,
-            errors: Bucket::full(limit, now),
-            last_sent_error: false,
-            stream: None,
-            closing: None,
-            seen: ConnectionStats::default(),
-            registered: false,
-        });
-        if state.conn.is_some() {
-            return true;
-        }
-        if state.stream.is_none() {
-            state.stream = stream;
-        }
-        if self.unproven.remove(&(state.first_seen, peer)) {
-            self.stats.unproven -= 1;
-        }
-        let encoding = state
-            .encoding
-            .take()
-            .unwrap_or_else(|| self.codecs.primary.clone());
-        let mut config = self.config.clone();
-        if state.stream.is_some() && !config.reliable {
-            let mut c = (*config).clone();
-            c.reliable = true;
-            config = Arc::new(c);
-        }
-        state.conn = Some(Box::new(Connection::with_shared(config, encoding.clone())));
-        state.last_active = now;
-        self.stats.peers += 1;
-        self.stats.peers_admitted += 1;
-        self.dirty.push(peer);
-        if !by_user {
-            self.events.push_back(EndpointEvent::PeerAdmitted {
-                peer,
-                encoding: describe(&encoding),
-            });
-        }
-        true
-    }
-
-    /// Frees the slot of the unregistered proven peer with no live
-    /// transaction that was idle the longest; false if there is none.
-    fn evict_idle_proven(&mut self, now: Instant) -> bool {
-        let victim = self
-            .peers
-            .iter()
-            .filter_map(|(peer, s)| {
-                let conn = s.conn.as_ref()?;
-                (!conn.is_registered() && conn.is_idle()).then_some((s.last_active, *peer))
-            })
-            .min();
-        let Some((_, victim)) = victim else {
-            return false;
-        };
-        self.stats.peers_evicted += 1;
-        self.schedule_report(now);
-        self.events
-            .push_back(EndpointEvent::PeerEvicted { peer: victim });
-        self.drop_peer(victim, CloseReason::Evicted);
-        true
-    }
-
-    fn refused(&mut self, now: Instant, peer: Peer, stream: bool) {
-        self.stats.peers_refused += 1;
-        self.schedule_report(now);
-        if let Some(state) = self.peers.get(&peer) {
-            if state.conn.is_none() && self.unproven.remove(&(state.first_seen, peer)) {
-                self.stats.unproven -= 1;
-            }
-            self.remove(peer);
-        }
-        if stream {
-            self.stats.connections_closed += 1;
-            self.closes.push_back((peer, CloseReason::Refused));
-        }
-        self.events.push_back(EndpointEvent::PeerRefused { peer });
-    }
-
-    /// Removes a peer's state and its timer; returns it.
-    fn remove(&mut self, peer: Peer) -> Option<PeerState> {
-        let state = self.peers.remove(&peer)?;
-        if let Some(at) = state.armed {
-            self.timers.remove(&(at, peer));
-        }
-        if state.conn.is_none() {
-            if self.unproven.remove(&(state.first_seen, peer)) {
-                self.stats.unproven -= 1;
-            }
-        } else {
-            self.stats.peers -= 1;
-            if state.registered {
-                self.stats.registered -= 1;
-            }
-        }
-        Some(state)
-    }
-
-    /// Forgets a peer, closing its stream if it has one.
-    fn drop_peer(&mut self, peer: Peer, reason: CloseReason) {
-        if let Some(state) = self.remove(peer) {
-            if state.stream.is_some() {
-                self.stats.connections_closed += 1;
-                self.closes.push_back((peer, reason.clone()));
-                if state.conn.is_some() {
-                    self.events
-                        .push_back(EndpointEvent::Closed { peer, reason });
-                }
-            }
-        }
-    }
-
-    /// Forgets `peer` at once, closing its stream (for a driver that finds
-    /// the peer unfit, such as one that does not read what we write).
-    pub fn abort(&mut self, now: Instant, peer: Peer, reason: CloseReason) {
-        self.drop_peer(peer, reason);
-        self.flush(now);
-    }
-
-    /// Closes the stream to `peer` once what is queued for it is written.
-    fn close_stream(&mut self, peer: Peer, reason: CloseReason) {
-        self.drop_peer(peer, reason);
-    }
-
     // ------------------------------------------------------ user calls
 
     /// Sends a request to `peer` (a new UDP address is admitted at once;
@@ -980,207 +611,6 @@ impl Endpoint {
         } else {
             self.drop_peer(peer, CloseReason::Requested);
         }
-    }
-
-    // ----------------------------------------------------------- timers
-
-    /// Processes what is due at `now`.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        while let Some(&(at, peer)) = self.timers.first() {
-            if at > now {
-                break;
-            }
-            self.timers.pop_first();
-            if let Some(state) = self.peers.get_mut(&peer) {
-                state.armed = None;
-            }
-            self.peer_timeout(now, peer);
-        }
-        if self.next_report.is_some_and(|at| at <= now) {
-            self.next_report = None;
-            self.report(now);
-        }
-        self.flush(now);
-    }
-
-    fn peer_timeout(&mut self, now: Instant, peer: Peer) {
-        let limits = *self.limits();
-        let Some(state) = self.peers.get_mut(&peer) else {
-            return;
-        };
-        self.dirty.push(peer);
-        if let Some(stream) = &state.stream {
-            if stream
-                .frame_started
-                .is_some_and(|t| now >= engine_after(t, limits.tcp_frame_timeout))
-            {
-                return self.close_stream(peer, CloseReason::FrameTimeout);
-            }
-        }
-        if state.closing.is_some_and(|t| now >= t)
-            || (state.closing.is_some()
-                && !state
-                    .conn
-                    .as_ref()
-                    .is_some_and(|c| c.awaits_segment_replies()))
-        {
-            return self.close_stream(peer, CloseReason::Requested);
-        }
-        let Some(conn) = state.conn.as_mut() else {
-            if now >= engine_after(state.first_seen, limits.unproven_timeout) {
-                self.stats.unproven_expired += 1;
-                self.schedule_report(now);
-                self.drop_peer(peer, CloseReason::Unproven);
-            }
-            return;
-        };
-        conn.handle_timeout(now);
-        if let Some(at) = idle_deadline(state, &limits) {
-            if now >= at {
-                self.stats.peers_expired += 1;
-                self.events.push_back(EndpointEvent::PeerExpired { peer });
-                self.drop_peer(peer, CloseReason::Idle);
-            }
-        }
-    }
-
-    fn schedule_report(&mut self, now: Instant) {
-        if self.next_report.is_none() {
-            self.next_report = Some(engine_after(now, Duration::from_millis(1)).max(now));
-        }
-    }
-
-    /// Reports what was dropped since the last report, if anything, and
-    /// schedules the next report no sooner than an interval from now.
-    fn report(&mut self, now: Instant) {
-        let total = self.stats.report();
-        let delta = DropReport {
-            errors_rate_limited: total.errors_rate_limited - self.reported.errors_rate_limited,
-            storms_suppressed: total.storms_suppressed - self.reported.storms_suppressed,
-            decode_errors: total.decode_errors - self.reported.decode_errors,
-            unproven_evicted: total.unproven_evicted - self.reported.unproven_evicted,
-            unproven_expired: total.unproven_expired - self.reported.unproven_expired,
-            peers_refused: total.peers_refused - self.reported.peers_refused,
-            peers_evicted: total.peers_evicted - self.reported.peers_evicted,
-            duplicates_dropped: total.duplicates_dropped - self.reported.duplicates_dropped,
-        };
-        if delta.is_empty() {
-            return;
-        }
-        self.reported = total;
-        self.events.push_back(EndpointEvent::Dropped(delta));
-        // The next report waits a whole interval.
-        self.next_report = Some(engine_after(now, self.limits().report_interval));
-    }
-
-    /// Moves what the dirty peers produced out, and re-arms their timers.
-    fn flush(&mut self, now: Instant) {
-        let mut dirty = std::mem::take(&mut self.dirty);
-        dirty.sort_unstable();
-        dirty.dedup();
-        for peer in dirty {
-            self.flush_peer(now, peer);
-        }
-    }
-
-    fn flush_peer(&mut self, now: Instant, peer: Peer) {
-        let limits = *self.limits();
-        let mut out = Vec::new();
-        let mut events = Vec::new();
-        let Some(state) = self.peers.get_mut(&peer) else {
-            return;
-        };
-        if let Some(conn) = state.conn.as_mut() {
-            let before = state.seen;
-            while let Some(t) = conn.poll_transmit_tagged() {
-                out.push(t);
-            }
-            while let Some(event) = conn.poll_event() {
-                events.push(event);
-            }
-            let after = conn.stats();
-            state.seen = after;
-            self.stats.duplicates_answered +=
-                after.duplicates_answered - before.duplicates_answered;
-            self.stats.duplicates_dropped += after.duplicates_dropped - before.duplicates_dropped;
-            if conn.is_registered() && !state.registered {
-                state.registered = true;
-                self.stats.registered += 1;
-            }
-        }
-        let next = deadline(state, &limits);
-        if next != state.armed {
-            if let Some(old) = state.armed {
-                self.timers.remove(&(old, peer));
-            }
-            if let Some(at) = next {
-                self.timers.insert((at.max(now), peer));
-            }
-            state.armed = next.map(|at| at.max(now));
-        }
-        for (bytes, stack_error) in out {
-            if stack_error && !self.take_error_token(now, peer) {
-                continue;
-            }
-            self.send(peer, bytes);
-        }
-        for event in events {
-            match &event {
-                Event::MessageError { .. } => self.stats.message_errors += 1,
-                Event::DuplicateDropped { .. } => self.schedule_report(now),
-                _ => {}
-            }
-            self.events
-                .push_back(EndpointEvent::Transaction { peer, event });
-        }
-    }
-}
-
-/// The next deadline of a peer: its transactions', its idle or unproven
-/// expiry, its frame timeout, its graceful close.
-fn deadline(state: &PeerState, limits: &TransportConfig) -> Option<Instant> {
-    let mut next: Option<Instant> = None;
-    let mut at = |t: Option<Instant>| {
-        if let Some(t) = t {
-            next = Some(next.map_or(t, |n| n.min(t)));
-        }
-    };
-    at(state.closing);
-    if let Some(stream) = &state.stream {
-        at(stream
-            .frame_started
-            .map(|t| engine_after(t, limits.tcp_frame_timeout)));
-    }
-    match &state.conn {
-        None => at(Some(engine_after(
-            state.first_seen,
-            limits.unproven_timeout,
-        ))),
-        Some(conn) => {
-            at(conn.poll_timeout());
-            at(idle_deadline(state, limits));
-        }
-    }
-    next
-}
-
-/// When a proven peer expires: a UDP peer with no live transaction after
-/// its idle timeout, a TCP connection without a message for its idle
-/// timeout.
-fn idle_deadline(state: &PeerState, limits: &TransportConfig) -> Option<Instant> {
-    let conn = state.conn.as_ref()?;
-    let timeout = if conn.is_registered() {
-        limits.registered_idle_timeout?
-    } else if state.stream.is_some() {
-        limits.tcp_idle_timeout?
-    } else {
-        limits.peer_idle_timeout
-    };
-    match &state.stream {
-        Some(stream) => Some(engine_after(stream.last_message, timeout)),
-        None => conn
-            .is_idle()
-            .then(|| engine_after(state.last_active, timeout)),
     }
 }
 

@@ -239,18 +239,59 @@ impl Connection {
                 ack_required,
             },
         );
+        // Entries of requests forgotten since (acknowledged, expired)
+        // leave the line from its front, so that it stays within the
+        // requests of one reply horizon.
+        while let Some(&(old, e)) = self.replied.front() {
+            if self.is_remembered(old, e) {
+                break;
+            }
+            self.replied.pop_front();
+        }
         self.replied.push_back((id, expires));
         self.reschedule(Key::In(id));
         self.trim_cache();
+    }
+
+    /// Whether `id` is remembered as replied with this expiry (an entry
+    /// of the eviction line that is not stale).
+    fn is_remembered(&self, id: u32, expires: Instant) -> bool {
+        matches!(self.incoming.get(&id), Some(InState::Replied { expires: e, .. }) if *e == expires)
     }
 
     /// Drops the oldest replies beyond the byte bound (keeping the fact
     /// that they were executed), and forgets the oldest executed requests
     /// beyond the count bound.
     fn trim_cache(&mut self) {
-        while self.cached_bytes > self.config.reply_cache_bytes
-            || self.remembered > self.config.max_remembered_requests
-        {
+        let over = self
+            .remembered
+            .saturating_sub(self.config.max_remembered_requests);
+        if over > 0 {
+            let forgotten = self.forget_oldest(over);
+            self.stats.remembered_evicted += forgotten as u64;
+        }
+        let excess = self
+            .cached_bytes
+            .saturating_sub(self.config.reply_cache_bytes);
+        if excess > 0 {
+            self.shed_replies(excess);
+        }
+    }
+
+    /// Drops the oldest cached replies until at least `bytes` are freed
+    /// (or none is left), keeping the fact that their requests were
+    /// executed: a duplicate of one is then dropped
+    /// ([`Event::DuplicateDropped`]), not executed again. Returns the
+    /// bytes freed and the replies dropped. An endpoint calls it when the
+    /// replies of all its peers exceed their budget
+    /// ([`TransportConfig::reply_cache_total`](crate::config::TransportConfig::reply_cache_total)).
+    pub fn shed_replies(&mut self, bytes: usize) -> (usize, usize) {
+        let (mut freed, mut dropped) = (0, 0);
+        // Each entry is looked at once: markers go back in line.
+        for _ in 0..self.replied.len() {
+            if freed >= bytes {
+                break;
+            }
             let Some((id, expires)) = self.replied.pop_front() else {
                 break;
             };
@@ -265,19 +306,36 @@ impl Connection {
             if *e != expires {
                 continue;
             }
-            if self.remembered > self.config.max_remembered_requests {
-                self.forget(id);
-                self.stats.remembered_evicted += 1;
-            } else {
-                self.cached_bytes -= messages.iter().map(Vec::len).sum::<usize>();
+            let len: usize = messages.iter().map(Vec::len).sum();
+            if !messages.is_empty() {
                 *messages = Vec::new();
-                // Still remembered, now as executed only: back in line.
-                self.replied.push_back((id, expires));
-                if self.cached_bytes <= self.config.reply_cache_bytes {
-                    break;
-                }
+                self.cached_bytes -= len;
+                freed += len;
+                dropped += 1;
+            }
+            // Still remembered, now as executed only: back in line.
+            self.replied.push_back((id, expires));
+        }
+        (freed, dropped)
+    }
+
+    /// Forgets the `n` oldest executed requests, their replies and the
+    /// fact that they ran (a duplicate of one would be executed again);
+    /// returns how many were forgotten. An endpoint calls it when the
+    /// requests remembered for all its peers exceed their budget
+    /// ([`TransportConfig::max_remembered_total`](crate::config::TransportConfig::max_remembered_total)).
+    pub fn forget_oldest(&mut self, n: usize) -> usize {
+        let mut forgotten = 0;
+        while forgotten < n {
+            let Some((id, expires)) = self.replied.pop_front() else {
+                break;
+            };
+            if self.is_remembered(id, expires) {
+                self.forget(id);
+                forgotten += 1;
             }
         }
+        forgotten
     }
 
     /// Forgets a remembered (replied) request.
@@ -395,5 +453,60 @@ impl Connection {
 
     fn is_replied(&self, id: u32) -> bool {
         matches!(self.incoming.get(&id), Some(InState::Replied { .. }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use megaco::model::*;
+
+    use crate::build;
+    use crate::engine::{Config, Connection, Event};
+
+    /// Acknowledged and expired replies leave the eviction line: a long
+    /// run of requests keeps it within the requests still remembered.
+    #[test]
+    fn the_eviction_line_does_not_grow_with_forgotten_replies() {
+        let mid = Mid::Device("mgc".into());
+        let mut config = Config::new(mid);
+        config.reply_timer = Some(Duration::from_secs(1));
+        let mut c = Connection::new(config);
+        let t0 = Instant::now();
+        for i in 0..10_000u32 {
+            let now = t0 + Duration::from_millis(u64::from(i));
+            let request = format!(
+                "!/1 [10.0.0.9]:2944 T={}{{C=-{{N=t1{{OE=1{{al/of}}}}}}}}",
+                i + 1
+            );
+            c.handle_timeout(now);
+            c.handle_input(now, request.as_bytes());
+            let event = c.poll_event();
+            let Some(Event::RequestReceived { transaction_id, .. }) = event else {
+                panic!("{event:?}")
+            };
+            let notify = build::notify_reply(ContextId::NULL, vec![TerminationId::new("t1")]);
+            c.reply(
+                now,
+                transaction_id,
+                TransactionResult::ActionReplies(vec![notify].into()),
+            )
+            .unwrap();
+            // Every other reply is acknowledged at once.
+            if i % 2 == 0 {
+                let ack = format!("!/1 [10.0.0.9]:2944 K{{{}}}", i + 1);
+                c.handle_input(now, ack.as_bytes());
+            }
+            while c.poll_transmit().is_some() {}
+            while c.poll_event().is_some() {}
+        }
+        // One second of requests (1,000), half of them acknowledged.
+        assert!(
+            c.remembered_requests() <= 501,
+            "{}",
+            c.remembered_requests()
+        );
+        assert!(c.replied.len() <= 1_001, "{}", c.replied.len());
     }
 }

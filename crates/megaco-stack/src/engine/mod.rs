@@ -68,7 +68,8 @@
 //! - **Version negotiation** (H.248.1 section 11.3, with
 //!   [`Config::negotiate_version`]): a ServiceChange on ROOT we send
 //!   offers our version (ServiceChangeVersion); the version in the peer's
-//!   ServiceChangeReply, or the version offered when it has none, is used
+//!   ServiceChangeReply, or when it has none the lower of the version
+//!   offered and that of the reply's message, is used
 //!   from then on ([`Event::VersionNegotiated`]). A ServiceChange on ROOT
 //!   we receive offers the peer's version; when the user's reply accepts
 //!   it, the reply carries the lower of that and [`Config::version`]
@@ -579,6 +580,12 @@ impl Connection {
         self.incoming.len()
     }
 
+    /// How many executed requests are remembered (replied, with the reply
+    /// cached or only the fact that they ran).
+    pub fn executed_requests(&self) -> usize {
+        self.remembered
+    }
+
     /// How many received requests await our reply.
     pub fn unanswered_requests(&self) -> usize {
         self.unanswered
@@ -729,7 +736,7 @@ impl Connection {
                                 acks.push(id);
                             }
                         }
-                        None => self.on_reply(r),
+                        None => self.on_reply(r, version),
                     }
                 }
                 Transaction::ResponseAck(ranges) => self.on_ack(&ranges),

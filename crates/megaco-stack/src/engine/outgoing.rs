@@ -175,12 +175,12 @@ impl Connection {
             .push_back(Event::PendingReceived { transaction_id: id });
     }
 
-    pub(super) fn on_reply(&mut self, r: TransactionReply) {
+    pub(super) fn on_reply(&mut self, r: TransactionReply, version: u8) {
         let id = r.transaction_id;
         match self.outgoing.remove(&id) {
             Some(req) => {
                 self.reschedule(Key::Out(id));
-                self.deliver(id, req.offered, r.result);
+                self.deliver(id, req.offered, version, r.result);
             }
             None => self.events.push_back(Event::UnexpectedReply {
                 transaction_id: id,
@@ -190,14 +190,24 @@ impl Connection {
     }
 
     /// Hands the whole reply to a request to the user, after taking in
-    /// the version the peer accepted if the request was a registration.
-    fn deliver(&mut self, id: u32, offered: Option<u8>, mut result: TransactionResult) {
+    /// the version the peer accepted if the request was a registration:
+    /// its ServiceChangeVersion or, without one, the lower of the version
+    /// offered and that of the reply's message (a peer that does not
+    /// negotiate, such as Erlang/OTP's by default, answers in the version
+    /// it speaks).
+    fn deliver(
+        &mut self,
+        id: u32,
+        offered: Option<u8>,
+        reply_version: u8,
+        mut result: TransactionResult,
+    ) {
         if let Some(offered) = offered {
             if let Some(parm) = accepted_registration(&mut result) {
                 let version = parm
                     .service_change_version
                     .filter(|v| (1..=3).contains(v))
-                    .unwrap_or(offered)
+                    .unwrap_or(offered.min(reply_version.max(1)))
                     .min(self.config.version.max(1));
                 self.negotiated(version);
             }
@@ -284,7 +294,7 @@ impl Connection {
             Some(result) => {
                 let offered = self.outgoing.remove(&id).and_then(|r| r.offered);
                 self.reschedule(Key::Out(id));
-                self.deliver(id, offered, result);
+                self.deliver(id, offered, version, result);
                 true
             }
             None => {
