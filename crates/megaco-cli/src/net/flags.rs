@@ -186,6 +186,12 @@ pub struct EngineArgs {
     /// How many executed requests of one peer are remembered at most.
     #[arg(long, value_name = "N", default_value_t = defaults().max_remembered_requests as u64)]
     pub max_remembered: u64,
+    /// How many bytes of cached replies all peers together may hold.
+    #[arg(long, value_name = "BYTES", default_value_t = defaults().transport.reply_cache_total as u64)]
+    pub reply_cache_total: u64,
+    /// How many executed requests all peers together remember at most.
+    #[arg(long, value_name = "N", default_value_t = defaults().transport.max_remembered_total as u64)]
+    pub max_remembered_total: u64,
     /// Answer every peer in the configured encoding only, instead of in
     /// the encoding of its messages.
     #[arg(long)]
@@ -302,6 +308,10 @@ impl EngineArgs {
         c.transport.peer_idle_timeout = self.peer_idle_timeout.0;
         c.transport.registered_idle_timeout = self.registered_idle_timeout.0;
         c.transport.tcp_frame_timeout = self.tcp_frame_timeout.0;
+        c.transport.reply_cache_total =
+            usize::try_from(self.reply_cache_total).unwrap_or(usize::MAX);
+        c.transport.max_remembered_total =
+            usize::try_from(self.max_remembered_total).unwrap_or(usize::MAX);
         c.transport.inbound_queue = usize::try_from(self.inbound_queue)
             .unwrap_or(usize::MAX)
             .max(1);

@@ -231,6 +231,8 @@ pub fn endpoint_event(log: &Log, ev: &EndpointEvent) {
                         "peers_refused": r.peers_refused,
                         "peers_evicted": r.peers_evicted,
                         "duplicates_dropped": r.duplicates_dropped,
+                        "replies_shed": r.replies_shed,
+                        "remembered_shed": r.remembered_shed,
                     })
                 },
             );
