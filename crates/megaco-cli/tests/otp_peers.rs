@@ -131,9 +131,9 @@ fn an_otp_mg_registers_on_every_port_of_one_mgc() {
     // The binary port answers each peer in its BER dialect: OTP's here.
     let mgc = Mgc::start(&[]);
     let text = port(&mgc.addr_of("udp", "text")).to_string();
-    let binary = port(&mgc.addr_of("udp", "ber")).to_string();
+    let binary = port(&mgc.addr_of("udp", "binary")).to_string();
     assert_eq!(text, port(&mgc.addr_of("tcp", "text")));
-    assert_eq!(binary, port(&mgc.addr_of("tcp", "ber")));
+    assert_eq!(binary, port(&mgc.addr_of("tcp", "binary")));
     let specs = [
         format!("udp:pretty:{text}"),
         format!("tcp:compact:{text}"),

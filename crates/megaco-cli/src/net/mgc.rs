@@ -146,8 +146,10 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     let mut udp_kinds = Vec::new();
     let mut tcp_kinds = Vec::new();
     for (encoding, at) in &ports {
+        // What the port is for: each peer is answered in its own
+        // encoding whichever port it uses.
         let kind = if encoding.is_binary() {
-            encoding.name()
+            "binary"
         } else {
             "text"
         };

@@ -103,15 +103,6 @@ impl WireEncoding {
             2944
         }
     }
-
-    fn name(self) -> &'static str {
-        match self {
-            WireEncoding::Pretty => "pretty",
-            WireEncoding::Compact => "compact",
-            WireEncoding::Ber => "ber",
-            WireEncoding::Per => "per",
-        }
-    }
 }
 
 const MID_HELP: &str =

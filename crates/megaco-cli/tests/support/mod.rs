@@ -127,7 +127,7 @@ impl Mgc {
         }
     }
 
-    /// The address of the `transport` socket of `kind` (`text`, `ber`).
+    /// The address of the `transport` socket of `kind` (`text`, `binary`).
     pub fn addr_of(&self, transport: &str, kind: &str) -> String {
         self.listening
             .iter()
