@@ -10,6 +10,7 @@ use std::cell::Cell;
 use super::bits::{BitReader, List};
 use super::form::{Form, Scope};
 use super::{PerError, PerErrorKind};
+use crate::asn1::enums::{Enumerated, NamedBits};
 use crate::model::*;
 
 type R<T> = Result<T, PerError>;
@@ -112,11 +113,14 @@ fn root_choice(r: &mut BitReader<'_>, n: u64, ext: bool, what: &'static str) -> 
 }
 
 /// An ENUMERATED index; extension values come back as `n + i`.
-fn enumerated(r: &mut BitReader<'_>, n: u64, ext: bool, what: &'static str) -> R<u64> {
-    if ext && r.bit(what)? {
-        return Ok(n.saturating_add(r.normally_small(what)?));
-    }
-    r.constrained(0, n - 1, what)
+fn enumerated<T: Enumerated>(r: &mut BitReader<'_>, what: &'static str) -> R<T> {
+    let addition = T::EXTENSIBLE && r.bit(what)?;
+    let index = if addition {
+        r.normally_small(what)?
+    } else {
+        r.constrained(0, T::ROOT.len() as u64 - 1, what)?
+    };
+    T::from_per_index(addition, index).ok_or_else(|| invalid(r, what, "unknown value"))
 }
 
 fn u32_(r: &mut BitReader<'_>, what: &'static str) -> R<u32> {
@@ -229,6 +233,20 @@ fn bit_string(r: &mut BitReader<'_>, what: &'static str) -> R<Vec<u32>> {
     for i in 0..n {
         if r.bit(what)? {
             out.push(i as u32);
+        }
+    }
+    Ok(out)
+}
+
+/// A BIT STRING of named bits (the table in `asn1::enums`); a bit the
+/// module of version `v` does not name is an error.
+fn named_bits<T: NamedBits>(r: &mut BitReader<'_>, v: u8, what: &'static str) -> R<Vec<T>> {
+    let bits = bit_string(r, what)?;
+    let mut out = Vec::with_capacity(bits.len());
+    for b in bits {
+        match T::from_bit(b) {
+            Some(x) if x.since() <= v => out.push(x),
+            _ => return Err(invalid(r, what, "unknown named bit")),
         }
     }
     Ok(out)
@@ -795,11 +813,7 @@ fn topology(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TopologyRequest> {
     let ext = ext_bit(r, cx.v >= 2, "TopologyRequest extension bit")?;
     let termination_from = term_id(r, cx)?;
     let termination_to = term_id(r, cx)?;
-    let topology_direction = match r.constrained(0, 2, "topologyDirection")? {
-        0 => TopologyDirection::Bothway,
-        1 => TopologyDirection::Isolate,
-        _ => TopologyDirection::Oneway,
-    };
+    let topology_direction = enumerated(r, "topologyDirection")?;
     let mut t = TopologyRequest {
         termination_from,
         termination_to,
@@ -813,13 +827,7 @@ fn topology(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TopologyRequest> {
             if i == 0 {
                 t.stream_id = Some(u16_(r, "streamID")?);
             } else {
-                t.topology_direction_extension = Some(
-                    match enumerated(r, 2, true, "topologyDirectionExtension")? {
-                        0 => TopologyDirectionExtension::OnewayExternal,
-                        1 => TopologyDirectionExtension::OnewayBoth,
-                        _ => return Err(invalid(r, "topologyDirectionExtension", "unknown value")),
-                    },
-                );
+                t.topology_direction_extension = Some(enumerated(r, "topologyDirectionExtension")?);
             }
             Ok(())
         })?;
@@ -847,24 +855,7 @@ fn audit_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AuditDescriptor> {
     let ext = r.bit("AuditDescriptor extension bit")?;
     let has_t = r.bit("AuditDescriptor preamble")?;
     let audit_token = if has_t {
-        let bits = bit_string(r, "auditToken")?;
-        let mut v = Vec::with_capacity(bits.len());
-        for b in bits {
-            v.push(match b {
-                0 => AuditToken::Mux,
-                1 => AuditToken::Modem,
-                2 => AuditToken::Media,
-                3 => AuditToken::Events,
-                4 => AuditToken::Signals,
-                5 => AuditToken::DigitMap,
-                6 => AuditToken::Stats,
-                7 => AuditToken::ObservedEvents,
-                8 => AuditToken::Packages,
-                9 => AuditToken::EventBuffer,
-                _ => return Err(invalid(r, "auditToken", "unknown named bit")),
-            });
-        }
-        Some(v)
+        Some(named_bits(r, cx.v, "auditToken")?)
     } else {
         None
     };
@@ -885,23 +876,11 @@ fn audit_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AuditDescriptor> {
 }
 
 fn service_state(r: &mut BitReader<'_>) -> R<ServiceState> {
-    Ok(match enumerated(r, 3, true, "ServiceState")? {
-        0 => ServiceState::Test,
-        1 => ServiceState::OutOfSvc,
-        2 => ServiceState::InSvc,
-        _ => return Err(invalid(r, "ServiceState", "unknown value")),
-    })
+    enumerated(r, "ServiceState")
 }
 
 fn stream_mode(r: &mut BitReader<'_>) -> R<StreamMode> {
-    Ok(match enumerated(r, 5, true, "StreamMode")? {
-        0 => StreamMode::SendOnly,
-        1 => StreamMode::RecvOnly,
-        2 => StreamMode::SendRecv,
-        3 => StreamMode::Inactive,
-        4 => StreamMode::LoopBack,
-        _ => return Err(invalid(r, "StreamMode", "unknown value")),
-    })
+    enumerated(r, "StreamMode")
 }
 
 fn ind_audit_parameter(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<IndAuditParameter> {
@@ -1176,11 +1155,7 @@ fn media_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MediaDescriptor> {
         let has_s = r.bit("TerminationStateDescriptor preamble")?;
         let property_parms = seq_of(r, 42, "propertyParms", |r| property_parm(r, cx))?;
         let event_buffer_control = if has_e {
-            Some(match enumerated(r, 2, true, "EventBufferControl")? {
-                0 => EventBufferControl::Off,
-                1 => EventBufferControl::LockStep,
-                _ => return Err(invalid(r, "EventBufferControl", "unknown value")),
-            })
+            Some(enumerated(r, "EventBufferControl")?)
         } else {
             None
         };
@@ -1284,12 +1259,7 @@ fn value(r: &mut BitReader<'_>, what: &'static str) -> R<Values> {
 
 fn extra_info(r: &mut BitReader<'_>) -> R<ExtraInfo> {
     Ok(match r.constrained(0, 2, "extraInfo")? {
-        0 => ExtraInfo::Relation(match enumerated(r, 3, true, "Relation")? {
-            0 => Relation::GreaterThan,
-            1 => Relation::SmallerThan,
-            2 => Relation::UnequalTo,
-            _ => return Err(invalid(r, "Relation", "unknown value")),
-        }),
+        0 => ExtraInfo::Relation(enumerated(r, "Relation")?),
         1 => ExtraInfo::Range(r.bit("range")?),
         _ => ExtraInfo::Sublist(r.bit("sublist")?),
     })
@@ -1390,14 +1360,10 @@ fn oid_arcs(r: &BitReader<'_>, b: &[u8]) -> R<Vec<u32>> {
 fn mux_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MuxDescriptor> {
     let ext = r.bit("MuxDescriptor extension bit")?;
     let has_n = r.bit("MuxDescriptor preamble")?;
-    let mux_type = match enumerated(r, 4, true, "MuxType")? {
-        0 => MuxType::H221,
-        1 => MuxType::H223,
-        2 => MuxType::H226,
-        3 => MuxType::V76,
-        4 if cx.v >= 2 => MuxType::Nx64k,
-        _ => return Err(invalid(r, "MuxType", "unknown value")),
-    };
+    let mux_type: MuxType = enumerated(r, "MuxType")?;
+    if mux_type.since() > cx.v {
+        return Err(invalid(r, "MuxType", "unknown value"));
+    }
     let term_list = term_id_list(r, cx)?;
     let non_standard_data = if has_n { Some(nsd(r)?) } else { None };
     skip_ext(r, ext, "MuxDescriptor extensions")?;
@@ -1665,12 +1631,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
         None
     };
     let sig_type = if pre[1] {
-        Some(match enumerated(r, 3, true, "SignalType")? {
-            0 => SignalType::Brief,
-            1 => SignalType::OnOff,
-            2 => SignalType::TimeOut,
-            _ => return Err(invalid(r, "SignalType", "unknown value")),
-        })
+        Some(enumerated(r, "SignalType")?)
     } else {
         None
     };
@@ -1680,19 +1641,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
         None
     };
     let notify_completion = if pre[3] {
-        let bits = bit_string(r, "notifyCompletion")?;
-        let mut v = Vec::with_capacity(bits.len());
-        for b in bits {
-            v.push(match b {
-                0 => NotifyCompletion::OnTimeOut,
-                1 => NotifyCompletion::OnInterruptByEvent,
-                2 => NotifyCompletion::OnInterruptByNewSignalDescr,
-                3 => NotifyCompletion::OtherReason,
-                4 if cx.v >= 3 => NotifyCompletion::OnIteration,
-                _ => return Err(invalid(r, "notifyCompletion", "unknown named bit")),
-            });
-        }
-        Some(v)
+        Some(named_bits(r, cx.v, "notifyCompletion")?)
     } else {
         None
     };
@@ -1718,14 +1667,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
         let known = if cx.v >= 3 { 3 } else { 0 };
         additions(r, known, "Signal extensions", |r, i| {
             match i {
-                0 => {
-                    s.direction = Some(match enumerated(r, 3, true, "SignalDirection")? {
-                        0 => SignalDirection::Internal,
-                        1 => SignalDirection::External,
-                        2 => SignalDirection::Both,
-                        _ => return Err(invalid(r, "SignalDirection", "unknown value")),
-                    })
-                }
+                0 => s.direction = Some(enumerated(r, "SignalDirection")?),
                 1 => s.request_id = Some(u32_(r, "requestID")?),
                 _ => s.intersig_delay = Some(u16_(r, "intersigDelay")?),
             }
@@ -1737,20 +1679,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
 
 fn modem_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ModemDescriptor> {
     let has_n = r.bit("ModemDescriptor preamble")?;
-    let mtl = seq_of(r, 5, "mtl", |r| {
-        Ok(match enumerated(r, 9, true, "ModemType")? {
-            0 => ModemType::V18,
-            1 => ModemType::V22,
-            2 => ModemType::V22bis,
-            3 => ModemType::V32,
-            4 => ModemType::V32bis,
-            5 => ModemType::V34,
-            6 => ModemType::V90,
-            7 => ModemType::V91,
-            8 => ModemType::SynchIsdn,
-            _ => return Err(invalid(r, "ModemType", "unknown value")),
-        })
-    })?;
+    let mtl = seq_of(r, 5, "mtl", |r| enumerated(r, "ModemType"))?;
     let mpl = seq_of(r, 42, "mpl", |r| property_parm(r, cx))?;
     let non_standard_data = if has_n { Some(nsd(r)?) } else { None };
     Ok(ModemDescriptor {
@@ -1860,15 +1789,7 @@ fn service_change_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangePa
     for p in &mut pre {
         *p = r.bit("ServiceChangeParm preamble")?;
     }
-    let service_change_method = match enumerated(r, 6, true, "ServiceChangeMethod")? {
-        0 => ServiceChangeMethod::Failover,
-        1 => ServiceChangeMethod::Forced,
-        2 => ServiceChangeMethod::Graceful,
-        3 => ServiceChangeMethod::Restart,
-        4 => ServiceChangeMethod::Disconnected,
-        5 => ServiceChangeMethod::HandOff,
-        _ => return Err(invalid(r, "ServiceChangeMethod", "unknown value")),
-    };
+    let service_change_method = enumerated(r, "ServiceChangeMethod")?;
     let service_change_address = if pre[0] {
         Some(service_change_address(r)?)
     } else {
