@@ -8,7 +8,7 @@ use super::reader::{
     bad_value, missing_at, too_large, trailing_data, truncated, unexpected_tag,
     unsupported_version, Reader, Tlv,
 };
-use super::{BerConfig, Dialect, Mapping};
+use super::{BerConfig, Dialect, EventLevel, Mapping};
 use crate::asn1::enums::{Enumerated, NamedBits};
 use crate::asn1::names::{ItemKind, NameRegistry};
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
@@ -854,7 +854,7 @@ impl Dec<'_> {
                             0xA0 => AmmDescriptor::Media(self.media(&d)?),
                             0xA1 => AmmDescriptor::Modem(self.modem(&d)?),
                             0xA2 => AmmDescriptor::Mux(self.mux(&d)?),
-                            0xA3 => AmmDescriptor::Events(self.events(&d)?),
+                            0xA3 => AmmDescriptor::Events(self.events(&d, EventLevel::First)?),
                             0xA4 => AmmDescriptor::EventBuffer(self.event_buffer(&d)?),
                             0xA5 => AmmDescriptor::Signals(self.signals(&d)?.into()),
                             0xA6 => AmmDescriptor::DigitMap(self.digit_map(&d)?),
@@ -1024,7 +1024,7 @@ impl Dec<'_> {
                 0xA1 => AuditReturnParameter::Media(self.media(&x)?),
                 0xA2 => AuditReturnParameter::Modem(self.modem(&x)?),
                 0xA3 => AuditReturnParameter::Mux(self.mux(&x)?),
-                0xA4 => AuditReturnParameter::Events(self.events(&x)?),
+                0xA4 => AuditReturnParameter::Events(self.events(&x, EventLevel::First)?),
                 0xA5 => AuditReturnParameter::EventBuffer(self.event_buffer(&x)?),
                 0xA6 => AuditReturnParameter::Signals(self.signals(&x)?.into()),
                 0xA7 => AuditReturnParameter::DigitMap(self.digit_map(&x)?),
@@ -1678,7 +1678,9 @@ impl Dec<'_> {
         })
     }
 
-    fn events(&self, t: &Tlv) -> D<EventsDescriptor> {
+    /// An EventsDescriptor, or a SecondEventsDescriptor when `level` is
+    /// embedded (see [`EventLevel`]).
+    fn events(&self, t: &Tlv, level: EventLevel) -> D<EventsDescriptor> {
         let (mut rid, mut list) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
@@ -1706,7 +1708,7 @@ impl Dec<'_> {
                             }
                         }
                         let event_action = match act {
-                            Some(a) => Some(self.requested_actions(&a)?),
+                            Some(a) => Some(self.requested_actions(&a, level)?),
                             None => None,
                         };
                         v.push(RequestedEvent {
@@ -1730,21 +1732,17 @@ impl Dec<'_> {
         })
     }
 
-    fn requested_actions(&self, t: &Tlv) -> D<RequestedActions> {
-        let mut a = RequestedActions {
-            keep_active: None,
-            event_dm: None,
-            second_event: None,
-            signals_descriptor: None,
-            notify_behaviour: None,
-            reset_events_descriptor: false,
-        };
+    /// RequestedActions, or SecondRequestedActions when embedded: the
+    /// tags are read as their first-level ones, and `secondEvent` exists
+    /// at the first level only.
+    fn requested_actions(&self, t: &Tlv, level: EventLevel) -> D<RequestedActions> {
+        let mut a = RequestedActions::default();
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match level.first_level_tag(x.tag) {
                 0x80 => a.keep_active = Some(boolean(&x)?),
                 0xA1 => a.event_dm = self.event_dm(&x)?,
-                0xA2 => a.second_event = Some(self.second_events(&x)?),
+                0xA2 => a.second_event = Some(self.events(&x, EventLevel::Embedded)?),
                 0xA3 => a.signals_descriptor = Some(self.signals(&x)?.into()),
                 0xA4 => a.notify_behaviour = self.notify_behaviour(&x)?,
                 0x85 => a.reset_events_descriptor = null(&x)?,
@@ -1752,74 +1750,6 @@ impl Dec<'_> {
             }
         }
         Ok(a)
-    }
-
-    fn second_events(&self, t: &Tlv) -> D<EventsDescriptor> {
-        let (mut rid, mut list) = (None, None);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
-            match x.tag {
-                0x80 => rid = Some(u32v(&x, "RequestID")?),
-                0xA1 => {
-                    let mut v = Vec::new();
-                    let mut l = x.children()?;
-                    while let Some(e) = l.next()? {
-                        expect(&e, 0x30, "RequestedEvent (SEQUENCE)")?;
-                        let (mut name, mut code, mut sid, mut act, mut pars) =
-                            (None, [0u8; 4], None, None, None);
-                        let mut c = e.children()?;
-                        while let Some(y) = c.next()? {
-                            match y.tag {
-                                0x80 => {
-                                    let (n, cd) = self.pkgd(&y, ItemKind::Event)?;
-                                    name = Some(n);
-                                    code = cd;
-                                }
-                                0x81 => sid = Some(u16v(&y, "StreamID")?),
-                                0xA2 => act = Some(y),
-                                0xA3 => pars = Some(y),
-                                _ => {}
-                            }
-                        }
-                        let event_action = match act {
-                            Some(a) => {
-                                let mut sa = RequestedActions::default();
-                                let mut c = a.children()?;
-                                while let Some(y) = c.next()? {
-                                    match y.tag {
-                                        0x80 => sa.keep_active = Some(boolean(&y)?),
-                                        0xA1 => sa.event_dm = self.event_dm(&y)?,
-                                        0xA2 => {
-                                            sa.signals_descriptor = Some(self.signals(&y)?.into())
-                                        }
-                                        0xA3 => sa.notify_behaviour = self.notify_behaviour(&y)?,
-                                        0x84 => sa.reset_events_descriptor = null(&y)?,
-                                        _ => {}
-                                    }
-                                }
-                                Some(sa)
-                            }
-                            None => None,
-                        };
-                        v.push(RequestedEvent {
-                            pkgd_name: name.ok_or_else(|| missing(&e, "pkgdName"))?,
-                            stream_id: sid,
-                            event_action,
-                            ev_par_list: match pars {
-                                Some(p) => self.parameters(&p, ItemKind::Event, code)?.into(),
-                                None => return Err(missing(&e, "evParList")),
-                            },
-                        });
-                    }
-                    list = Some(v);
-                }
-                _ => {}
-            }
-        }
-        Ok(EventsDescriptor {
-            request_id: rid,
-            event_list: list.ok_or_else(|| missing(t, "eventList"))?,
-        })
     }
 
     fn event_dm(&self, t: &Tlv) -> D<Option<EventDm>> {
@@ -1847,7 +1777,7 @@ impl Dec<'_> {
                 let mut r = alt.children()?;
                 while let Some(x) = r.next()? {
                     match x.tag {
-                        0xA0 => rd.second_event = Some(self.second_events(&x)?),
+                        0xA0 => rd.second_event = Some(self.events(&x, EventLevel::Embedded)?),
                         0xA1 => rd.signals_descriptor = Some(self.signals(&x)?.into()),
                         _ => {}
                     }

@@ -7,7 +7,7 @@ use crate::asn1::enums::{Enumerated, NamedBits};
 use crate::asn1::names::{ItemKind, NameRegistry};
 use crate::asn1::termid::{self, TermIdLevels};
 use crate::asn1::values;
-use crate::ber::{BerConfig, Dialect, Mapping};
+use crate::ber::{BerConfig, Dialect, EventLevel, Mapping};
 use crate::model::*;
 use crate::EncodeError;
 
@@ -683,7 +683,7 @@ impl Enc<'_> {
                 AmmDescriptor::Media(m) => self.media(c(0), m)?,
                 AmmDescriptor::Modem(m) => self.modem(c(1), m)?,
                 AmmDescriptor::Mux(m) => self.mux(c(2), m)?,
-                AmmDescriptor::Events(e) => self.events(c(3), e)?,
+                AmmDescriptor::Events(e) => self.events(c(3), e, EventLevel::First)?,
                 AmmDescriptor::EventBuffer(e) => self.event_buffer(c(4), e)?,
                 AmmDescriptor::Signals(sd) => self.signals(c(5), sd)?,
                 AmmDescriptor::DigitMap(dm) => self.digit_map(c(6), dm)?,
@@ -799,7 +799,7 @@ impl Enc<'_> {
                 AuditReturnParameter::Media(m) => self.media(c(1), m)?,
                 AuditReturnParameter::Modem(m) => self.modem(c(2), m)?,
                 AuditReturnParameter::Mux(m) => self.mux(c(3), m)?,
-                AuditReturnParameter::Events(e) => self.events(c(4), e)?,
+                AuditReturnParameter::Events(e) => self.events(c(4), e, EventLevel::First)?,
                 AuditReturnParameter::EventBuffer(e) => self.event_buffer(c(5), e)?,
                 AuditReturnParameter::Signals(sd) => self.signals(c(6), sd)?,
                 AuditReturnParameter::DigitMap(dm) => self.digit_map(c(7), dm)?,
@@ -1182,7 +1182,9 @@ impl Enc<'_> {
         Ok(())
     }
 
-    fn events(&mut self, tag: u8, e: &EventsDescriptor) -> R {
+    /// An EventsDescriptor (`level` first) or SecondEventsDescriptor
+    /// (embedded): the same SEQUENCE but for the actions of its events.
+    fn events(&mut self, tag: u8, e: &EventsDescriptor, level: EventLevel) -> R {
         let s = self.open(tag);
         self.opt_uint(p(0), e.request_id);
         let l = self.open(c(1));
@@ -1191,18 +1193,7 @@ impl Enc<'_> {
             let code = self.pkgd(p(0), ItemKind::Event, &ev.pkgd_name)?;
             self.opt_uint(p(1), ev.stream_id);
             if let Some(a) = &ev.event_action {
-                let y = self.open(c(2));
-                self.opt_bool(p(0), a.keep_active);
-                self.event_dm(c(1), &a.event_dm)?;
-                if let Some(se) = &a.second_event {
-                    self.second_events(c(2), se)?;
-                }
-                if let Some(sd) = &a.signals_descriptor {
-                    self.signals(c(3), sd)?;
-                }
-                self.notify_behaviour(c(4), &a.notify_behaviour)?;
-                self.flag(p(5), a.reset_events_descriptor);
-                self.close(y);
+                self.requested_actions(c(2), a, level)?;
             }
             self.parameters(c(3), ItemKind::Event, code, &ev.ev_par_list)?;
             self.close(x);
@@ -1212,6 +1203,26 @@ impl Enc<'_> {
         Ok(())
     }
 
+    /// RequestedActions, or SecondRequestedActions when embedded (no
+    /// `secondEvent`; see [`EventLevel::tag`]).
+    fn requested_actions(&mut self, tag: u8, a: &RequestedActions, level: EventLevel) -> R {
+        let y = self.open(tag);
+        self.opt_bool(p(0), a.keep_active);
+        self.event_dm(c(1), &a.event_dm)?;
+        if let (EventLevel::First, Some(se)) = (level, &a.second_event) {
+            self.second_events(c(2), se)?;
+        }
+        if let Some(sd) = &a.signals_descriptor {
+            self.signals(level.tag(c(3)), sd)?;
+        }
+        self.notify_behaviour(level.tag(c(4)), &a.notify_behaviour)?;
+        self.flag(level.tag(p(5)), a.reset_events_descriptor);
+        self.close(y);
+        Ok(())
+    }
+
+    /// Embedded events, within the nesting limit (the one recursive type:
+    /// regulated notify behaviours hold embedded events again).
     fn second_events(&mut self, tag: u8, e: &EventsDescriptor) -> R {
         self.depth += 1;
         if self.depth > self.max_depth {
@@ -1220,36 +1231,9 @@ impl Enc<'_> {
                 format!("nested deeper than max_depth {}", self.max_depth),
             ));
         }
-        let r = self.second_events_inner(tag, e);
+        let r = self.events(tag, e, EventLevel::Embedded);
         self.depth -= 1;
         r
-    }
-
-    fn second_events_inner(&mut self, tag: u8, e: &EventsDescriptor) -> R {
-        let s = self.open(tag);
-        self.opt_uint(p(0), e.request_id);
-        let l = self.open(c(1));
-        for ev in &e.event_list {
-            let x = self.open(SEQ);
-            let code = self.pkgd(p(0), ItemKind::Event, &ev.pkgd_name)?;
-            self.opt_uint(p(1), ev.stream_id);
-            if let Some(a) = &ev.event_action {
-                let y = self.open(c(2));
-                self.opt_bool(p(0), a.keep_active);
-                self.event_dm(c(1), &a.event_dm)?;
-                if let Some(sd) = &a.signals_descriptor {
-                    self.signals(c(2), sd)?;
-                }
-                self.notify_behaviour(c(3), &a.notify_behaviour)?;
-                self.flag(p(4), a.reset_events_descriptor);
-                self.close(y);
-            }
-            self.parameters(c(3), ItemKind::Event, code, &ev.ev_par_list)?;
-            self.close(x);
-        }
-        self.close(l);
-        self.close(s);
-        Ok(())
     }
 
     fn event_dm(&mut self, tag: u8, dm: &Option<EventDm>) -> R {

@@ -96,6 +96,44 @@ pub use crate::asn1::names::NameRegistry;
 pub use crate::asn1::termid::TermIdLevels;
 use crate::{DecodeError, EncodeError, Limits, MegacoMessage};
 
+/// Where an events descriptor sits, which decides the tags of its
+/// events' actions: `RequestedActions` at the first level (an Events
+/// descriptor) has `secondEvent [2]`; `SecondRequestedActions` (embedded
+/// events of a regulated notify behaviour or of a first-level action)
+/// has none, and its later components sit one tag number lower. The
+/// model folds both into one type, and each codec walks them once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EventLevel {
+    /// `EventsDescriptor`, `RequestedEvent`, `RequestedActions`.
+    First,
+    /// `SecondEventsDescriptor`, `SecondRequestedEvent`,
+    /// `SecondRequestedActions`.
+    Embedded,
+}
+
+impl EventLevel {
+    /// The tag at this level of a RequestedActions component given by its
+    /// first-level tag: components after `secondEvent [2]` move one down.
+    #[inline]
+    pub(crate) fn tag(self, first_level: u8) -> u8 {
+        match self {
+            EventLevel::Embedded if first_level & 0x1F > 2 => first_level - 1,
+            _ => first_level,
+        }
+    }
+
+    /// The first-level tag of a component read at this level (the inverse
+    /// of [`tag`](Self::tag)); `secondEvent`'s tag is none at the embedded
+    /// level, so it maps where no component is.
+    #[inline]
+    pub(crate) fn first_level_tag(self, tag: u8) -> u8 {
+        match self {
+            EventLevel::Embedded if (2..31).contains(&(tag & 0x1F)) => tag + 1,
+            _ => tag,
+        }
+    }
+}
+
 /// Which BER flavour to read and write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum Dialect {
