@@ -19,6 +19,8 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v script >/dev/null 2>&1 || need+=(bsdutils)
 # text in the benchmark charts
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+# the Python package's tests (a virtual environment)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3 python3-venv)
 
 if ((${#need[@]})); then
     echo "setup: installing ${need[*]}" >&2

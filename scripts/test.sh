@@ -29,10 +29,28 @@ doc() {
     rm -f "$log"
 }
 
+# The Python package (python/): a fresh virtual environment under target/,
+# the package built from source and installed as a user would
+# (pip install ./python), then its tests.
+python_tests() {
+    if python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        rm -rf target/py-venv
+        python3 -m venv target/py-venv
+        target/py-venv/bin/pip install --quiet --disable-pip-version-check ./python pytest
+        target/py-venv/bin/python -m pytest -q python/tests
+    elif [ "${CI:-}" = true ]; then
+        echo "test: python3 with venv is needed for the Python package's tests (scripts/setup.sh installs it)" >&2
+        return 1
+    else
+        echo "test: python3 with venv not found: the Python package's tests did not run" >&2
+    fi
+}
+
 step cargo fmt --all -- --check
 step cargo clippy --workspace --all-targets --quiet -- -D warnings
 step scripts/msrv.py
 step cargo test --workspace
+step python_tests
 step doc
 # Each published crate packages with everything it needs inside it, and
 # builds from its package alone.

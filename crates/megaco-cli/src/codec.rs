@@ -10,11 +10,13 @@ use megaco::ber::{Dialect, Mapping, TermIdLevels};
 use megaco::codec::{sniff, DecodeError, Encoding, Kind};
 use megaco::MegacoMessage;
 
-/// What `convert --from` takes: `auto` or an encoding.
+/// What `convert --from` takes: `auto`, an encoding, or the model as JSON.
 #[derive(Debug, Clone)]
 pub enum Input {
     /// Recognise the encoding by the bytes' signature.
     Auto,
+    /// The model as JSON (`megaco::json`: `{"megaco_json": 1, "message": …}`).
+    Json,
     /// This encoding.
     Known(Encoding),
 }
@@ -25,12 +27,13 @@ impl FromStr for Input {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "auto" => Ok(Input::Auto),
+            "json" => Ok(Input::Json),
             // Text is read the same whatever its style.
             "text" => Ok(Input::Known(Encoding::pretty())),
             _ => s
                 .parse()
                 .map(Input::Known)
-                .map_err(|e| format!("{e}, auto, text")),
+                .map_err(|e| format!("{e}, auto, text, json")),
         }
     }
 }
@@ -182,6 +185,8 @@ pub enum InputError {
     Empty,
     /// The bytes are no Megaco message at all; what they look like.
     NotMegaco(String),
+    /// The JSON reader failed (`--from json`).
+    Json(megaco::json::JsonError),
     /// A decoder failed.
     Decode {
         /// The encoding tried.
@@ -204,6 +209,12 @@ impl InputError {
         match self {
             InputError::Empty => format!("{name}: empty: not a Megaco message"),
             InputError::NotMegaco(what) => format!("{name}: not a Megaco message ({what})"),
+            InputError::Json(megaco::json::JsonError::Syntax {
+                line,
+                column,
+                message,
+            }) => format!("{name}:{line}:{column}: JSON: {message}"),
+            InputError::Json(e) => format!("{name}: JSON: {e}"),
             InputError::Decode {
                 encoding,
                 error,
@@ -257,6 +268,11 @@ pub fn read_message(
 ) -> Result<(MegacoMessage, Encoding), ReadError> {
     let foreign = looks_like(bytes);
     let (encoding, guessed) = match input {
+        Input::Json => {
+            let msg = megaco::json::from_slice(bytes).map_err(InputError::Json)?;
+            // JSON is no wire encoding: report it as read by the text codec.
+            return Ok((msg, Encoding::pretty()));
+        }
         // The native format names its configuration in its header byte.
         Input::Known(e) => match Encoding::guess(bytes) {
             Some(g) if e.kind() == Kind::Native && g.kind() == Kind::Native => (g, false),
@@ -287,7 +303,7 @@ pub fn read_message(
         Ok(msg) => Ok((msg, encoding)),
         Err(error) => {
             let hint = match input {
-                Input::Auto => None,
+                Input::Auto | Input::Json => None,
                 Input::Known(_) => hint(bytes, &encoding),
             };
             Err(InputError::Decode {
@@ -384,7 +400,7 @@ fn hint(bytes: &[u8], encoding: &Encoding) -> Option<String> {
 pub fn write_message(msg: &MegacoMessage, to: &Output) -> anyhow::Result<Vec<u8>> {
     Ok(match to {
         Output::Wire(e) => e.encode(msg)?,
-        Output::Json => serde_json::to_vec_pretty(msg)?,
+        Output::Json => megaco::json::to_string_pretty(msg)?.into_bytes(),
     })
 }
 

@@ -4,14 +4,16 @@
 #![forbid(unsafe_code)]
 
 mod codec;
+mod load;
 mod net;
+mod pcap;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use codec::{BinaryOptions, Input, Output};
 
@@ -126,10 +128,56 @@ enum Command {
     /// answered without error, 1 if a reply carries an error descriptor, 3
     /// if one got no reply, 2 for a file without requests.
     Send(net::SendArgs),
+    /// Read the H.248 messages of packet captures (pcap, pcapng).
+    ///
+    /// UDP, TCP (reassembled, TPKT framed) and SCTP (PPID 7), over IPv4
+    /// and IPv6 (fragments reassembled); H.248 is found on ports 2944,
+    /// 2945 and --port, and by its signature elsewhere. Prints one line
+    /// per message (packet, time, source -> destination, transport,
+    /// encoding, compact text), or JSON Lines (--json), or the
+    /// transaction summary (--stats); --flow draws the ladder diagram.
+    /// Messages that do not decode and packets that cannot be read are
+    /// listed with their packet number. Exits 1 if there were any.
+    Pcap(pcap::PcapArgs),
+    /// Load a controller with simulated gateways (or gateways with a
+    /// controller), sipp-style: live progress, throughput, latency
+    /// percentiles, charts.
+    ///
+    /// N gateways, each with its own socket and mid, register with the
+    /// controller at --mgc and run calls (by default Add, Modify, Notify,
+    /// Subtract) at --rate transactions per second in all, or as fast as
+    /// answers come, for --duration seconds. Prints sent, answered,
+    /// failed and timed-out transactions, throughput and latency
+    /// p50/p90/p99/p99.9/max; --out writes charts and JSON. Loopback
+    /// targets only, unless --allow-remote. Exit status 3 when nothing was
+    /// answered.
+    Load(load::LoadArgs),
+}
+
+/// `megaco bench fanout` beside `megaco bench`'s own modes.
+fn command() -> clap::Command {
+    Cli::command().mut_subcommand("bench", |bench| {
+        bench.subcommand(<load::FanoutArgs as clap::Args>::augment_args(
+            clap::Command::new("fanout").about(
+                "Fan-out: one controller, one request to each of N gateways, time per destination as N grows",
+            ),
+        ))
+    })
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = command().get_matches();
+    if let Some(("bench", bench)) = matches.subcommand() {
+        if let Some(("fanout", m)) = bench.subcommand() {
+            let result = load::FanoutArgs::from_arg_matches(m).map(|mut args| {
+                args.vs_otp = m.try_get_one::<bool>("vs_otp").ok().flatten() == Some(&true);
+                args
+            });
+            let args = result.unwrap_or_else(|e| e.exit());
+            return finish(load::run_fanout(args));
+        }
+    }
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Convert {
             from,
@@ -161,7 +209,13 @@ fn main() -> ExitCode {
         Command::Mgc(args) => net::mgc(args),
         Command::Mg(args) => net::mg(args),
         Command::Send(args) => net::send(args),
+        Command::Pcap(args) => pcap::run(args),
+        Command::Load(args) => load::run_load(args),
     };
+    finish(result)
+}
+
+fn finish(result: Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {

@@ -82,6 +82,8 @@ fn convert_to_json_prints_the_model() {
     );
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["megaco_json"], 1);
+    let v = &v["message"];
     assert_eq!(v["mess"]["version"], 1);
     assert_eq!(v["mess"]["mid"], "[124.124.124.222]:55555");
 }

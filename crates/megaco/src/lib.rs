@@ -15,6 +15,8 @@ pub mod ber;
 pub mod codec;
 pub mod corpus;
 pub mod error;
+#[cfg(feature = "serde")]
+pub mod json;
 pub mod limits;
 pub mod model;
 #[cfg(feature = "native")]
