@@ -31,14 +31,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use megaco::ber::{BerConfig, Dialect, Mapping, TermIdLevels};
+use megaco::ber::BerConfig;
+use megaco::codec::Encoding;
 use megaco::per::PerConfig;
 use megaco_pcap::flow::Ladder;
 use megaco_pcap::stats::{error_name, Report, Stats};
 use megaco_pcap::{Capture, Event, Options, Problem, Record, Timestamp};
 use serde_json::{json, Value};
 
-use crate::codec::{BinaryOptions, DialectArg};
+use crate::codec::BinaryOptions;
 
 mod generate;
 
@@ -223,26 +224,13 @@ fn options(args: &PcapArgs) -> Result<Options> {
     let mut o = Options::default();
     o.ports.extend(&args.ports);
     o.sniff = !args.no_sniff;
-    let mapping = if args.binary.native {
-        Mapping::Native
-    } else {
-        Mapping::Text(
-            TermIdLevels::new(&args.binary.levels)
-                .map_err(|e| anyhow::anyhow!("--levels {:?}: {e}", args.binary.levels))?,
-        )
-    };
-    o.ber = BerConfig {
-        dialect: match args.binary.dialect {
-            DialectArg::Standard => Dialect::Standard,
-            DialectArg::Otp => Dialect::Otp,
-        },
-        mapping: mapping.clone(),
-        ..BerConfig::default()
-    };
-    o.per = PerConfig {
-        mapping,
-        ..PerConfig::default()
-    };
+    // The capture's BER and PER with the user's binary options applied.
+    if let Encoding::Ber(c) = args.binary.apply(Encoding::Ber(BerConfig::default()))? {
+        o.ber = c;
+    }
+    if let Encoding::Per(c) = args.binary.apply(Encoding::Per(PerConfig::default()))? {
+        o.per = c;
+    }
     Ok(o)
 }
 

@@ -1,0 +1,259 @@
+//! `megaco mgc`: a controller on UDP and TCP, text and binary ports at
+//! once, answering every request (scenario rules, then the defaults).
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use megaco_stack::scenario::{Role, TermIdStyle};
+use megaco_stack::{Inbound, Stack};
+use serde_json::json;
+
+use super::log::{addr, Log, LogArgs};
+use super::serve::{self, Server};
+use super::show::mid_text;
+use super::{
+    config, domain, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding, MID_HELP,
+};
+
+/// `megaco mgc`.
+#[derive(Debug, Clone, Args)]
+#[command(
+    mut_arg("mid", |a| a.help(MID_HELP.to_string() + " [default: <mgc>]")),
+    mut_arg("version", |a| a.help(
+        "The highest protocol version we speak, 1 to 3 (each reply goes out in its \
+         request's version; a registration gets the lower of its own and this) [default: 3]"
+    )),
+)]
+pub struct MgcArgs {
+    /// Listen on this one address only, in the encoding --encoding names
+    /// (pretty text by default), instead of the text and binary ports.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// The address the text and binary ports are opened on.
+    #[arg(long, value_name = "IP", default_value_t = IpAddr::V4(Ipv4Addr::UNSPECIFIED))]
+    pub host: IpAddr,
+    /// The text port (RFC 3525 D.1; 0 picks a free one).
+    #[arg(long, value_name = "PORT", default_value_t = 2944)]
+    pub text_port: u16,
+    /// The binary (BER, PER) port (RFC 3525 D.2; 0 picks a free one).
+    #[arg(long, value_name = "PORT", default_value_t = 2945)]
+    pub binary_port: u16,
+    /// TCP only (TPKT framing).
+    #[arg(long, conflicts_with = "udp")]
+    pub tcp: bool,
+    /// UDP only.
+    #[arg(long)]
+    pub udp: bool,
+    /// Exit after answering N requests.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
+    /// Answer as this scenario file's rules say (see the README).
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: Common,
+    #[command(flatten)]
+    pub log: LogArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// Runs `megaco mgc`.
+pub fn mgc(args: MgcArgs) -> Result<ExitCode> {
+    runtime()?.block_on(run(args))
+}
+
+/// The ports to open: the encoding of each and its address. A port 0
+/// that UDP and TCP both open is picked here, free for both, so that they
+/// share it.
+fn ports(args: &MgcArgs) -> Result<Vec<(WireEncoding, SocketAddr)>> {
+    let mut ports = wanted(args);
+    if !args.tcp && !args.udp {
+        for (_, at) in &mut ports {
+            if at.port() == 0 {
+                at.set_port(free_port(at.ip())?);
+            }
+        }
+    }
+    Ok(ports)
+}
+
+/// A port free for both UDP and TCP on `ip`.
+fn free_port(ip: IpAddr) -> Result<u16> {
+    for _ in 0..16 {
+        let udp = std::net::UdpSocket::bind((ip, 0)).context("finding a free port")?;
+        let port = udp.local_addr()?.port();
+        if std::net::TcpListener::bind((ip, port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    anyhow::bail!("no port free for both UDP and TCP on {ip}")
+}
+
+fn wanted(args: &MgcArgs) -> Vec<(WireEncoding, SocketAddr)> {
+    match (args.listen, args.common.encoding) {
+        (Some(a), e) => vec![(e.unwrap_or(WireEncoding::Pretty), a)],
+        (None, Some(e)) => {
+            let port = if e.is_binary() {
+                args.binary_port
+            } else {
+                args.text_port
+            };
+            vec![(e, SocketAddr::new(args.host, port))]
+        }
+        (None, None) => vec![
+            (
+                WireEncoding::Pretty,
+                SocketAddr::new(args.host, args.text_port),
+            ),
+            (
+                WireEncoding::Ber,
+                SocketAddr::new(args.host, args.binary_port),
+            ),
+        ],
+    }
+}
+
+async fn run(args: MgcArgs) -> Result<ExitCode> {
+    let started = Instant::now();
+    let c = &args.common;
+    let scenario = super::scenario(args.scenario.as_ref())?;
+    let mid = c.mid.clone().unwrap_or_else(|| domain("mgc"));
+    // The highest version we speak; each reply goes out in its request's.
+    let version = c.version.unwrap_or(3);
+    let ports = ports(&args)?;
+    // Each peer is answered in its own encoding; this one is for the
+    // messages to a peer not heard from yet.
+    let first = ports.first().map_or(WireEncoding::Pretty, |p| p.0);
+    let config = config(
+        mid.clone(),
+        version,
+        first.encoding(c.dialect),
+        &args.engine,
+    );
+    let max_peers = config.transport.max_peers;
+    let (log, writer) = Log::start(&args.log)?;
+    let tally = Arc::new(Tally::default());
+    // Installed before the first line, so that a signal right after it is
+    // caught.
+    let stop = stop_signal().context("installing the signal handlers")?;
+    let mut builder = Stack::builder(config);
+    let mut udp_kinds = Vec::new();
+    let mut tcp_kinds = Vec::new();
+    for (encoding, at) in &ports {
+        // What the port is for: each peer is answered in its own
+        // encoding whichever port it uses.
+        let kind = if encoding.is_binary() {
+            "binary"
+        } else {
+            "text"
+        };
+        if !args.tcp {
+            builder = builder.udp(*at);
+            udp_kinds.push(kind);
+        }
+        if !args.udp {
+            builder = builder.tcp(*at);
+            tcp_kinds.push(kind);
+        }
+    }
+    let wanted: Vec<String> = ports.iter().map(|(_, a)| a.to_string()).collect();
+    let (stack, mut incoming) = builder
+        .start()
+        .await
+        .with_context(|| format!("listening on {}", wanted.join(", ")))?;
+    for ((at, kind), transport) in stack
+        .udp_addrs()
+        .into_iter()
+        .zip(udp_kinds)
+        .map(|x| (x, "udp"))
+        .chain(
+            stack
+                .tcp_addrs()
+                .into_iter()
+                .zip(tcp_kinds)
+                .map(|x| (x, "tcp")),
+        )
+    {
+        log.notice(
+            "listening",
+            || format!("listening on {transport} {at} {kind}"),
+            || json!({ "transport": transport, "address": addr(at), "encoding": kind }),
+        );
+    }
+    log.warn(
+        "started",
+        || {
+            format!(
+                "mgc: mid {}, v{version}; SIGINT or SIGTERM to stop",
+                mid_text(&mid)
+            )
+        },
+        || json!({ "mid": mid_text(&mid), "version": version }),
+    );
+
+    let role = Role::Mgc {
+        mid: mid.clone(),
+        max_version: version,
+    };
+    let mut server = Server::new(log.clone(), tally.clone(), role, scenario.rules, max_peers);
+    let mut served: u64 = 0;
+    tokio::pin!(stop);
+    let mut report =
+        tokio::time::interval_at(tokio::time::Instant::now() + REPORT_EVERY, REPORT_EVERY);
+    let mut log_dropped = 0;
+    let ended = loop {
+        tokio::select! {
+            sig = &mut stop => break format!("mgc: stopped by {sig}"),
+            _ = report.tick() => {
+                // The stack reports its own drops; this is the log's.
+                let now = log.dropped();
+                if now > log_dropped {
+                    let n = now - log_dropped;
+                    log.warn(
+                        "log_dropped",
+                        || format!("mgc: {n} log lines dropped in the last {} s (output full or closed)", REPORT_EVERY.as_secs()),
+                        || json!({ "seconds": REPORT_EVERY.as_secs(), "log_lines_dropped": n }),
+                    );
+                }
+                log_dropped = now;
+            }
+            item = incoming.recv() => match item {
+                None => break "mgc: the stack stopped".to_string(),
+                Some(Inbound::Request(req)) => {
+                    server.request(req, TermIdStyle::Text);
+                    served += 1;
+                    if args.count == Some(served) {
+                        break format!("mgc: answered {served} requests");
+                    }
+                }
+                Some(Inbound::Event { peer, event }) => serve::event(&log, &tally, peer.addr, &event),
+                Some(Inbound::Endpoint(ev)) => server.endpoint(&ev),
+                Some(Inbound::Closed { peer, error }) => {
+                    let why = error.map(|e| format!(": {e}")).unwrap_or_default();
+                    log.info(
+                        "closed",
+                        || format!("-- {peer} closed{why}"),
+                        || json!({ "peer": addr(peer.addr), "error": why.trim_start_matches(": ") }),
+                    );
+                }
+                Some(_) => {}
+            }
+        }
+    };
+    // The replies under way go out, and TCP connections close gracefully,
+    // before the process ends.
+    server.drain(Duration::from_secs(5)).await;
+    let _ = tokio::time::timeout(Duration::from_secs(5), stack.handle().close()).await;
+    tally.summary(&log, &ended, started);
+    writer.finish(log, Duration::from_secs(1));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How often the log's dropped lines are reported (when there were any).
+const REPORT_EVERY: Duration = Duration::from_secs(10);
