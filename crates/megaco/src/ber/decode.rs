@@ -160,7 +160,11 @@ pub(super) fn null(t: &Tlv) -> D<bool> {
 
 #[inline]
 pub(super) fn string(t: &Tlv) -> CompactString {
-    CompactString::from_utf8_lossy(t.content())
+    // Nearly always valid UTF-8 (ASCII): checked once, copied once.
+    match std::str::from_utf8(t.content()) {
+        Ok(s) => CompactString::new(s),
+        Err(_) => CompactString::from_utf8_lossy(t.content()),
+    }
 }
 
 #[inline]
@@ -192,6 +196,14 @@ fn bit_list<T: NamedBits>(t: &Tlv) -> D<Vec<T>> {
         }
     }
     Ok(out)
+}
+
+/// Pushes `x` onto `v` and returns it, to be filled in place.
+#[inline]
+fn push<T>(v: &mut SmallList<T>, x: T) -> &mut T {
+    v.push(x);
+    let last = v.len() - 1;
+    &mut v[last]
 }
 
 impl Dec<'_> {
@@ -305,21 +317,36 @@ impl Dec<'_> {
 
     // ---- message --------------------------------------------------------
 
+    // Decoding writes into place: each list element is pushed empty and
+    // filled through a reference, so the large values (transactions,
+    // actions, commands) are built where they stay instead of being moved
+    // up through every `Result`.
+
     fn megaco_message(&self, t: &Tlv) -> D<MegacoMessage> {
-        let mut auth = None;
-        let mut mess = None;
+        let mut out = MegacoMessage {
+            auth_header: None,
+            mess: Message {
+                version: 0,
+                mid: Mid::Device(CompactString::default()),
+                body: MessageBody::Transactions(SmallList::new()),
+            },
+        };
+        let mut mess = false;
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
             match x.tag {
-                0xA0 => auth = Some(self.auth(&x)?),
-                0xA1 => mess = Some(self.message(&x)?),
+                0xA0 => out.auth_header = Some(self.auth(&x)?),
+                0xA1 => {
+                    self.message(&x, &mut out.mess)?;
+                    mess = true;
+                }
                 _ => {}
             }
         }
-        Ok(MegacoMessage {
-            auth_header: auth,
-            mess: mess.ok_or_else(|| missing(t, "Message"))?,
-        })
+        if !mess {
+            return Err(missing(t, "Message"));
+        }
+        Ok(out)
     }
 
     fn auth(&self, t: &Tlv) -> D<AuthenticationHeader> {
@@ -345,29 +372,32 @@ impl Dec<'_> {
         })
     }
 
-    fn message(&self, t: &Tlv) -> D<Message> {
+    fn message(&self, t: &Tlv, out: &mut Message) -> D<()> {
         let mut r = t.children()?;
-        let version = message_version(t, &mut r)?;
-        let (mut mid, mut body) = (None, None);
+        out.version = message_version(t, &mut r)?;
+        let (mut mid, mut body) = (false, false);
         while let Some(x) = r.next()? {
             match x.tag {
-                0xA1 => mid = Some(self.mid_choice(&x)?),
+                0xA1 => {
+                    out.mid = self.mid_choice(&x)?;
+                    mid = true;
+                }
                 0xA2 => {
                     let mut c = x.children()?;
                     let alt = c
                         .next()?
                         .ok_or_else(|| missing(&x, "messageBody alternative"))?;
-                    body = Some(match alt.tag {
-                        0xA0 => MessageBody::Error(self.error_descriptor(&alt)?),
+                    match alt.tag {
+                        0xA0 => out.body = MessageBody::Error(self.error_descriptor(&alt)?),
                         0xA1 => {
-                            let mut ts = SmallList::new();
+                            out.body = MessageBody::Transactions(SmallList::new());
+                            let MessageBody::Transactions(ts) = &mut out.body else {
+                                unreachable!("set on the line above")
+                            };
                             let mut l = alt.children()?;
                             while let Some(tr) = l.next()? {
-                                if let Some(tr) = self.transaction(&tr)? {
-                                    ts.push(tr);
-                                }
+                                self.transaction(&tr, ts)?;
                             }
-                            MessageBody::Transactions(ts)
                         }
                         _ => {
                             return Err(unexpected_tag(
@@ -376,16 +406,19 @@ impl Dec<'_> {
                                 alt.tag,
                             ))
                         }
-                    });
+                    }
+                    body = true;
                 }
                 _ => {}
             }
         }
-        Ok(Message {
-            version,
-            mid: mid.ok_or_else(|| missing(t, "Message.mId"))?,
-            body: body.ok_or_else(|| missing(t, "Message.messageBody"))?,
-        })
+        if !mid {
+            return Err(missing(t, "Message.mId"));
+        }
+        if !body {
+            return Err(missing(t, "Message.messageBody"));
+        }
+        Ok(())
     }
 
     /// An explicitly tagged MId.
@@ -466,30 +499,46 @@ impl Dec<'_> {
         })
     }
 
-    fn transaction(&self, t: &Tlv) -> D<Option<Transaction>> {
-        Ok(Some(match t.tag {
+    /// Appends the transaction `t` to `out` (an unknown alternative is
+    /// skipped).
+    fn transaction(&self, t: &Tlv, out: &mut SmallList<Transaction>) -> D<()> {
+        let tr = match t.tag {
             0xA0 => {
-                let (mut id, mut actions) = (None, None);
+                let Transaction::Request(req) =
+                    push(out, Transaction::Request(TransactionRequest::default()))
+                else {
+                    unreachable!("pushed on the line above")
+                };
+                let (mut id, mut actions) = (false, false);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
                     match x.tag {
-                        0x80 => id = Some(u32v(&x, "TransactionId")?),
+                        0x80 => {
+                            req.transaction_id = u32v(&x, "TransactionId")?;
+                            id = true;
+                        }
                         0xA1 => {
-                            let mut v = SmallList::new();
+                            req.actions.clear();
                             let mut l = x.children()?;
                             while let Some(a) = l.next()? {
                                 expect(&a, 0x30, "ActionRequest (SEQUENCE)")?;
-                                v.push(self.action_request(&a)?);
+                                self.action_request(
+                                    &a,
+                                    push(&mut req.actions, Default::default()),
+                                )?;
                             }
-                            actions = Some(v);
+                            actions = true;
                         }
                         _ => {}
                     }
                 }
-                Transaction::Request(TransactionRequest {
-                    transaction_id: id.ok_or_else(|| missing(t, "transactionId"))?,
-                    actions: actions.ok_or_else(|| missing(t, "actions"))?,
-                })
+                if !id {
+                    return Err(missing(t, "transactionId"));
+                }
+                if !actions {
+                    return Err(missing(t, "actions"));
+                }
+                return Ok(());
             }
             0xA1 => {
                 let mut id = None;
@@ -523,7 +572,7 @@ impl Dec<'_> {
                                     let mut l = alt.children()?;
                                     while let Some(a) = l.next()? {
                                         expect(&a, 0x30, "ActionReply (SEQUENCE)")?;
-                                        v.push(self.action_reply(&a)?);
+                                        self.action_reply(&a, push(&mut v, Default::default()))?;
                                     }
                                     TransactionResult::ActionReplies(v)
                                 }
@@ -587,65 +636,81 @@ impl Dec<'_> {
                     segmentation_complete: done,
                 })
             }
-            _ => return Ok(None),
-        }))
+            _ => return Ok(()),
+        };
+        out.push(tr);
+        Ok(())
     }
 
-    fn action_request(&self, t: &Tlv) -> D<ActionRequest> {
-        let (mut ctx, mut cr, mut ca, mut cmds) = (None, None, None, None);
+    fn action_request(&self, t: &Tlv, a: &mut ActionRequest) -> D<()> {
+        let (mut ctx, mut cmds) = (false, false);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
             match x.tag {
-                0x80 => ctx = Some(ContextId(u32v(&x, "ContextID")?)),
-                0xA1 => cr = Some(self.context_request(&x)?),
-                0xA2 => ca = Some(self.context_attr_audit(&x)?),
+                0x80 => {
+                    a.context_id = ContextId(u32v(&x, "ContextID")?);
+                    ctx = true;
+                }
+                0xA1 => a.context_request = Some(self.context_request(&x)?),
+                0xA2 => a.context_attr_audit_req = Some(self.context_attr_audit(&x)?),
                 0xA3 => {
-                    let mut v = SmallList::new();
+                    a.command_requests.clear();
                     let mut l = x.children()?;
                     while let Some(c) = l.next()? {
                         expect(&c, 0x30, "CommandRequest (SEQUENCE)")?;
-                        v.push(self.command_request(&c)?);
+                        let empty = CommandRequest {
+                            command: Command::Add(AmmRequest::default()),
+                            optional: false,
+                            wildcard_return: false,
+                        };
+                        let cr = push(&mut a.command_requests, empty);
+                        self.command_request(&c, cr)?;
                     }
-                    cmds = Some(v);
+                    cmds = true;
                 }
                 _ => {}
             }
         }
-        Ok(ActionRequest {
-            context_id: ctx.ok_or_else(|| missing(t, "contextId"))?,
-            context_request: cr,
-            context_attr_audit_req: ca,
-            command_requests: cmds.ok_or_else(|| missing(t, "commandRequests"))?,
-        })
+        if !ctx {
+            return Err(missing(t, "contextId"));
+        }
+        if !cmds {
+            return Err(missing(t, "commandRequests"));
+        }
+        Ok(())
     }
 
-    fn action_reply(&self, t: &Tlv) -> D<ActionReply> {
-        let (mut ctx, mut err, mut cr, mut reps) = (None, None, None, None);
+    fn action_reply(&self, t: &Tlv, a: &mut ActionReply) -> D<()> {
+        let (mut ctx, mut reps) = (false, false);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
             match x.tag {
-                0x80 => ctx = Some(ContextId(u32v(&x, "ContextID")?)),
-                0xA1 => err = Some(self.error_descriptor(&x)?),
-                0xA2 => cr = Some(self.context_request(&x)?),
+                0x80 => {
+                    a.context_id = ContextId(u32v(&x, "ContextID")?);
+                    ctx = true;
+                }
+                0xA1 => a.error_descriptor = Some(self.error_descriptor(&x)?),
+                0xA2 => a.context_reply = Some(self.context_request(&x)?),
                 0xA3 => {
-                    let mut v = SmallList::new();
+                    a.command_reply.clear();
                     let mut l = x.children()?;
                     while let Some(c) = l.next()? {
                         if let Some(rep) = self.command_reply(&c)? {
-                            v.push(rep);
+                            a.command_reply.push(rep);
                         }
                     }
-                    reps = Some(v);
+                    reps = true;
                 }
                 _ => {}
             }
         }
-        Ok(ActionReply {
-            context_id: ctx.ok_or_else(|| missing(t, "contextId"))?,
-            error_descriptor: err,
-            context_reply: cr,
-            command_reply: reps.ok_or_else(|| missing(t, "commandReply"))?,
-        })
+        if !ctx {
+            return Err(missing(t, "contextId"));
+        }
+        if !reps {
+            return Err(missing(t, "commandReply"));
+        }
+        Ok(())
     }
 
     fn context_request(&self, t: &Tlv) -> D<ContextRequest> {
@@ -757,8 +822,8 @@ impl Dec<'_> {
         Ok(ca)
     }
 
-    fn command_request(&self, t: &Tlv) -> D<CommandRequest> {
-        let (mut cmd, mut opt, mut wild) = (None, false, false);
+    fn command_request(&self, t: &Tlv, cr: &mut CommandRequest) -> D<()> {
+        let mut cmd = false;
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
             match x.tag {
@@ -767,25 +832,33 @@ impl Dec<'_> {
                     let alt = c
                         .next()?
                         .ok_or_else(|| missing(&x, "Command alternative"))?;
-                    cmd = Some(self.command(&alt)?);
+                    self.command(&alt, &mut cr.command)?;
+                    cmd = true;
                 }
-                0x81 => opt = null(&x)?,
-                0x82 => wild = null(&x)?,
+                0x81 => cr.optional = null(&x)?,
+                0x82 => cr.wildcard_return = null(&x)?,
                 _ => {}
             }
         }
-        Ok(CommandRequest {
-            command: cmd.ok_or_else(|| missing(t, "command"))?,
-            optional: opt,
-            wildcard_return: wild,
-        })
+        if !cmd {
+            return Err(missing(t, "command"));
+        }
+        Ok(())
     }
 
-    fn command(&self, t: &Tlv) -> D<Command> {
-        Ok(match t.tag {
-            0xA0 => Command::Add(self.amm_request(t)?),
-            0xA1 => Command::Move(self.amm_request(t)?),
-            0xA2 => Command::Modify(self.amm_request(t)?),
+    /// Writes the command `t` into `out`.
+    fn command(&self, t: &Tlv, out: &mut Command) -> D<()> {
+        let amm = |out: &mut Command, which: fn(AmmRequest) -> Command| {
+            *out = which(AmmRequest::default());
+            match out {
+                Command::Add(a) | Command::Move(a) | Command::Modify(a) => self.amm_request(t, a),
+                _ => unreachable!("set on the line above"),
+            }
+        };
+        *out = match t.tag {
+            0xA0 => return amm(out, Command::Add),
+            0xA1 => return amm(out, Command::Move),
+            0xA2 => return amm(out, Command::Modify),
             0xA3 => {
                 let (mut ids, mut ad) = (None, None);
                 let mut r = t.children()?;
@@ -837,17 +910,22 @@ impl Dec<'_> {
                 }))
             }
             _ => return Err(unexpected_tag(t.offset, "a Command alternative", t.tag)),
-        })
+        };
+        Ok(())
     }
 
-    fn amm_request(&self, t: &Tlv) -> D<AmmRequest> {
-        let (mut ids, mut descs) = (None, None);
+    fn amm_request(&self, t: &Tlv, out: &mut AmmRequest) -> D<()> {
+        let (mut ids, mut descs) = (false, false);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
             match x.tag {
-                0xA0 => ids = Some(self.term_ids(&x)?),
+                0xA0 => {
+                    out.termination_ids = self.term_ids(&x)?;
+                    ids = true;
+                }
                 0xA1 => {
-                    let mut v = Vec::new();
+                    let v = &mut out.descriptors;
+                    v.clear();
                     let mut l = x.children()?;
                     while let Some(d) = l.next()? {
                         let item = match d.tag {
@@ -864,15 +942,18 @@ impl Dec<'_> {
                         };
                         v.push(item);
                     }
-                    descs = Some(v);
+                    descs = true;
                 }
                 _ => {}
             }
         }
-        Ok(AmmRequest {
-            termination_ids: ids.ok_or_else(|| missing(t, "terminationID"))?,
-            descriptors: descs.ok_or_else(|| missing(t, "descriptors"))?,
-        })
+        if !ids {
+            return Err(missing(t, "terminationID"));
+        }
+        if !descs {
+            return Err(missing(t, "descriptors"));
+        }
+        Ok(())
     }
 
     fn audit_request(&self, t: &Tlv) -> D<AuditRequest> {

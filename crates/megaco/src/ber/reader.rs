@@ -160,36 +160,53 @@ impl<'a> Reader<'a> {
     }
 
     /// The next TLV, or `None` at the end of the container.
+    ///
+    /// The common case (a low tag number, a short definite length, within
+    /// every limit) is a few instructions inlined into the caller; the
+    /// rest is [`next_slow`](Self::next_slow), out of line.
     #[inline]
     pub fn next(&mut self) -> Result<Option<Tlv<'a>>, DecodeError> {
-        if self.pos >= self.end {
+        let pos = self.pos;
+        if pos >= self.end {
             return Ok(None);
         }
         self.count += 1;
+        if let Some(&[tag, l0, l1]) = self.data.get(pos..pos + 3) {
+            // A short length, or one length octet after 0x81 (what
+            // encoders write for 128 to 255 octets).
+            let (start, len) = match l0 {
+                0..=0x7F => (pos + 2, usize::from(l0)),
+                0x81 => (pos + 3, usize::from(l1)),
+                _ => (usize::MAX, 0),
+            };
+            let end = start.wrapping_add(len);
+            if tag & 0x1F != 0x1F
+                && start != usize::MAX
+                && end <= self.end
+                && self.count <= self.limits.max_list_len
+                && (tag & 0x20 != 0 || len <= self.limits.max_string_len)
+            {
+                self.pos = end;
+                return Ok(Some(tlv(
+                    self.data,
+                    tag,
+                    pos,
+                    start,
+                    end,
+                    self.depth,
+                    self.limits,
+                )));
+            }
+        }
+        self.next_slow()
+    }
+
+    /// [`next`](Self::next) for long and indefinite lengths, high tag
+    /// numbers, and every error.
+    #[inline(never)]
+    fn next_slow(&mut self) -> Result<Option<Tlv<'a>>, DecodeError> {
         if self.count > self.limits.max_list_len {
             return Err(too_many_items(self.pos, self.limits.max_list_len));
-        }
-        // Fast path: low tag number, short definite length.
-        if self.pos + 2 <= self.end {
-            let tag = self.data[self.pos];
-            let l0 = self.data[self.pos + 1];
-            if tag & 0x1F != 0x1F && l0 < 0x80 {
-                let start = self.pos + 2;
-                let end = start + usize::from(l0);
-                if end <= self.end {
-                    let t = tlv(
-                        self.data,
-                        tag,
-                        self.pos,
-                        start,
-                        end,
-                        self.depth,
-                        self.limits,
-                    );
-                    self.pos = end;
-                    return check_string(t).map(Some);
-                }
-            }
         }
         let (tlv, next) = read_tlv(self.data, self.pos, self.end, self.depth, self.limits)?;
         self.pos = next;
