@@ -1,0 +1,325 @@
+//! BER → model: the message, its header (authentication, MId) and transactions.
+
+use super::*;
+
+impl Dec<'_> {
+    pub(super) fn megaco_message(&self, t: &Tlv) -> D<MegacoMessage> {
+        let mut out = MegacoMessage {
+            auth_header: None,
+            mess: Message {
+                version: 0,
+                mid: Mid::Device(CompactString::default()),
+                body: MessageBody::Transactions(SmallList::new()),
+            },
+        };
+        let mut mess = false;
+        let mut r = t.children()?;
+        while let Some(x) = r.next()? {
+            match x.tag {
+                0xA0 => out.auth_header = Some(self.auth(&x)?),
+                0xA1 => {
+                    self.message(&x, &mut out.mess)?;
+                    mess = true;
+                }
+                _ => {}
+            }
+        }
+        if !mess {
+            return Err(missing(t, "Message"));
+        }
+        Ok(out)
+    }
+
+    pub(super) fn auth(&self, t: &Tlv) -> D<AuthenticationHeader> {
+        let (mut spi, mut sn, mut ad) = (None, None, None);
+        let mut r = t.children()?;
+        while let Some(x) = r.next()? {
+            match x.tag {
+                0x80 => {
+                    spi = Some(u32::from_be_bytes(fixed(
+                        &x,
+                        "SecurityParmIndex (4 octets)",
+                    )?))
+                }
+                0x81 => sn = Some(u32::from_be_bytes(fixed(&x, "SequenceNum (4 octets)")?)),
+                0x82 => ad = Some(x.content().to_vec()),
+                _ => {}
+            }
+        }
+        Ok(AuthenticationHeader {
+            sec_parm_index: spi.ok_or_else(|| missing(t, "secParmIndex"))?,
+            seq_num: sn.ok_or_else(|| missing(t, "seqNum"))?,
+            ad: ad.ok_or_else(|| missing(t, "ad"))?,
+        })
+    }
+
+    pub(super) fn message(&self, t: &Tlv, out: &mut Message) -> D<()> {
+        let mut r = t.children()?;
+        out.version = message_version(t, &mut r)?;
+        let (mut mid, mut body) = (false, false);
+        while let Some(x) = r.next()? {
+            match x.tag {
+                0xA1 => {
+                    out.mid = self.mid_choice(&x)?;
+                    mid = true;
+                }
+                0xA2 => {
+                    let mut c = x.children()?;
+                    let alt = c
+                        .next()?
+                        .ok_or_else(|| missing(&x, "messageBody alternative"))?;
+                    match alt.tag {
+                        0xA0 => out.body = MessageBody::Error(self.error_descriptor(&alt)?),
+                        0xA1 => {
+                            out.body = MessageBody::Transactions(SmallList::new());
+                            let MessageBody::Transactions(ts) = &mut out.body else {
+                                unreachable!("set on the line above")
+                            };
+                            let mut l = alt.children()?;
+                            while let Some(tr) = l.next()? {
+                                self.transaction(&tr, ts)?;
+                            }
+                        }
+                        _ => {
+                            return Err(unexpected_tag(
+                                alt.offset,
+                                "messageError [0] or transactions [1]",
+                                alt.tag,
+                            ))
+                        }
+                    }
+                    body = true;
+                }
+                _ => {}
+            }
+        }
+        if !mid {
+            return Err(missing(t, "Message.mId"));
+        }
+        if !body {
+            return Err(missing(t, "Message.messageBody"));
+        }
+        Ok(())
+    }
+
+    /// An explicitly tagged MId.
+    pub(super) fn mid_choice(&self, t: &Tlv) -> D<Mid> {
+        let mut c = t.children()?;
+        let alt = c.next()?.ok_or_else(|| missing(t, "MId alternative"))?;
+        Ok(match alt.tag {
+            0xA0 => Mid::Ip4(self.ip4(&alt)?),
+            0xA1 => Mid::Ip6(self.ip6(&alt)?),
+            0xA2 => Mid::Domain(self.domain(&alt)?),
+            0x83 => Mid::Device(string(&alt)),
+            0x84 => Mid::Mtp(mtp(&alt, self.standard)?),
+            _ => return Err(unexpected_tag(alt.offset, "an MId alternative", alt.tag)),
+        })
+    }
+
+    pub(super) fn ip4(&self, t: &Tlv) -> D<Ip4Address> {
+        let (mut a, mut port) = (None, None);
+        let mut r = t.children()?;
+        while let Some(x) = r.next()? {
+            match x.tag {
+                0x80 => a = Some(fixed(&x, "IPv4 address (4 octets)")?),
+                0x81 => port = Some(u16v(&x, "port number")?),
+                _ => {}
+            }
+        }
+        Ok(Ip4Address {
+            address: a.ok_or_else(|| missing(t, "IP4Address.address"))?,
+            port,
+        })
+    }
+
+    pub(super) fn ip6(&self, t: &Tlv) -> D<Ip6Address> {
+        let (mut a, mut port) = (None, None);
+        let mut r = t.children()?;
+        while let Some(x) = r.next()? {
+            match x.tag {
+                0x80 => a = Some(fixed(&x, "IPv6 address (16 octets)")?),
+                0x81 => port = Some(u16v(&x, "port number")?),
+                _ => {}
+            }
+        }
+        Ok(Ip6Address {
+            address: a.ok_or_else(|| missing(t, "IP6Address.address"))?,
+            port,
+        })
+    }
+
+    pub(super) fn domain(&self, t: &Tlv) -> D<DomainName> {
+        let (mut n, mut port) = (None, None);
+        let mut r = t.children()?;
+        while let Some(x) = r.next()? {
+            match x.tag {
+                0x80 => n = Some(string(&x)),
+                0x81 => port = Some(u16v(&x, "port number")?),
+                _ => {}
+            }
+        }
+        Ok(DomainName {
+            name: n.ok_or_else(|| missing(t, "DomainName.name"))?,
+            port,
+        })
+    }
+
+    pub(super) fn error_descriptor(&self, t: &Tlv) -> D<ErrorDescriptor> {
+        let (mut code, mut text) = (None, None);
+        let mut r = t.children()?;
+        while let Some(x) = r.next()? {
+            match x.tag {
+                0x80 => code = Some(u16v(&x, "ErrorCode 0..65535")?),
+                0x81 => text = Some(string(&x)),
+                _ => {}
+            }
+        }
+        Ok(ErrorDescriptor {
+            error_code: code.ok_or_else(|| missing(t, "errorCode"))?,
+            error_text: text,
+        })
+    }
+
+    /// Appends the transaction `t` to `out` (an unknown alternative is
+    /// skipped).
+    pub(super) fn transaction(&self, t: &Tlv, out: &mut SmallList<Transaction>) -> D<()> {
+        let tr = match t.tag {
+            0xA0 => {
+                let Transaction::Request(req) =
+                    push(out, Transaction::Request(TransactionRequest::default()))
+                else {
+                    unreachable!("pushed on the line above")
+                };
+                let (mut id, mut actions) = (false, false);
+                let mut r = t.children()?;
+                while let Some(x) = r.next()? {
+                    match x.tag {
+                        0x80 => {
+                            req.transaction_id = u32v(&x, "TransactionId")?;
+                            id = true;
+                        }
+                        0xA1 => {
+                            req.actions.clear();
+                            let mut l = x.children()?;
+                            while let Some(a) = l.next()? {
+                                expect(&a, 0x30, "ActionRequest (SEQUENCE)")?;
+                                self.action_request(
+                                    &a,
+                                    push(&mut req.actions, Default::default()),
+                                )?;
+                            }
+                            actions = true;
+                        }
+                        _ => {}
+                    }
+                }
+                if !id {
+                    return Err(missing(t, "transactionId"));
+                }
+                if !actions {
+                    return Err(missing(t, "actions"));
+                }
+                return Ok(());
+            }
+            0xA1 => {
+                let mut id = None;
+                let mut r = t.children()?;
+                while let Some(x) = r.next()? {
+                    if x.tag == 0x80 {
+                        id = Some(u32v(&x, "TransactionId")?);
+                    }
+                }
+                Transaction::Pending(TransactionPending {
+                    transaction_id: id.ok_or_else(|| missing(t, "transactionId"))?,
+                })
+            }
+            0xA2 => {
+                let (mut id, mut imm, mut res, mut seg, mut done) =
+                    (None, false, None, None, false);
+                let mut r = t.children()?;
+                while let Some(x) = r.next()? {
+                    match x.tag {
+                        0x80 => id = Some(u32v(&x, "TransactionId")?),
+                        0x81 => imm = null(&x)?,
+                        0xA2 => {
+                            let mut c = x.children()?;
+                            let alt = c
+                                .next()?
+                                .ok_or_else(|| missing(&x, "transactionResult alternative"))?;
+                            res = Some(match alt.tag {
+                                0xA0 => TransactionResult::Error(self.error_descriptor(&alt)?),
+                                0xA1 => {
+                                    let mut v = SmallList::new();
+                                    let mut l = alt.children()?;
+                                    while let Some(a) = l.next()? {
+                                        expect(&a, 0x30, "ActionReply (SEQUENCE)")?;
+                                        self.action_reply(&a, push(&mut v, Default::default()))?;
+                                    }
+                                    TransactionResult::ActionReplies(v)
+                                }
+                                _ => {
+                                    return Err(unexpected_tag(
+                                        alt.offset,
+                                        "transactionError [0] or actionReplies [1]",
+                                        alt.tag,
+                                    ))
+                                }
+                            });
+                        }
+                        0x83 => seg = Some(u16v(&x, "SegmentNumber")?),
+                        0x84 => done = null(&x)?,
+                        _ => {}
+                    }
+                }
+                Transaction::Reply(TransactionReply {
+                    transaction_id: id.ok_or_else(|| missing(t, "transactionId"))?,
+                    imm_ack_required: imm,
+                    result: res.ok_or_else(|| missing(t, "transactionResult"))?,
+                    segment_number: seg,
+                    segmentation_complete: done,
+                })
+            }
+            0xA3 => {
+                let mut acks = Vec::new();
+                let mut r = t.children()?;
+                while let Some(x) = r.next()? {
+                    expect(&x, 0x30, "TransactionAck (SEQUENCE)")?;
+                    let (mut first, mut last) = (None, None);
+                    let mut c = x.children()?;
+                    while let Some(y) = c.next()? {
+                        match y.tag {
+                            0x80 => first = Some(u32v(&y, "firstAck")?),
+                            0x81 => last = Some(u32v(&y, "lastAck")?),
+                            _ => {}
+                        }
+                    }
+                    acks.push(TransactionAck {
+                        first_ack: first.ok_or_else(|| missing(&x, "firstAck"))?,
+                        last_ack: last,
+                    });
+                }
+                Transaction::ResponseAck(acks)
+            }
+            0xA4 => {
+                let (mut id, mut seg, mut done) = (None, None, false);
+                let mut r = t.children()?;
+                while let Some(x) = r.next()? {
+                    match x.tag {
+                        0x80 => id = Some(u32v(&x, "TransactionId")?),
+                        0x81 => seg = Some(u16v(&x, "SegmentNumber")?),
+                        0x82 => done = null(&x)?,
+                        _ => {}
+                    }
+                }
+                Transaction::SegmentReply(SegmentReply {
+                    transaction_id: id.ok_or_else(|| missing(t, "transactionId"))?,
+                    segment_number: seg.ok_or_else(|| missing(t, "segmentNumber"))?,
+                    segmentation_complete: done,
+                })
+            }
+            _ => return Ok(()),
+        };
+        out.push(tr);
+        Ok(())
+    }
+}

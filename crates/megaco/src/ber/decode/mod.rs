@@ -1,0 +1,391 @@
+//! BER → model. Components of a SEQUENCE are matched by tag and may come
+//! in any order; tags a component list does not know (extension additions
+//! of later versions) are skipped. Unknown alternatives of an extensible
+//! CHOICE are skipped where the CHOICE is an element of a list, and an
+//! error elsewhere.
+
+use super::reader::{
+    bad_value, missing_at, too_large, trailing_data, truncated, unexpected_tag,
+    unsupported_version, Reader, Tlv,
+};
+use super::{BerConfig, Dialect, EventLevel, Mapping};
+use crate::asn1::enums::{Enumerated, NamedBits};
+use crate::asn1::names::{ItemKind, NameRegistry};
+use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
+use crate::asn1::values::{self, ValueType};
+use crate::error::DecodeError;
+use crate::model::*;
+use crate::Limits;
+
+// The walk, by descriptor family (the same files as `model/`).
+mod audit;
+mod commands;
+mod events;
+mod media;
+mod message;
+mod replies;
+mod service_change;
+mod signals;
+
+type D<T> = Result<T, DecodeError>;
+
+struct Dec<'c> {
+    reg: &'c NameRegistry,
+    levels: Option<&'c TermIdLevels>,
+    standard: bool,
+    native: bool,
+}
+
+pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> {
+    static EMPTY: std::sync::OnceLock<NameRegistry> = std::sync::OnceLock::new();
+    let (reg, levels, native) = match &cfg.mapping {
+        Mapping::Text(l) => (&*cfg.registry, Some(l), false),
+        Mapping::Native => (EMPTY.get_or_init(NameRegistry::empty), None, true),
+    };
+    let d = Dec {
+        reg,
+        levels,
+        standard: cfg.dialect == Dialect::Standard,
+        native,
+    };
+    if bytes.len() > cfg.limits.max_message_size {
+        return Err(too_large(bytes.len(), cfg.limits.max_message_size));
+    }
+    let limits = Limits {
+        max_depth: cfg.limits.max_depth.max(1),
+        ..cfg.limits
+    };
+    let (top, end) = top_level(bytes, &limits)?;
+    if end < bytes.len() {
+        return Err(trailing_data(end, bytes.len()));
+    }
+    d.megaco_message(&top)
+}
+
+/// The outer `MegacoMessage` SEQUENCE and the offset after it.
+pub(super) fn top_level<'a>(bytes: &'a [u8], limits: &'a Limits) -> D<(Tlv<'a>, usize)> {
+    let mut r = Reader::new(bytes, limits);
+    let top = r.next()?.ok_or_else(|| truncated(0, "MegacoMessage"))?;
+    expect(&top, 0x30, "MegacoMessage (SEQUENCE, tag 0x30)")?;
+    Ok((top, r.pos()))
+}
+
+/// The version of a message, from its header alone.
+pub(super) fn version_of(bytes: &[u8]) -> D<u8> {
+    let (top, _) = top_level(bytes, &Limits::DEFAULT)?;
+    // The decoder keeps the last `[1] Message` if there are several.
+    let mut c = top.children()?;
+    let mut message = None;
+    while let Some(x) = c.next()? {
+        if x.tag == 0xA1 {
+            message = Some(x);
+        }
+    }
+    let m = message.ok_or_else(|| missing(&top, "Message"))?;
+    message_version(&m, &mut m.children()?)
+}
+
+/// `Message.version`, the first component of `Message` `t` (read from
+/// `r`, a reader over its components): it tells which module the rest
+/// follows.
+pub(super) fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
+    let first = r.next()?.ok_or_else(|| missing(t, "Message.version"))?;
+    expect(&first, 0x80, "Message.version [0] INTEGER")?;
+    let version = uint(&first, u64::MAX, "version INTEGER")?;
+    if !(1..=3).contains(&version) {
+        return Err(unsupported_version(first.offset, version));
+    }
+    Ok(version as u8)
+}
+
+// ---- primitive helpers -------------------------------------------------
+
+#[inline]
+pub(super) fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
+    if t.tag == tag {
+        Ok(())
+    } else {
+        Err(unexpected_tag(t.offset, what, t.tag))
+    }
+}
+
+#[inline]
+pub(super) fn bad(t: &Tlv, expected: &'static str) -> DecodeError {
+    bad_value(t.offset, expected)
+}
+
+#[inline]
+pub(super) fn missing(t: &Tlv, expected: &'static str) -> DecodeError {
+    missing_at(t.end, expected)
+}
+
+/// A non-negative INTEGER (or ENUMERATED) no larger than `max`.
+#[inline]
+pub(super) fn uint(t: &Tlv, max: u64, what: &'static str) -> D<u64> {
+    let c = t.content();
+    if c.is_empty() || c.len() > 9 || c[0] & 0x80 != 0 || (c.len() == 9 && c[0] != 0) {
+        return Err(bad(t, what));
+    }
+    let mut v: u64 = 0;
+    for &b in c {
+        v = (v << 8) | u64::from(b);
+    }
+    if v > max {
+        return Err(bad(t, what));
+    }
+    Ok(v)
+}
+
+#[inline]
+fn u8v(t: &Tlv, max: u8, what: &'static str) -> D<u8> {
+    Ok(uint(t, u64::from(max), what)? as u8)
+}
+
+#[inline]
+pub(super) fn u16v(t: &Tlv, what: &'static str) -> D<u16> {
+    Ok(uint(t, 0xFFFF, what)? as u16)
+}
+
+#[inline]
+pub(super) fn u32v(t: &Tlv, what: &'static str) -> D<u32> {
+    Ok(uint(t, 0xFFFF_FFFF, what)? as u32)
+}
+
+#[inline]
+fn boolean(t: &Tlv) -> D<bool> {
+    match t.content() {
+        [b] => Ok(*b != 0),
+        _ => Err(bad(t, "BOOLEAN (one octet)")),
+    }
+}
+
+#[inline]
+pub(super) fn null(t: &Tlv) -> D<bool> {
+    if t.content().is_empty() {
+        Ok(true)
+    } else {
+        Err(bad(t, "NULL (no content)"))
+    }
+}
+
+#[inline]
+pub(super) fn string(t: &Tlv) -> CompactString {
+    // Nearly always valid UTF-8 (ASCII): checked once, copied once.
+    match std::str::from_utf8(t.content()) {
+        Ok(s) => CompactString::new(s),
+        Err(_) => CompactString::from_utf8_lossy(t.content()),
+    }
+}
+
+#[inline]
+pub(super) fn fixed<const N: usize>(t: &Tlv, what: &'static str) -> D<[u8; N]> {
+    t.content().try_into().map_err(|_| bad(t, what))
+}
+
+/// An ENUMERATED, by its number in the table of `asn1::enums`.
+#[inline]
+fn enumerated<T: Enumerated>(t: &Tlv, what: &'static str) -> D<T> {
+    T::from_number(uint(t, u64::from(u32::MAX), what)?).ok_or_else(|| bad(t, what))
+}
+
+/// The set bits of a BIT STRING, as indices into `table` (bits beyond the
+/// table, e.g. from a later version, are ignored).
+fn bit_list<T: NamedBits>(t: &Tlv) -> D<Vec<T>> {
+    let c = t.content();
+    let Some((&unused, bits)) = c.split_first() else {
+        return Err(bad(t, "BIT STRING"));
+    };
+    if unused > 7 || (bits.is_empty() && unused != 0) {
+        return Err(bad(t, "BIT STRING"));
+    }
+    let mut out = Vec::new();
+    for named in T::BITS {
+        let i = named.number as usize;
+        if bits.get(i / 8).is_some_and(|b| b & (0x80 >> (i % 8)) != 0) {
+            out.push(named.value);
+        }
+    }
+    Ok(out)
+}
+
+/// Pushes `x` onto `v` and returns it, to be filled in place.
+#[inline]
+fn push<T>(v: &mut SmallList<T>, x: T) -> &mut T {
+    v.push(x);
+    let last = v.len() - 1;
+    &mut v[last]
+}
+
+impl Dec<'_> {
+    fn pkgd(&self, t: &Tlv, kind: ItemKind) -> D<(CompactString, [u8; 4])> {
+        let code: [u8; 4] = fixed(t, "PkgdName (4 octets)")?;
+        if let Some(n) = self.reg.known_pkgd_name(kind, code) {
+            return Ok((n.into(), code));
+        }
+        let mut s = String::new();
+        self.reg.decode_pkgd_name(kind, code, &mut s);
+        Ok((s.into(), code))
+    }
+
+    fn param_name(&self, t: &Tlv, kind: ItemKind, item: [u8; 4]) -> D<(CompactString, [u8; 2])> {
+        let code: [u8; 2] = fixed(t, "Name (2 octets)")?;
+        if let Some(n) = self.reg.known_parameter(kind, item, code) {
+            return Ok((n.into(), code));
+        }
+        let mut s = String::new();
+        self.reg.decode_parameter(kind, item, code, &mut s);
+        Ok((s.into(), code))
+    }
+
+    fn package_name(&self, t: &Tlv) -> D<String> {
+        let code: [u8; 2] = fixed(t, "Name (2 octets)")?;
+        let mut s = String::new();
+        self.reg.decode_package(code, &mut s);
+        Ok(s)
+    }
+
+    fn digit_map_name(&self, t: &Tlv) -> D<CompactString> {
+        let code: [u8; 2] = fixed(t, "digit map Name (2 octets)")?;
+        let mut s = String::new();
+        if self.native {
+            crate::asn1::push_hex16(&mut s, u16::from_be_bytes(code));
+        } else {
+            self.reg.decode_digit_map(code, &mut s);
+        }
+        Ok(s.into())
+    }
+
+    fn term_id(&self, t: &Tlv) -> D<TerminationId> {
+        let mut wild = [0u8; termid::MAX_WILDCARDS];
+        let mut nw = 0;
+        let mut id: Option<&[u8]> = None;
+        let mut r = t.children()?;
+        while let Some(x) = r.next()? {
+            match x.tag {
+                0xA0 => {
+                    let mut w = x.children()?;
+                    while let Some(o) = w.next()? {
+                        expect(&o, 0x04, "WildcardField (OCTET STRING)")?;
+                        let [b] = fixed::<1>(&o, "WildcardField (1 octet)")?;
+                        if nw == termid::MAX_WILDCARDS {
+                            return Err(bad(&o, "at most 16 wildcard octets"));
+                        }
+                        wild[nw] = b;
+                        nw += 1;
+                    }
+                }
+                0x81 => id = Some(x.content()),
+                _ => {}
+            }
+        }
+        let id = id.ok_or_else(|| missing(t, "TerminationID.id"))?;
+        let asn = AsnTermId::new(id, &wild[..nw])
+            .map_err(|_| bad(t, "TerminationID.id of 1 to 8 octets"))?;
+        Ok(termid::to_model(&asn, self.levels))
+    }
+
+    fn term_ids(&self, t: &Tlv) -> D<SmallList<TerminationId>> {
+        let mut v = SmallList::new();
+        let mut r = t.children()?;
+        while let Some(x) = r.next()? {
+            expect(&x, 0x30, "TerminationID (SEQUENCE)")?;
+            v.push(self.term_id(&x)?);
+        }
+        Ok(v)
+    }
+
+    fn value(&self, t: &Tlv, ty: Option<&ValueType>) -> D<Values> {
+        let mut v = Values::new();
+        let mut r = t.children()?;
+        while let Some(x) = r.next()? {
+            expect(&x, 0x04, "Value item (OCTET STRING)")?;
+            let content = x.content();
+            let mut s = String::new();
+            if self.standard && values::unwrap(ty, content, &mut s) {
+                v.push(s.into());
+            } else {
+                v.push(string(&x));
+            }
+        }
+        Ok(v)
+    }
+
+    fn extra_info(&self, t: &Tlv) -> D<Option<ExtraInfo>> {
+        let mut r = t.children()?;
+        let Some(x) = r.next()? else {
+            return Err(missing(t, "extraInfo alternative"));
+        };
+        Ok(match x.tag {
+            0x80 => Some(ExtraInfo::Relation(enumerated(&x, "Relation")?)),
+            0x81 => Some(ExtraInfo::Range(boolean(&x)?)),
+            0x82 => Some(ExtraInfo::Sublist(boolean(&x)?)),
+            _ => None,
+        })
+    }
+
+    // ---- message --------------------------------------------------------
+
+    // Decoding writes into place: each list element is pushed empty and
+    // filled through a reference, so the large values (transactions,
+    // actions, commands) are built where they stay instead of being moved
+    // up through every `Result`.
+}
+
+/// An MTP address (2 to 4 octets): as hex text in the standard dialect,
+/// as the characters themselves in OTP's.
+fn mtp(t: &Tlv, standard: bool) -> D<CompactString> {
+    let c = t.content();
+    if !(2..=4).contains(&c.len()) {
+        return Err(bad(t, "mtpAddress of 2 to 4 octets"));
+    }
+    if !standard {
+        return Ok(string(t));
+    }
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut s = CompactString::with_capacity(c.len() * 2);
+    for &b in c {
+        s.push(HEX[usize::from(b >> 4)] as char);
+        s.push(HEX[usize::from(b & 0xF)] as char);
+    }
+    Ok(s)
+}
+
+fn oid(t: &Tlv) -> D<Vec<u32>> {
+    let c = t.content();
+    let mut arcs = Vec::new();
+    let mut v: u64 = 0;
+    let mut first = true;
+    for (i, &b) in c.iter().enumerate() {
+        if v > (u64::from(u32::MAX) << 1) {
+            return Err(bad(t, "OBJECT IDENTIFIER arcs below 2^32"));
+        }
+        v = (v << 7) | u64::from(b & 0x7F);
+        if b & 0x80 == 0 {
+            if first {
+                let (a, b2) = if v < 40 {
+                    (0, v)
+                } else if v < 80 {
+                    (1, v - 40)
+                } else {
+                    (2, v - 80)
+                };
+                arcs.push(a as u32);
+                arcs.push(
+                    u32::try_from(b2).map_err(|_| bad(t, "OBJECT IDENTIFIER arcs below 2^32"))?,
+                );
+                first = false;
+            } else {
+                arcs.push(
+                    u32::try_from(v).map_err(|_| bad(t, "OBJECT IDENTIFIER arcs below 2^32"))?,
+                );
+            }
+            v = 0;
+        } else if i + 1 == c.len() {
+            return Err(bad(t, "OBJECT IDENTIFIER"));
+        }
+    }
+    if arcs.is_empty() {
+        return Err(bad(t, "OBJECT IDENTIFIER"));
+    }
+    Ok(arcs)
+}
