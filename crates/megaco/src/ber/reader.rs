@@ -85,45 +85,74 @@ pub(super) fn trailing_data(offset: usize, len: usize) -> DecodeError {
 /// The tag octet of a high-tag-number value (number ≥ 31) is kept as its
 /// first octet, which never equals a tag the Megaco module uses, so such
 /// values are skipped as unknown extensions.
+///
+/// Offsets are 32-bit (inputs are at most [`MAX_INPUT`] octets) and the
+/// depth 16-bit, so that a `Tlv` and a [`Reader`] are 40 bytes each: the
+/// decoders keep many of them and copy them around.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Tlv<'a> {
-    /// First tag octet (class, constructed bit, number < 31).
-    pub tag: u8,
+    data: &'a [u8],
+    limits: &'a Limits,
     /// Offset of the tag in the input.
-    pub offset: usize,
+    offset: u32,
     /// Content start offset.
-    pub start: usize,
+    start: u32,
     /// Content end offset (exclusive; the end-of-contents octets of an
     /// indefinite length are not included).
-    pub end: usize,
-    data: &'a [u8],
-    depth: usize,
-    limits: &'a Limits,
+    end: u32,
+    depth: u16,
+    /// First tag octet (class, constructed bit, number < 31).
+    pub tag: u8,
 }
 
+/// The longest input the reader takes (its offsets are 32-bit).
+pub(super) const MAX_INPUT: usize = u32::MAX as usize;
+
+/// The deepest nesting the reader follows, whatever [`Limits::max_depth`]
+/// says (its depth is 16-bit; the stack gives out long before).
+const MAX_DEPTH: usize = u16::MAX as usize;
+
 impl<'a> Tlv<'a> {
+    /// Offset of the tag in the input.
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.offset as usize
+    }
+
+    /// Offset after the content (the end-of-contents octets of an
+    /// indefinite length excluded).
+    #[inline]
+    pub fn end(&self) -> usize {
+        self.end as usize
+    }
+
     /// The content octets.
     #[inline]
     pub fn content(&self) -> &'a [u8] {
-        &self.data[self.start..self.end]
+        &self.data[self.start as usize..self.end as usize]
     }
 
     /// A reader over the components of a constructed value.
     #[inline]
     pub fn children(&self) -> Result<Reader<'a>, DecodeError> {
         if self.tag & 0x20 == 0 {
-            return Err(unexpected_tag(self.offset, "a constructed value", self.tag));
+            return Err(unexpected_tag(
+                self.offset(),
+                "a constructed value",
+                self.tag,
+            ));
         }
-        if self.depth >= self.limits.max_depth {
-            return Err(too_deep(self.offset, self.limits.max_depth));
+        let max = self.limits.max_depth.min(MAX_DEPTH);
+        if usize::from(self.depth) >= max {
+            return Err(too_deep(self.offset(), max));
         }
         Ok(Reader {
             data: self.data,
+            limits: self.limits,
             pos: self.start,
             end: self.end,
-            depth: self.depth + 1,
             count: 0,
-            limits: self.limits,
+            depth: self.depth + 1,
         })
     }
 }
@@ -132,31 +161,32 @@ impl<'a> Tlv<'a> {
 #[derive(Debug, Clone)]
 pub(super) struct Reader<'a> {
     data: &'a [u8],
-    pos: usize,
-    end: usize,
-    depth: usize,
-    /// TLVs read so far from this container.
-    count: usize,
     limits: &'a Limits,
+    pos: u32,
+    end: u32,
+    /// TLVs read so far from this container.
+    count: u32,
+    depth: u16,
 }
 
 impl<'a> Reader<'a> {
     /// A reader over the whole input, within `limits` (depth, components
-    /// per container, primitive value length).
+    /// per container, primitive value length); it reads the first
+    /// [`MAX_INPUT`] octets at most (callers refuse longer inputs).
     pub fn new(data: &'a [u8], limits: &'a Limits) -> Self {
         Reader {
             data,
-            pos: 0,
-            end: data.len(),
-            depth: 0,
-            count: 0,
             limits,
+            pos: 0,
+            end: u32::try_from(data.len()).unwrap_or(u32::MAX),
+            count: 0,
+            depth: 0,
         }
     }
 
     /// The current offset.
     pub fn pos(&self) -> usize {
-        self.pos
+        self.pos as usize
     }
 
     /// The next TLV, or `None` at the end of the container.
@@ -166,8 +196,8 @@ impl<'a> Reader<'a> {
     /// rest is [`next_slow`](Self::next_slow), out of line.
     #[inline]
     pub fn next(&mut self) -> Result<Option<Tlv<'a>>, DecodeError> {
-        let pos = self.pos;
-        if pos >= self.end {
+        let (pos, limit) = (self.pos as usize, self.end as usize);
+        if pos >= limit {
             return Ok(None);
         }
         self.count += 1;
@@ -182,11 +212,12 @@ impl<'a> Reader<'a> {
             let end = start.wrapping_add(len);
             if tag & 0x1F != 0x1F
                 && start != usize::MAX
-                && end <= self.end
-                && self.count <= self.limits.max_list_len
+                && end <= limit
+                && self.count as usize <= self.limits.max_list_len
                 && (tag & 0x20 != 0 || len <= self.limits.max_string_len)
             {
-                self.pos = end;
+                // Within `limit`, a u32.
+                self.pos = end as u32;
                 return Ok(Some(tlv(
                     self.data,
                     tag,
@@ -205,11 +236,18 @@ impl<'a> Reader<'a> {
     /// numbers, and every error.
     #[inline(never)]
     fn next_slow(&mut self) -> Result<Option<Tlv<'a>>, DecodeError> {
-        if self.count > self.limits.max_list_len {
-            return Err(too_many_items(self.pos, self.limits.max_list_len));
+        if self.count as usize > self.limits.max_list_len {
+            return Err(too_many_items(self.pos(), self.limits.max_list_len));
         }
-        let (tlv, next) = read_tlv(self.data, self.pos, self.end, self.depth, self.limits)?;
-        self.pos = next;
+        let (tlv, next) = read_tlv(
+            self.data,
+            self.pos(),
+            self.end as usize,
+            self.depth,
+            self.limits,
+        )?;
+        // Within `self.end`, a u32.
+        self.pos = next as u32;
         check_string(tlv).map(Some)
     }
 }
@@ -217,9 +255,9 @@ impl<'a> Reader<'a> {
 /// Refuses a primitive value longer than [`Limits::max_string_len`].
 #[inline]
 fn check_string(t: Tlv<'_>) -> Result<Tlv<'_>, DecodeError> {
-    let len = t.end - t.start;
+    let len = (t.end - t.start) as usize;
     if t.tag & 0x20 == 0 && len > t.limits.max_string_len {
-        return Err(string_too_long(t.offset, len, t.limits.max_string_len));
+        return Err(string_too_long(t.offset(), len, t.limits.max_string_len));
     }
     Ok(t)
 }
@@ -230,7 +268,7 @@ fn read_tlv<'a>(
     data: &'a [u8],
     pos: usize,
     limit: usize,
-    depth: usize,
+    depth: u16,
     limits: &'a Limits,
 ) -> Result<(Tlv<'a>, usize), DecodeError> {
     let offset = pos;
@@ -270,8 +308,9 @@ fn read_tlv<'a>(
         if tag & 0x20 == 0 {
             return Err(bad_length(p - 1, "indefinite length on a primitive value"));
         }
-        if depth >= limits.max_depth {
-            return Err(too_deep(offset, limits.max_depth));
+        let max = limits.max_depth.min(MAX_DEPTH);
+        if usize::from(depth) >= max {
+            return Err(too_deep(offset, max));
         }
         // Scan the components up to the end-of-contents octets.
         let start = p;
@@ -311,23 +350,25 @@ fn read_tlv<'a>(
 }
 
 #[inline]
+/// A TLV within the first [`MAX_INPUT`] octets (every offset a reader
+/// hands out is).
 fn tlv<'a>(
     data: &'a [u8],
     tag: u8,
     offset: usize,
     start: usize,
     end: usize,
-    depth: usize,
+    depth: u16,
     limits: &'a Limits,
 ) -> Tlv<'a> {
     Tlv {
-        tag,
-        offset,
-        start,
-        end,
         data,
-        depth,
         limits,
+        offset: offset as u32,
+        start: start as u32,
+        end: end as u32,
+        depth,
+        tag,
     }
 }
 

@@ -108,7 +108,7 @@ fn header<'a>(bytes: &'a [u8], cfg: &'a BerConfig) -> D<MessageView<'a>> {
         ),
         _ => {
             return Err(unexpected_tag(
-                alt.offset,
+                alt.offset(),
                 "messageError [0] or transactions [1]",
                 alt.tag,
             ))
@@ -177,7 +177,7 @@ fn mid_view<'a>(t: &Tlv<'a>, cfg: &BerConfig) -> D<MidView<'a>> {
                 },
             }
         }
-        _ => return Err(unexpected_tag(alt.offset, "a MId alternative", alt.tag)),
+        _ => return Err(unexpected_tag(alt.offset(), "a MId alternative", alt.tag)),
     })
 }
 
@@ -331,7 +331,7 @@ impl<'a> BerWalker<'a> {
                     0xA1 => self.actions = Some((alt.children()?, true)),
                     _ => {
                         return Err(unexpected_tag(
-                            alt.offset,
+                            alt.offset(),
                             "transactionError [0] or actionReplies [1]",
                             alt.tag,
                         ))
@@ -421,7 +421,11 @@ impl<'a> BerWalker<'a> {
             .next()?
             .ok_or_else(|| missing(&cmd, "Command alternative"))?;
         let Some(kind) = kind_of(alt.tag) else {
-            return Err(unexpected_tag(alt.offset, "a Command alternative", alt.tag));
+            return Err(unexpected_tag(
+                alt.offset(),
+                "a Command alternative",
+                alt.tag,
+            ));
         };
         let (mut one, mut list) = (None, None);
         let mut r = alt.children()?;
@@ -485,7 +489,7 @@ impl<'a> BerWalker<'a> {
                     }
                     _ => {
                         return Err(unexpected_tag(
-                            alt.offset,
+                            alt.offset(),
                             "an AuditReply alternative",
                             alt.tag,
                         ))

@@ -237,7 +237,7 @@ impl Dec<'_> {
                     service_change_parms: parms.ok_or_else(|| missing(t, "serviceChangeParms"))?,
                 }))
             }
-            _ => return Err(unexpected_tag(t.offset, "a Command alternative", t.tag)),
+            _ => return Err(unexpected_tag(t.offset(), "a Command alternative", t.tag)),
         };
         Ok(())
     }

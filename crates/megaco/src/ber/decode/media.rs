@@ -317,7 +317,7 @@ impl Dec<'_> {
                         0x82 => NonStandardIdentifier::Experimental(string(&alt)),
                         _ => {
                             return Err(unexpected_tag(
-                                alt.offset,
+                                alt.offset(),
                                 "a NonStandardIdentifier alternative",
                                 alt.tag,
                             ))

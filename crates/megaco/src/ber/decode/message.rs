@@ -82,7 +82,7 @@ impl Dec<'_> {
                         }
                         _ => {
                             return Err(unexpected_tag(
-                                alt.offset,
+                                alt.offset(),
                                 "messageError [0] or transactions [1]",
                                 alt.tag,
                             ))
@@ -112,7 +112,7 @@ impl Dec<'_> {
             0xA2 => Mid::Domain(self.domain(&alt)?),
             0x83 => Mid::Device(string(&alt)),
             0x84 => Mid::Mtp(mtp(&alt, self.standard)?),
-            _ => return Err(unexpected_tag(alt.offset, "an MId alternative", alt.tag)),
+            _ => return Err(unexpected_tag(alt.offset(), "an MId alternative", alt.tag)),
         })
     }
 
@@ -259,7 +259,7 @@ impl Dec<'_> {
                                 }
                                 _ => {
                                     return Err(unexpected_tag(
-                                        alt.offset,
+                                        alt.offset(),
                                         "transactionError [0] or actionReplies [1]",
                                         alt.tag,
                                     ))

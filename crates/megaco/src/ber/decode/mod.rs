@@ -6,7 +6,7 @@
 
 use super::reader::{
     bad_value, missing_at, too_large, trailing_data, truncated, unexpected_tag,
-    unsupported_version, Reader, Tlv,
+    unsupported_version, Reader, Tlv, MAX_INPUT,
 };
 use super::{BerConfig, Dialect, EventLevel, Mapping};
 use crate::asn1::enums::{Enumerated, NamedBits};
@@ -64,6 +64,9 @@ pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> 
 
 /// The outer `MegacoMessage` SEQUENCE and the offset after it.
 pub(super) fn top_level<'a>(bytes: &'a [u8], limits: &'a Limits) -> D<(Tlv<'a>, usize)> {
+    if bytes.len() > MAX_INPUT {
+        return Err(too_large(bytes.len(), MAX_INPUT));
+    }
     let mut r = Reader::new(bytes, limits);
     let top = r.next()?.ok_or_else(|| truncated(0, "MegacoMessage"))?;
     expect(&top, 0x30, "MegacoMessage (SEQUENCE, tag 0x30)")?;
@@ -93,7 +96,7 @@ pub(super) fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
     expect(&first, 0x80, "Message.version [0] INTEGER")?;
     let version = uint(&first, u64::MAX, "version INTEGER")?;
     if !(1..=3).contains(&version) {
-        return Err(unsupported_version(first.offset, version));
+        return Err(unsupported_version(first.offset(), version));
     }
     Ok(version as u8)
 }
@@ -105,18 +108,18 @@ pub(super) fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
     if t.tag == tag {
         Ok(())
     } else {
-        Err(unexpected_tag(t.offset, what, t.tag))
+        Err(unexpected_tag(t.offset(), what, t.tag))
     }
 }
 
 #[inline]
 pub(super) fn bad(t: &Tlv, expected: &'static str) -> DecodeError {
-    bad_value(t.offset, expected)
+    bad_value(t.offset(), expected)
 }
 
 #[inline]
 pub(super) fn missing(t: &Tlv, expected: &'static str) -> DecodeError {
-    missing_at(t.end, expected)
+    missing_at(t.end(), expected)
 }
 
 /// A non-negative INTEGER (or ENUMERATED) no larger than `max`.

@@ -79,7 +79,7 @@ impl Dec<'_> {
                                 ),
                                 _ => {
                                     return Err(unexpected_tag(
-                                        alt.offset,
+                                        alt.offset(),
                                         "errorDescriptor [0] or serviceChangeResParms [1]",
                                         alt.tag,
                                     ))
@@ -150,7 +150,7 @@ impl Dec<'_> {
             }
             _ => {
                 return Err(unexpected_tag(
-                    alt.offset,
+                    alt.offset(),
                     "an AuditReply alternative",
                     alt.tag,
                 ))

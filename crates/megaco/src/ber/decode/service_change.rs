@@ -39,7 +39,7 @@ impl Dec<'_> {
             0x85 => ServiceChangeAddress::Mtp(mtp(&alt, self.standard)?),
             _ => {
                 return Err(unexpected_tag(
-                    alt.offset,
+                    alt.offset(),
                     "a ServiceChangeAddress alternative",
                     alt.tag,
                 ))
