@@ -23,6 +23,7 @@
 pub mod charts;
 pub mod codecs;
 pub mod compare;
+pub mod floor;
 pub mod meas;
 pub mod mstone;
 mod mstone_run;
@@ -334,6 +335,13 @@ fn run_meas(
     }
     println!("\nOurs (means per message):");
     print!("{}", report::console_table(&result.summary()));
+    println!(
+        "\nDistance from the bytes (means per message; decoders as multiples of the scan floor):"
+    );
+    print!(
+        "{}",
+        floor::console_table(&floor::run(&loaded.samples, codecs, budget(factor)))
+    );
     let otp_rows = if c.vs_otp {
         let otp = run_otp(loaded, &["meas".to_string(), factor.to_string()])?;
         print!("{}", compare::console(&result, &otp.rows, codecs));

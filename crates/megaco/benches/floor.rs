@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use megaco::ber::{self, BerConfig};
 use megaco::codec::Encoding;
+use megaco::floor;
 use megaco::native::{self, NativeConfig};
 use megaco::per::{self, PerConfig};
 use megaco::text;
@@ -130,39 +131,9 @@ fn report(codec: &str, inputs: &[Vec<u8>], rows: &[Row<'_>], passes: usize) {
     }
 }
 
-/// The BER floor: visit every TLV of the message, descending into
-/// constructed values, as any BER decoder must at least do.
+/// The BER floor ([`megaco::floor::ber_tlv_walk`]).
 fn ber_walk(bytes: &[u8]) -> usize {
-    fn walk(mut b: &[u8], acc: &mut usize) -> Option<()> {
-        while !b.is_empty() {
-            let tag = b[0];
-            let (len, hdr) = match *b.get(1)? {
-                l @ 0..=0x7f => (usize::from(l), 2),
-                0x81 => (usize::from(*b.get(2)?), 3),
-                0x82 => (usize::from(*b.get(2)?) << 8 | usize::from(*b.get(3)?), 4),
-                _ => return None,
-            };
-            let content = b.get(hdr..hdr + len)?;
-            *acc = acc.wrapping_add(usize::from(tag));
-            if tag & 0x20 != 0 {
-                walk(content, acc)?;
-            } else if let Some(&last) = content.last() {
-                *acc = acc.wrapping_add(usize::from(last));
-            }
-            b = &b[hdr + len..];
-        }
-        Some(())
-    }
-    let mut acc = 0;
-    walk(bytes, &mut acc);
-    acc
-}
-
-/// A floor for byte-oriented formats: read every byte once.
-fn byte_scan(bytes: &[u8]) -> usize {
-    bytes
-        .iter()
-        .fold(0usize, |a, &b| a.rotate_left(5) ^ usize::from(b))
+    megaco::floor::ber_tlv_walk(bytes).unwrap_or(0)
 }
 
 fn main() {
@@ -211,7 +182,7 @@ fn main() {
         "per (OTP's vectors)",
         &per_in,
         &[
-            ("floor: byte scan", Box::new(byte_scan)),
+            ("floor: byte scan", Box::new(floor::byte_scan)),
             (
                 "owned decode",
                 Box::new(|b| per::decode(b, &per_cfg).map_or(0, |m| m.mess.version as usize)),
@@ -225,7 +196,7 @@ fn main() {
             dir,
             &inputs,
             &[
-                ("floor: byte scan", Box::new(byte_scan)),
+                ("floor: byte scan", Box::new(floor::byte_scan)),
                 (
                     "owned decode",
                     Box::new(|b| text::decode(b).map_or(0, |m| m.mess.version as usize)),
@@ -247,7 +218,7 @@ fn main() {
             &format!("native {cfg:?}"),
             &inputs,
             &[
-                ("floor: byte scan", Box::new(byte_scan)),
+                ("floor: byte scan", Box::new(floor::byte_scan)),
                 (
                     "owned decode",
                     Box::new(move |b| {

@@ -18,6 +18,7 @@ pub mod ber;
 pub mod codec;
 pub mod corpus;
 pub mod error;
+pub mod floor;
 #[cfg(feature = "serde")]
 pub mod json;
 pub mod limits;

@@ -1,0 +1,146 @@
+//! How far each decoder is from its bytes: per codec config, the mean
+//! time per message of the scan floor of the encoded corpus
+//! ([`megaco::floor`]: a TLV walk for BER, a byte scan for the others),
+//! of the owned decoder, and (BER) of the borrowed view walking every
+//! item ([`megaco::view::MessageView`]), measured in one run, each as a
+//! multiple of the floor.
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::Duration;
+
+use megaco::codec::Encoding;
+use megaco::view::MessageView;
+
+use crate::codecs;
+use crate::meas::time_per_op;
+use crate::samples::Sample;
+
+/// One codec config against its floor; times are mean µs per message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FloorRow {
+    /// Codec and config.
+    pub codec: String,
+    /// Which floor: `TLV walk` or `byte scan`.
+    pub floor: &'static str,
+    /// The floor's time.
+    pub floor_us: f64,
+    /// The owned decoder's time.
+    pub decode_us: f64,
+    /// The borrowed view's time (every item), for the encodings it reads.
+    pub view_us: Option<f64>,
+}
+
+/// Measures every config on the messages it can encode; each of the two
+/// or three operations runs over the whole corpus for about `budget`.
+pub fn run(samples: &[Sample], codecs: &[Encoding], budget: Duration) -> Vec<FloorRow> {
+    codecs
+        .iter()
+        .filter_map(|codec| measure(codec, samples, budget))
+        .collect()
+}
+
+fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<FloorRow> {
+    let inputs: Vec<Vec<u8>> = samples
+        .iter()
+        .filter_map(|s| {
+            let msg = codecs::model_for(codec, &s.msg).ok()?;
+            let bytes = codec.encode(&msg).ok()?;
+            codec.decode(&bytes).ok().map(|_| bytes)
+        })
+        .collect();
+    if inputs.is_empty() {
+        return None;
+    }
+    let n = inputs.len() as f64;
+    let ber = matches!(codec, Encoding::Ber(_));
+    let per_message = |f: &dyn Fn(&[u8]) -> usize| {
+        time_per_op(budget, || {
+            for b in &inputs {
+                black_box(f(black_box(b)));
+            }
+        }) / n
+    };
+    let floor_us = if ber {
+        per_message(&|b| megaco::floor::ber_tlv_walk(b).unwrap_or(0))
+    } else {
+        per_message(&megaco::floor::byte_scan)
+    };
+    let decode_us = per_message(&|b| codec.decode(b).map_or(0, |m| usize::from(m.mess.version)));
+    let view_us = ber.then(|| {
+        per_message(&|b| match MessageView::parse(b, codec) {
+            Ok(v) => v.items().filter(Result::is_ok).count(),
+            Err(_) => 0,
+        })
+    });
+    Some(FloorRow {
+        codec: codec.to_string(),
+        floor: if ber { "TLV walk" } else { "byte scan" },
+        floor_us,
+        decode_us,
+        view_us,
+    })
+}
+
+/// The console table: `Codec and config | Floor | Floor (µs) | Decode
+/// (µs) | × floor | View (µs) | × floor`.
+pub fn console_table(rows: &[FloorRow]) -> String {
+    let w = rows
+        .iter()
+        .map(|r| r.codec.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("Codec and config".len());
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<w$} | {:<9} | {:>10} | {:>11} | {:>7} | {:>9} | {:>7}",
+        "Codec and config", "Floor", "Floor (µs)", "Decode (µs)", "× floor", "View (µs)", "× floor"
+    );
+    let _ = writeln!(
+        out,
+        "{}-+-----------+------------+-------------+---------+-----------+--------",
+        "-".repeat(w)
+    );
+    for r in rows {
+        let ratio = |t: f64| t / r.floor_us.max(f64::MIN_POSITIVE);
+        let (view, view_x) = match r.view_us {
+            Some(v) => (format!("{v:.3}"), format!("{:.2}", ratio(v))),
+            None => ("-".into(), "-".into()),
+        };
+        let _ = writeln!(
+            out,
+            "{:<w$} | {:<9} | {:>10.3} | {:>11.3} | {:>7.2} | {:>9} | {:>7}",
+            r.codec,
+            r.floor,
+            r.floor_us,
+            r.decode_us,
+            ratio(r.decode_us),
+            view,
+            view_x
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_for_ber_have_a_view_and_the_table_shows_ratios() {
+        let loaded = crate::samples::load(None, &[], Some(3)).unwrap();
+        let codecs: Vec<Encoding> = ["ber", "compact"]
+            .iter()
+            .map(|c| c.parse().unwrap())
+            .collect();
+        let rows = run(&loaded.samples, &codecs, Duration::from_micros(200));
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].floor, "TLV walk");
+        assert!(rows[0].view_us.is_some());
+        assert_eq!(rows[1].floor, "byte scan");
+        assert!(rows[1].view_us.is_none());
+        let table = console_table(&rows);
+        assert!(table.contains("× floor"), "{table}");
+        assert_eq!(table.lines().count(), 4, "{table}");
+    }
+}
