@@ -4,7 +4,7 @@
 //! of the same bytes, a ratio that holds on any machine.
 //!
 //! ```
-//! let bytes = [0x30, 0x06, 0xA1, 0x04, 0x80, 0x01, 0x03, 0x00];
+//! let bytes = [0x30, 0x05, 0xA1, 0x03, 0x80, 0x01, 0x03];
 //! assert_eq!(megaco::floor::ber_tlv_walk(&bytes), Some(3));
 //! assert_eq!(megaco::floor::ber_tlv_walk(&bytes[..5]), None);
 //! assert_ne!(megaco::floor::byte_scan(b"!/1 [10.0.0.1]"), 0);
