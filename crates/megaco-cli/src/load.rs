@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, ValueEnum};
+use megaco_load::batch::Io;
 use megaco_load::fanout::{self, FanoutConfig, FanoutReport, Request, Row, Setup};
 use megaco_load::load::{self, LoadConfig, LoadReport, Role, Sample, Scenario};
 use megaco_load::otp::OtpNode;
@@ -48,10 +49,12 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
     pub version: u8,
     /// The calls: `call` (Add, Modify, Notify, Subtract), `notify`,
-    /// `audit`, or a file of step names, one a line.
+    /// `audit`, or a scenario file (TOML, as `megaco mg --scenario` reads
+    /// it: each call runs its `[[step]]`s once, each reply checked).
     #[arg(long, value_name = "FILE", default_value = "call")]
     pub scenario: String,
-    /// Calls in flight per gateway [default: 8, or 50 ms of --rate].
+    /// Calls in flight per gateway [default: 8, or 50 ms of --rate; 1 for
+    /// a scenario file, whose calls use the gateway's own lines].
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
     /// Seconds a request waits for its reply, resends included.
@@ -88,6 +91,11 @@ pub struct LoadArgs {
     /// Allow a target outside loopback (127.0.0.0/8, ::1).
     #[arg(long)]
     pub allow_remote: bool,
+    /// One system call per UDP datagram (on Linux, datagrams are
+    /// otherwise sent and received up to 64 a call with sendmmsg and
+    /// recvmmsg), to measure the difference.
+    #[arg(long)]
+    pub unbatched: bool,
 }
 
 /// The role, on the command line.
@@ -132,6 +140,11 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
         timeout: secs(args.timeout, "timeout")?,
         resends: args.resends,
         simulate: !args.external,
+        io: if args.unbatched {
+            Io::PerDatagram
+        } else {
+            Io::Batched
+        },
         ..LoadConfig::new(args.mgc.unwrap_or(default_listen))
     };
     let rates = args.sweep.as_deref().map(parse_sweep).transpose()?;
@@ -371,6 +384,11 @@ fn side_text(sides: &[(&str, Side)]) -> String {
             out.push('\n');
         }
     }
+    for (name, r) in &ones {
+        for (why, count) in &r.failures {
+            let _ = writeln!(out, "{name}: {count} failed: {why}");
+        }
+    }
     for (name, s) in sides {
         let Side::Sweep(sw) = s else { continue };
         let _ = writeln!(out, "\n{name}: rate sweep\n");
@@ -478,7 +496,10 @@ pub struct FanoutArgs {
     /// Controller shards (and gateway threads) of the multiple setups.
     #[arg(long, default_value_t = 2)]
     pub shards: usize,
-    /// Only this setup (e.g. `template/trusted/single`); repeatable.
+    /// Only this setup (e.g. `template/trusted/single`); repeatable. A
+    /// setup with `/unbatched` after it sends and receives one datagram
+    /// per system call (on Linux the others use sendmmsg/recvmmsg, up to
+    /// 64 datagrams a call), to measure the difference in one run.
     #[arg(long = "setup", value_name = "NAME")]
     pub setups: Vec<String>,
     /// Leave out the `stack` row (megaco_stack's UDP driver).
@@ -533,10 +554,11 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     } else {
         let mut v = Vec::new();
         for name in &args.setups {
-            match all.iter().find(|s| s.name() == *name) {
-                Some(s) => v.push(*s),
+            match Setup::named(name) {
+                Some(s) => v.push(s),
                 None => bail!(
-                    "unknown setup {name:?}; one of: {}",
+                    "unknown setup {name:?}; one of: {} (each also with /unbatched: one \
+                     system call per datagram)",
                     all.iter().map(Setup::name).collect::<Vec<_>>().join(", ")
                 ),
             }

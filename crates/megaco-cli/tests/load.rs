@@ -146,3 +146,110 @@ fn bounds_are_checked() {
         );
     }
 }
+
+/// A `megaco mgc` on a free UDP port of 127.0.0.1, with the extra
+/// arguments; stopped when dropped.
+struct Mgc(std::process::Child, std::net::SocketAddr);
+
+impl Mgc {
+    fn start(extra: &[&str]) -> Mgc {
+        use std::io::BufRead;
+        let mut child = megaco()
+            .args(["mgc", "--listen", "127.0.0.1:0", "--udp", "--quiet"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = lines.next().unwrap().unwrap();
+        // `TIME listening on udp ADDR KIND`
+        let addr = line
+            .split_whitespace()
+            .skip_while(|w| *w != "udp")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .parse()
+            .unwrap();
+        Mgc(child, addr)
+    }
+}
+
+impl Drop for Mgc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn repo_file(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn the_readme_call_scenario_runs_under_load_against_mgc() {
+    let mgc = Mgc::start(&[]);
+    let out = megaco()
+        .args(["load", "--mgc", &mgc.1.to_string(), "--mgs", "3"])
+        .args(["--duration", "1", "--json", "--quiet"])
+        .args(["--scenario", &repo_file("examples/scenarios/mg-call.toml")])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &json["ours"];
+    let n = |k: &str| r[k].as_u64().unwrap();
+    assert_eq!(n("registered"), 3);
+    assert_eq!(n("sent"), n("answered") + n("failed") + n("timed_out"));
+    // Every step's check passed: the Add's context and rtp termination
+    // were saved and used by the Modify, Notify and Subtract.
+    assert_eq!((n("failed"), n("timed_out")), (0, 0), "{r:#}");
+    assert!(r["failures"].as_array().unwrap().is_empty(), "{r:#}");
+    // Four requests a call; calls under way at the end are not counted.
+    assert!(n("calls") > 0);
+    assert!(n("answered") >= 4 * n("calls"), "{r:#}");
+}
+
+#[test]
+fn a_failing_scenario_step_is_counted_with_its_reason() {
+    let mgc = Mgc::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.toml");
+    // The controller answers a Modify in a context it never made
+    // with error 411, and this step expects none.
+    std::fs::write(
+        &file,
+        "[[step]]\nname = \"stray\"\nsend = \"Context = 4711 { Subtract = tdm/1 }\"\n",
+    )
+    .unwrap();
+    let out = megaco()
+        .args([
+            "load",
+            "--mgc",
+            &mgc.1.to_string(),
+            "--mgs",
+            "2",
+            "--rate",
+            "20",
+        ])
+        .args(["--duration", "1", "--json", "--quiet", "--scenario"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &json["ours"];
+    let n = |k: &str| r[k].as_u64().unwrap();
+    assert!(n("failed") > 0, "{r:#}");
+    assert_eq!(n("answered"), 0, "{r:#}");
+    assert_eq!(n("sent"), n("answered") + n("failed") + n("timed_out"));
+    let why = r["failures"][0][0].as_str().unwrap();
+    assert!(why.contains("stray") && why.contains("411"), "{why}");
+}

@@ -211,11 +211,13 @@ fn refuses_a_silent_target_in_bounded_time() {
 
 #[test]
 fn scenario_files() {
-    let s = Scenario::parse("x", "# a call\nadd\nmodify # again\nsubtract\n").unwrap();
-    assert_eq!(s.steps.len(), 3);
-    assert!(Scenario::parse("x", "modify\n").is_err());
-    assert!(Scenario::parse("x", "dance\n").is_err());
-    assert!(Scenario::parse("x", "").is_err());
+    let file =
+        |text: &str| Scenario::script("x", megaco_stack::scenario::Scenario::parse(text).unwrap());
+    assert!(file("[[step]]\nsend = \"Context = - { AuditValue = root }\"\n").is_ok());
+    assert!(file("[[step]]\nreceive = \"modify\"\n").is_err());
+    assert!(file("[[step]]\nwait = 1\n").is_err());
+    assert!(Scenario::load("no-such-scenario").is_err());
+    assert!(Scenario::builtin("call").unwrap().steps().unwrap().len() == 4);
 }
 
 #[test]

@@ -40,6 +40,7 @@ use std::time::Duration;
 use anyhow::{bail, Context as _};
 use serde::Serialize;
 
+use crate::batch::Io;
 use crate::farm::{Farm, FarmConfig, Fault};
 use crate::{Errors, Wire};
 use shard::{Cmd, Shard, ShardRound};
@@ -83,10 +84,13 @@ pub struct Setup {
     pub trust: Trust,
     /// Where the gateways are.
     pub spread: Spread,
+    /// How datagrams go through the kernel (the controller's and the
+    /// gateways').
+    pub io: Io,
 }
 
 impl Setup {
-    /// The eight combinations.
+    /// The eight combinations, datagrams batched ([`Io::Batched`]).
     pub fn all() -> Vec<Setup> {
         let mut v = Vec::new();
         for spread in [Spread::Single, Spread::Multiple] {
@@ -96,6 +100,7 @@ impl Setup {
                         build,
                         trust,
                         spread,
+                        io: Io::Batched,
                     });
                 }
             }
@@ -117,7 +122,33 @@ impl Setup {
             Spread::Single => "single",
             Spread::Multiple => "multiple",
         };
-        format!("{b}/{t}/{s}")
+        match self.io {
+            Io::Batched => format!("{b}/{t}/{s}"),
+            Io::PerDatagram => format!("{b}/{t}/{s}/unbatched"),
+        }
+    }
+
+    /// The setup of a [`Setup::name`]: one of [`Setup::all`], or one of
+    /// them with `/unbatched` after it (one system call per datagram).
+    ///
+    /// ```
+    /// use megaco_load::batch::Io;
+    /// use megaco_load::fanout::Setup;
+    ///
+    /// let s = Setup::named("template/trusted/single/unbatched").unwrap();
+    /// assert_eq!(s.io, Io::PerDatagram);
+    /// assert_eq!(s.name(), "template/trusted/single/unbatched");
+    /// assert!(Setup::named("template/trusted").is_none());
+    /// ```
+    pub fn named(name: &str) -> Option<Setup> {
+        let (base, io) = match name.strip_suffix("/unbatched") {
+            Some(base) => (base, Io::PerDatagram),
+            None => (name, Io::Batched),
+        };
+        Setup::all()
+            .into_iter()
+            .find(|s| s.name() == base)
+            .map(|s| Setup { io, ..s })
     }
 }
 
@@ -376,6 +407,7 @@ impl World {
     }
 
     fn round(&self, n: usize, setup: Setup, request: Request) -> ShardRound {
+        self.farm.set_io(setup.io);
         let k = self.shards.len();
         let start = Arc::new(Barrier::new(k));
         let (done, rx) = mpsc::channel();
@@ -516,6 +548,7 @@ fn run_wildcard(cfg: &FanoutConfig, progress: &mut dyn FnMut(&str)) -> anyhow::R
         build: Build::PerDestination,
         trust: Trust::Untrusted,
         spread: Spread::Single,
+        io: Io::Batched,
     };
     let mut result = SetupResult::new("wildcard".into());
     for &n in &cfg.ns {
