@@ -10,11 +10,12 @@ use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, ValueEnum};
+use megaco::codec::Encoding;
 use megaco_load::batch::Io;
 use megaco_load::fanout::{self, FanoutConfig, FanoutReport, Request, Row, Setup};
 use megaco_load::load::{self, LoadConfig, LoadReport, Role, Sample, Scenario};
 use megaco_load::otp::OtpNode;
-use megaco_load::{chart, check_target, memory, Wire};
+use megaco_load::{chart, check_target, check_wire, memory, otp_codec};
 
 /// `megaco load`.
 #[derive(Debug, Clone, Args)]
@@ -42,9 +43,11 @@ pub struct LoadArgs {
     /// TCP with TPKT framing instead of UDP (gateway role).
     #[arg(long)]
     pub tcp: bool,
-    /// Wire encoding: pretty, compact, ber or per.
+    /// Wire encoding, named as in the codec registry (as `megaco
+    /// convert --to` names them): pretty, compact, ber (RFC 3525's
+    /// dialect), ber-otp (as Erlang/OTP writes it), per, ...
     #[arg(long, value_name = "E", default_value = "pretty")]
-    pub encoding: Wire,
+    pub encoding: Encoding,
     /// Protocol version of the messages sent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
     pub version: u8,
@@ -123,6 +126,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
     if role == Role::Mgc && (args.tcp || args.vs_otp) {
         bail!("--role mgc runs over UDP, without --vs-otp");
     }
+    check_wire(&args.encoding)?;
     if args.rate.is_some_and(|r| !(r > 0.0 && r <= 10_000_000.0)) {
         bail!("--rate must be a positive number of transactions per second");
     }
@@ -133,7 +137,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
         rate: args.rate,
         duration: secs(args.duration, "duration")?,
         tcp: args.tcp,
-        wire: args.encoding,
+        wire: args.encoding.clone(),
         version: args.version,
         scenario: Scenario::load(&args.scenario)?,
         concurrency: args.concurrency,
@@ -172,7 +176,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
     match (args.mgc, args.vs_otp, role) {
         (Some(a), _, _) => check_target(a, args.allow_remote)?,
         (None, true, Role::Mg) => {
-            let (child, port) = start_our_mgc(args.encoding, args.version, args.tcp)?;
+            let (child, port) = start_our_mgc(&args.encoding, args.version, args.tcp)?;
             _ours = Some(child);
             cfg.target = SocketAddr::from(([127, 0, 0, 1], port));
         }
@@ -193,12 +197,9 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
     ));
     drop(_ours);
     if args.vs_otp {
-        if args.encoding == Wire::Per {
-            bail!("OTP's controller runs in pretty, compact or ber");
-        }
         let bound =
             cfg.duration * rates.as_ref().map_or(1, |r| r.len() as u32) + Duration::from_secs(120);
-        let node = OtpNode::mgc(0, args.tcp, args.encoding.name(), args.version, bound)?;
+        let node = OtpNode::mgc(0, args.tcp, otp_codec(&args.encoding)?, args.version, bound)?;
         let otp_cfg = LoadConfig {
             target: SocketAddr::from(([127, 0, 0, 1], node.port)),
             ..cfg.clone()
@@ -423,7 +424,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
 
 /// Starts our controller (megaco_stack's UDP endpoint) as a child process
 /// of this binary; returns it and its port.
-fn start_our_mgc(wire: Wire, version: u8, tcp: bool) -> Result<(Child, u16)> {
+fn start_our_mgc(wire: &Encoding, version: u8, tcp: bool) -> Result<(Child, u16)> {
     if tcp {
         bail!("with --tcp, give --mgc (e.g. a `megaco mgc --tcp` started beforehand)");
     }
@@ -447,13 +448,13 @@ fn start_our_mgc(wire: Wire, version: u8, tcp: bool) -> Result<(Child, u16)> {
     Ok((Child(child), port))
 }
 
-fn serve_args(wire: Wire, version: u8) -> Vec<String> {
+fn serve_args(wire: &Encoding, version: u8) -> Vec<String> {
     vec![
         "bench".into(),
         "fanout".into(),
         "--serve-mgc".into(),
         "--encoding".into(),
-        wire.name().into(),
+        wire.to_string(),
         "--version".into(),
         version.to_string(),
     ]
@@ -484,9 +485,11 @@ pub struct FanoutArgs {
     /// Passes per N; the fastest is reported.
     #[arg(long, default_value_t = 5)]
     pub passes: usize,
-    /// Wire encoding: pretty, compact, ber or per.
+    /// Wire encoding, named as in the codec registry (as `megaco
+    /// convert --to` names them): pretty, compact, ber (RFC 3525's
+    /// dialect), ber-otp (as Erlang/OTP writes it), per, ...
     #[arg(long, value_name = "E", default_value = "pretty")]
-    pub encoding: Wire,
+    pub encoding: Encoding,
     /// Protocol version.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
     pub version: u8,
@@ -542,9 +545,10 @@ pub enum RequestArg {
 /// Runs `megaco bench fanout`.
 pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     if args.serve_mgc {
-        memory::serve_stack_mgc(args.encoding, args.version)?;
+        memory::serve_stack_mgc(args.encoding.clone(), args.version)?;
         return Ok(ExitCode::SUCCESS);
     }
+    check_wire(&args.encoding)?;
     if !(1..=64).contains(&args.shards) || !(1..=1000).contains(&args.passes) {
         bail!("--shards is 1 to 64 and --passes 1 to 1000");
     }
@@ -568,7 +572,7 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     let cfg = FanoutConfig {
         ns: fanout::steps(args.max, args.step),
         passes: args.passes,
-        wire: args.encoding,
+        wire: args.encoding.clone(),
         version: args.version,
         request: match args.request {
             RequestArg::Audit => Request::Audit,
@@ -586,12 +590,12 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     let report = fanout::run(&cfg, &mut progress)?;
     let mem = if args.memory {
         let exe = std::env::current_exe()?;
-        let serve = serve_args(args.encoding, args.version);
+        let serve = serve_args(&args.encoding, args.version);
         let serve: Vec<&str> = serve.iter().map(String::as_str).collect();
         Some(memory::measure(
             (&exe, &serve),
             &[1, 1000, 10_000],
-            args.encoding,
+            args.encoding.clone(),
             args.version,
             args.vs_otp,
             &mut progress,

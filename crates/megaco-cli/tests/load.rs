@@ -253,3 +253,48 @@ fn a_failing_scenario_step_is_counted_with_its_reason() {
     let why = r["failures"][0][0].as_str().unwrap();
     assert!(why.contains("stray") && why.contains("411"), "{why}");
 }
+
+#[test]
+fn encodings_are_named_as_in_the_codec_registry() {
+    // The registry's names and slugs are read; the native format is no
+    // wire encoding; an unknown name lists the known ones.
+    let mgc = Mgc::start(&[]);
+    for (encoding, ok) in [("ber-otp", true), ("ber [otp]", true), ("compact", true)] {
+        let out = megaco()
+            .args([
+                "load",
+                "--mgc",
+                &mgc.1.to_string(),
+                "--mgs",
+                "1",
+                "--rate",
+                "20",
+            ])
+            .args([
+                "--scenario",
+                "audit",
+                "--duration",
+                "0.3",
+                "--json",
+                "--quiet",
+            ])
+            .args(["--encoding", encoding])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.success(), ok, "{encoding}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(json["ours"]["answered"].as_u64().unwrap() > 0, "{encoding}");
+    }
+    let native = megaco()
+        .args(["load", "--mgc", "127.0.0.1:9", "--encoding", "native"])
+        .output()
+        .unwrap();
+    assert_eq!(native.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&native.stderr).contains("ber-otp, per, not native"));
+    let bogus = megaco()
+        .args(["bench", "fanout", "--encoding", "bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(bogus.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bogus.stderr).contains("ber-otp"));
+}

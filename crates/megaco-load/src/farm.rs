@@ -20,6 +20,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+use megaco::codec::Encoding;
 use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
@@ -38,7 +39,6 @@ use crate::msg::{self, Gateway};
 use crate::net;
 use crate::scan::{scan_span, Head};
 use crate::template::Template;
-use crate::Wire;
 
 /// How a simulated gateway misbehaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub struct FarmConfig {
     /// How many threads serve them.
     pub threads: usize,
     /// The wire encoding.
-    pub wire: Wire,
+    pub wire: Encoding,
     /// The protocol version of the registration.
     pub version: u8,
     /// Gateway `i` registers with `register_to[i % len]` (none: no
@@ -80,7 +80,7 @@ impl Default for FarmConfig {
         FarmConfig {
             mgs: 1,
             threads: 1,
-            wire: Wire::Pretty,
+            wire: Encoding::pretty(),
             version: 1,
             register_to: vec![],
             terminations: 1,
@@ -261,7 +261,7 @@ fn serve(
     faults: &HashMap<usize, Fault>,
     shared: &Shared,
 ) -> io::Result<()> {
-    let encoding = config.wire.encoding();
+    let encoding = config.wire.clone();
     let mut poll = Poll::new()?;
     let mut mgs = Vec::with_capacity(group.len());
     for (k, (index, mut sock)) in group.into_iter().enumerate() {
@@ -389,7 +389,7 @@ fn answer(
     shared: &Shared,
     out: &mut Outbox,
 ) {
-    let encoding = &config.wire.encoding();
+    let encoding = &config.wire.clone();
     let version = msg.mess.version;
     let MessageBody::Transactions(ts) = msg.mess.body else {
         return;

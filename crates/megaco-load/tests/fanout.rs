@@ -2,11 +2,11 @@
 //! the profile sums to the total, misbehaving gateways counted.
 use std::time::Duration;
 
+use megaco::codec::Encoding;
 use megaco_load::fanout::{self, FanoutConfig, Request, Setup};
 use megaco_load::farm::Fault;
-use megaco_load::Wire;
 
-fn small(wire: Wire) -> FanoutConfig {
+fn small(wire: Encoding) -> FanoutConfig {
     FanoutConfig {
         ns: vec![1, 7, 30],
         passes: 2,
@@ -18,7 +18,7 @@ fn small(wire: Wire) -> FanoutConfig {
 
 #[test]
 fn every_destination_answers_in_every_setup() {
-    for wire in [Wire::Compact, Wire::Ber] {
+    for wire in [Encoding::compact(), Encoding::ber()] {
         let mut cfg = small(wire);
         // The eight batched setups and two with a system call per datagram.
         cfg.setups.extend(
@@ -103,7 +103,7 @@ fn misbehaving_gateways_are_counted_not_fatal() {
             (8, Fault::WrongId),
             (10, Fault::ErrorReply),
         ],
-        ..small(Wire::Pretty)
+        ..small(Encoding::pretty())
     };
     let report = fanout::run(&cfg, &mut |_| {}).unwrap();
     for s in &report.setups {
@@ -142,7 +142,7 @@ fn otp_fans_out_to_the_same_gateways() {
         stack: false,
         wildcard: false,
         otp: true,
-        ..small(Wire::Compact)
+        ..small(Encoding::compact())
     };
     let report = fanout::run(&cfg, &mut |s| eprintln!("{s}")).unwrap();
     let otp = report.otp.unwrap();

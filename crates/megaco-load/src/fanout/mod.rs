@@ -32,6 +32,7 @@ mod otp;
 mod shard;
 mod stack;
 
+use megaco::codec::Encoding;
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Barrier};
 use std::thread::JoinHandle;
@@ -42,7 +43,7 @@ use serde::Serialize;
 
 use crate::batch::Io;
 use crate::farm::{Farm, FarmConfig, Fault};
-use crate::{Errors, Wire};
+use crate::Errors;
 use shard::{Cmd, Shard, ShardRound};
 
 /// How requests are made.
@@ -291,7 +292,7 @@ pub struct FanoutConfig {
     /// Passes per N (the fastest is reported).
     pub passes: usize,
     /// The wire encoding.
-    pub wire: Wire,
+    pub wire: Encoding,
     /// The protocol version.
     pub version: u8,
     /// The request: [`Request::Audit`] or [`Request::Modify`].
@@ -317,7 +318,7 @@ impl Default for FanoutConfig {
         FanoutConfig {
             ns: steps(901, 100),
             passes: 5,
-            wire: Wire::Pretty,
+            wire: Encoding::pretty(),
             version: 1,
             request: Request::Audit,
             shards: 2,
@@ -344,7 +345,8 @@ pub fn steps(max: usize, step: usize) -> Vec<usize> {
 #[derive(Debug, Clone, Serialize)]
 pub struct FanoutReport {
     /// The wire encoding.
-    pub wire: Wire,
+    #[serde(serialize_with = "crate::encoding_name")]
+    pub wire: Encoding,
     /// The request.
     pub request: Request,
     /// Passes per N.
@@ -372,7 +374,7 @@ impl World {
         let mut shards = Vec::new();
         let mut addrs = Vec::new();
         for _ in 0..k {
-            let shard = Shard::bind(cfg.wire, cfg.version, cfg.timeout)
+            let shard = Shard::bind(cfg.wire.clone(), cfg.version, cfg.timeout)
                 .context("binding a controller socket")?;
             addrs.push(shard.local_addr()?);
             let (tx, rx) = mpsc::channel();
@@ -381,7 +383,7 @@ impl World {
         let farm = Farm::start(FarmConfig {
             mgs,
             threads: k,
-            wire: cfg.wire,
+            wire: cfg.wire.clone(),
             version: cfg.version,
             register_to: addrs,
             terminations: 1,
@@ -524,7 +526,7 @@ pub fn run(cfg: &FanoutConfig, progress: &mut dyn FnMut(&str)) -> anyhow::Result
     Ok(FanoutReport {
         otp,
         otp_info,
-        wire: cfg.wire,
+        wire: cfg.wire.clone(),
         request: cfg.request,
         passes: cfg.passes,
         shards: cfg.shards.max(2),

@@ -10,25 +10,23 @@ use megaco::codec::Encoding;
 use super::{FanoutConfig, Request, Row, SetupResult};
 use crate::farm::{Farm, FarmConfig};
 use crate::otp::OtpNode;
-use crate::{msg, Errors, Wire};
+use crate::{msg, Errors};
 
 /// Runs the rounds through OTP; returns its table and the node's facts.
 pub(super) fn run(
     cfg: &FanoutConfig,
     progress: &mut dyn FnMut(&str),
 ) -> anyhow::Result<(SetupResult, Vec<(String, String)>)> {
-    if cfg.wire == Wire::Per {
-        bail!("OTP's side runs in pretty, compact or ber");
-    }
+    let codec = crate::otp_codec(&cfg.wire)?;
     let max = cfg.ns.iter().copied().max().unwrap_or(1);
-    let mut node = OtpNode::fanout(cfg.wire.name(), cfg.version, Duration::from_secs(900))?;
+    let mut node = OtpNode::fanout(codec, cfg.version, Duration::from_secs(900))?;
     progress(&format!(
         "otp: registering {max} simulated gateways with OTP's controller"
     ));
     let farm = Farm::start(FarmConfig {
         mgs: max,
         threads: 1,
-        wire: cfg.wire,
+        wire: cfg.wire.clone(),
         version: cfg.version,
         register_to: vec![std::net::SocketAddr::from(([127, 0, 0, 1], node.port))],
         ..FarmConfig::default()

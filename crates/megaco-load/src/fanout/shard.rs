@@ -20,7 +20,7 @@ use crate::batch::{Inbox, Io, Outbox, BATCH};
 use crate::msg::{self, Expect};
 use crate::scan::{scan, Head};
 use crate::template::Template;
-use crate::{net, Errors, Wire};
+use crate::{net, Errors};
 
 /// What the coordinator asks of a shard.
 pub(crate) enum Cmd {
@@ -78,7 +78,7 @@ pub(crate) struct Shard {
 }
 
 impl Shard {
-    pub(crate) fn bind(wire: Wire, version: u8, timeout: Duration) -> io::Result<Shard> {
+    pub(crate) fn bind(wire: Encoding, version: u8, timeout: Duration) -> io::Result<Shard> {
         let mut sock = net::udp(SocketAddr::from(([127, 0, 0, 1], 0)), true)?;
         let poll = Poll::new()?;
         poll.registry()
@@ -88,7 +88,7 @@ impl Shard {
             sock,
             poll,
             events: Events::with_capacity(256),
-            encoding: wire.encoding(),
+            encoding: wire,
             version,
             mid,
             request: Request::Audit,

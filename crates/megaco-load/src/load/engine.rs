@@ -134,7 +134,7 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
         },
         waits: BinaryHeap::new(),
         inbox: Inbox::new(cfg.io),
-        encoding: cfg.wire.encoding(),
+        encoding: cfg.wire.clone(),
         socks: Vec::new(),
         links: Vec::new(),
         by_addr: HashMap::new(),
@@ -204,7 +204,7 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
                 let farm = Farm::start(FarmConfig {
                     mgs: cfg.mgs,
                     threads: 1,
-                    wire: cfg.wire,
+                    wire: cfg.wire.clone(),
                     version: cfg.version,
                     register_to: vec![local],
                     terminations: 1,

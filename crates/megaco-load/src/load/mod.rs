@@ -30,6 +30,7 @@ mod conn;
 mod engine;
 mod script;
 
+use megaco::codec::Encoding;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
@@ -40,7 +41,7 @@ use serde::Serialize;
 
 use crate::batch::Io;
 use crate::msg::Expect;
-use crate::{Errors, Wire};
+use crate::Errors;
 
 pub use engine::run;
 
@@ -210,7 +211,7 @@ pub struct LoadConfig {
     /// TCP (TPKT) instead of UDP (gateway role).
     pub tcp: bool,
     /// The wire encoding.
-    pub wire: Wire,
+    pub wire: Encoding,
     /// The protocol version.
     pub version: u8,
     /// The calls.
@@ -242,7 +243,7 @@ impl LoadConfig {
             rate: None,
             duration: Duration::from_secs(10),
             tcp: false,
-            wire: Wire::Pretty,
+            wire: Encoding::pretty(),
             version: 1,
             scenario: Scenario::builtin("call").expect("built-in"),
             concurrency: None,
