@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use megaco::codec::Encoding;
 use megaco_load::batch::Io;
 use megaco_load::fanout::{self, FanoutConfig, FanoutReport, Request, Row, Setup};
@@ -469,6 +469,48 @@ impl Drop for Child {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+// ---------------------------------------------------------------- bench
+
+/// `megaco bench`: the codec measurements of `megaco-bench` (a quick
+/// comparison, `meas`, `mstone`) and `fanout`, one subcommand each.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// What to run (default: a quick comparison of the codecs).
+    #[command(subcommand)]
+    pub command: Option<BenchCommand>,
+    /// Options shared by every mode.
+    #[command(flatten)]
+    pub common: megaco_bench::CommonArgs,
+}
+
+/// The modes of `megaco bench`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum BenchCommand {
+    /// The codec measurements.
+    #[command(flatten)]
+    Codecs(megaco_bench::BenchCommand),
+    /// Fan-out: one controller, one request to each of N gateways, time
+    /// per destination as N grows.
+    Fanout(FanoutArgs),
+}
+
+/// Runs `megaco bench`.
+pub fn run_bench(args: BenchArgs) -> Result<ExitCode> {
+    let command = match args.command {
+        Some(BenchCommand::Fanout(mut fanout)) => {
+            fanout.vs_otp = args.common.vs_otp;
+            return run_fanout(fanout);
+        }
+        Some(BenchCommand::Codecs(c)) => Some(c),
+        None => None,
+    };
+    megaco_bench::run_bench(&megaco_bench::BenchArgs {
+        command,
+        common: args.common,
+    })
+    .map(|()| ExitCode::SUCCESS)
 }
 
 // ---------------------------------------------------------------- fanout
