@@ -66,8 +66,9 @@ pub struct LoadArgs {
     /// Resends over UDP within --timeout.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub resends: u32,
-    /// Controller role: wait for gateways started elsewhere (e.g. by
-    /// `megaco mg`) instead of simulating them.
+    /// Controller role: wait (up to 10 s) for --mgs gateways started
+    /// elsewhere to register, e.g. `megaco mg --mgc ADDR --stay`, instead
+    /// of simulating them.
     #[arg(long)]
     pub external: bool,
     /// Step the rate FROM:TO:STEP (transactions per second), each step

@@ -298,3 +298,54 @@ fn encodings_are_named_as_in_the_codec_registry() {
     assert_eq!(bogus.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bogus.stderr).contains("ber-otp"));
 }
+
+#[test]
+fn the_controller_role_drives_gateways_started_by_megaco_mg_stay() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut load = megaco()
+        .args([
+            "load",
+            "--role",
+            "mgc",
+            "--mgc",
+            "127.0.0.1:0",
+            "--external",
+        ])
+        .args(["--mgs", "3", "--scenario", "call", "--concurrency", "1"])
+        .args(["--duration", "1", "--json", "--quiet"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut errors = std::io::BufReader::new(load.stderr.take().unwrap()).lines();
+    // `listening on udp ADDR`
+    let line = errors.next().unwrap().unwrap();
+    let addr = line.rsplit(' ').next().unwrap().to_string();
+    let drain = std::thread::spawn(move || errors.map_while(Result::ok).collect::<Vec<_>>());
+    let mut mgs: Vec<_> = (0..3)
+        .map(|_| {
+            megaco()
+                .args(["mg", "--mgc", &addr, "--stay", "--quiet"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let out = load.wait_with_output().unwrap();
+    for mg in &mut mgs {
+        let _ = mg.kill();
+        let _ = mg.wait();
+    }
+    let stderr = drain.join().unwrap().join("\n");
+    assert!(out.status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &json["ours"];
+    let n = |k: &str| r[k].as_u64().unwrap();
+    assert_eq!(n("registered"), 3, "{r:#}");
+    assert_eq!(n("sent"), n("answered") + n("failed") + n("timed_out"));
+    // Add, Modify, Notify and Subtract, each answered by a gateway.
+    assert_eq!((n("failed"), n("timed_out")), (0, 0), "{r:#}");
+    assert!(n("calls") >= 3, "{r:#}");
+}
