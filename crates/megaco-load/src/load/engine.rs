@@ -66,6 +66,8 @@ struct Gen<'a> {
     cfg: &'a LoadConfig,
     /// Sockets with messages queued.
     dirty: Vec<usize>,
+    /// Every link's first transaction id.
+    first_tid: u32,
     /// A scenario file's script.
     plan: Option<Plan>,
     /// Calls in a script's wait step, until when.
@@ -87,6 +89,18 @@ struct Gen<'a> {
     tick_sent: u64,
     tick_answered: u64,
     outstanding: u64,
+}
+
+/// A first transaction id that differs from run to run: a controller
+/// remembers the replies it sent (to answer a resent request from its
+/// cache, never running it twice), and a new run's gateway on a port an
+/// earlier run's gateway used must not have its requests taken for
+/// resends of that one's.
+fn first_tid() -> u32 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() ^ d.as_secs() as u32);
+    1 + nanos % 0x3FFF_FFFF
 }
 
 /// Queues a message on socket `s`, remembering that it has some.
@@ -128,6 +142,7 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
     let mut g = Gen {
         cfg,
         dirty: Vec::new(),
+        first_tid: first_tid(),
         plan: match &cfg.scenario.calls {
             Calls::Script(s) => Some(Plan::new(s)),
             Calls::Steps(_) => None,
@@ -338,7 +353,7 @@ impl Gen<'_> {
             peer,
             mid,
             templates,
-            next_tid: 1,
+            next_tid: self.first_tid,
             out: HashMap::new(),
             given_up: HashSet::new(),
             registered: false,
