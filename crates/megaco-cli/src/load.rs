@@ -676,10 +676,14 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     })
 }
 
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.3}"))
+}
+
 /// One line per setup and N: times, the profile, the counts.
 pub fn tsv(report: &FanoutReport) -> String {
     let mut out = String::from(
-        "setup\tdestinations\ttime_us\tper_destination_us\tbuild_us\tencode_us\tengine_us\tsend_us\treceive_us\tdecode_us\tmatch_us\tsent\tanswered\ttimeouts\terrors\n",
+        "setup\tdestinations\ttime_us\tper_destination_us\tbuild_us\tencode_us\tengine_us\tsend_us\treceive_us\tdecode_us\tmatch_us\tsent\tanswered\ttimeouts\terrors\tcpu_per_destination_us\tprocess_cpu_per_destination_us\n",
     );
     for s in report
         .setups
@@ -691,7 +695,7 @@ pub fn tsv(report: &FanoutReport) -> String {
             let p = r.profile.unwrap_or_default();
             let _ = writeln!(
                 out,
-                "{}\t{}\t{:.1}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{}\t{}\t{}\t{}",
+                "{}\t{}\t{:.1}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{}\t{}\t{}\t{}\t{}\t{}",
                 s.name,
                 r.destinations,
                 r.time_us,
@@ -706,7 +710,9 @@ pub fn tsv(report: &FanoutReport) -> String {
                 r.sent,
                 r.answered,
                 r.timeouts,
-                r.errors.total()
+                r.errors.total(),
+                opt(r.cpu_per_destination_us),
+                opt(r.process_cpu_per_destination_us)
             );
         }
     }
@@ -744,6 +750,33 @@ pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> Strin
             "Terminations",
             &w.rows,
         );
+    }
+    let with_cpu: Vec<_> = report
+        .setups
+        .iter()
+        .filter(|s| s.rows.iter().any(|r| r.cpu_per_destination_us.is_some()))
+        .collect();
+    if !with_cpu.is_empty() {
+        out.push_str("\nCPU time per destination (µs; least of the passes): the controller's thread(s) / the whole process (controller, gateways and the kernel's work for them)\n\n| Destinations |");
+        for s in &with_cpu {
+            let _ = write!(out, " {} |", s.name);
+        }
+        out.push('\n');
+        out.push_str(&"| ---: ".repeat(with_cpu.len() + 1));
+        out.push_str("|\n");
+        for (i, r) in with_cpu[0].rows.iter().enumerate() {
+            let _ = write!(out, "| {} |", r.destinations);
+            for s in &with_cpu {
+                let r = &s.rows[i.min(s.rows.len() - 1)];
+                let _ = write!(
+                    out,
+                    " {} / {} |",
+                    opt(r.cpu_per_destination_us),
+                    opt(r.process_cpu_per_destination_us)
+                );
+            }
+            out.push('\n');
+        }
     }
     out.push_str("\nPer-stage profile at the largest N (µs per destination; multiple: the shards' summed time)\n\n");
     out.push_str(

@@ -40,7 +40,7 @@ fn fanout_writes_tables_tsv_json_and_charts() {
     let tsv = std::fs::read_to_string(dir.path().join("fanout.tsv")).unwrap();
     let lines: Vec<&str> = tsv.lines().collect();
     let width = lines[0].split('\t').count();
-    assert_eq!(width, 15);
+    assert_eq!(width, 17);
     // 8 setups and the wildcard table, N = 1, 6, 11.
     assert_eq!(lines.len(), 1 + 9 * 3);
     for l in &lines[1..] {

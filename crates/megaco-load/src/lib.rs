@@ -25,6 +25,7 @@
 
 pub mod batch;
 pub mod chart;
+pub mod cpu;
 pub mod fanout;
 pub mod farm;
 pub mod load;

@@ -43,6 +43,12 @@ fn every_destination_answers_in_every_setup() {
                 assert_eq!(r.timeouts, 0);
                 assert_eq!(r.errors.total(), 0, "{}: {:?}", s.name, r.errors);
                 assert!(r.time_us > 0.0);
+                if cfg!(target_os = "linux") && s.name != "stack" {
+                    // The process's CPU time holds the controller's.
+                    let cpu = r.cpu_per_destination_us.unwrap();
+                    let all = r.process_cpu_per_destination_us.unwrap();
+                    assert!(cpu > 0.0 && all >= cpu * 0.999, "{}: {cpu} {all}", s.name);
+                }
                 assert!((r.per_destination_us * r.destinations as f64 - r.time_us).abs() < 1e-6);
                 if let Some(p) = r.profile {
                     let sum = p.build_us

@@ -256,6 +256,13 @@ pub struct Row {
     pub per_destination_us: f64,
     /// The fastest pass's stages.
     pub profile: Option<Profile>,
+    /// CPU time per destination of the controller's thread(s), µs: the
+    /// least of the passes (Linux).
+    pub cpu_per_destination_us: Option<f64>,
+    /// CPU time per destination of the whole process (controller,
+    /// gateways, the kernel's work on their behalf), µs: the least of the
+    /// passes (Linux).
+    pub process_cpu_per_destination_us: Option<f64>,
     /// Requests sent over all passes.
     pub sent: u64,
     /// Replies taken as answers over all passes.
@@ -413,6 +420,8 @@ impl World {
         let k = self.shards.len();
         let start = Arc::new(Barrier::new(k));
         let (done, rx) = mpsc::channel();
+        // Read before any shard starts, so the process's time holds theirs.
+        let p0 = crate::cpu::process();
         for (i, (tx, _)) in self.shards.iter().enumerate() {
             let _ = tx.send(Cmd::Round {
                 n: n / k + usize::from(i < n % k),
@@ -425,12 +434,17 @@ impl World {
         drop(done);
         let mut total = ShardRound::default();
         for r in rx {
+            total.cpu = match (total.cpu, r.cpu) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            };
             total.wall = total.wall.max(r.wall);
             total.stages.add(&r.stages);
             total.answered += r.answered;
             total.timeouts += r.timeouts;
             total.errors.add(&r.errors);
         }
+        total.process_cpu = crate::cpu::since(p0, crate::cpu::process());
         total
     }
 
@@ -455,11 +469,20 @@ fn row(n: usize, passes: &[ShardRound]) -> Row {
         errors.add(&p.errors);
     }
     let time_us = best.wall.as_secs_f64() * 1e6;
+    let least = |f: fn(&ShardRound) -> Option<Duration>| {
+        passes
+            .iter()
+            .filter_map(f)
+            .min()
+            .map(|d| d.as_secs_f64() * 1e6 / n.max(1) as f64)
+    };
     Row {
         destinations: n,
         time_us,
         per_destination_us: time_us / n.max(1) as f64,
         profile: Some(best.stages.per(n)),
+        cpu_per_destination_us: least(|p| p.cpu),
+        process_cpu_per_destination_us: least(|p| p.process_cpu),
         sent: (n * passes.len()) as u64,
         answered: passes.iter().map(|p| p.answered).sum(),
         timeouts: passes.iter().map(|p| p.timeouts).sum(),
@@ -563,6 +586,10 @@ fn run_wildcard(cfg: &FanoutConfig, progress: &mut dyn FnMut(&str)) -> anyhow::R
         let mut r = row(1, &passes);
         r.destinations = n;
         r.per_destination_us = r.time_us / n.max(1) as f64;
+        r.cpu_per_destination_us = r.cpu_per_destination_us.map(|c| c / n.max(1) as f64);
+        r.process_cpu_per_destination_us = r
+            .process_cpu_per_destination_us
+            .map(|c| c / n.max(1) as f64);
         r.profile = passes
             .iter()
             .min_by_key(|p| p.wall)

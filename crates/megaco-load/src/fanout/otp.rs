@@ -59,6 +59,8 @@ pub(super) fn run(
             time_us: best,
             per_destination_us: best / n.max(1) as f64,
             profile: None,
+            cpu_per_destination_us: None,
+            process_cpu_per_destination_us: None,
             sent: (n * passes.len()) as u64,
             answered,
             timeouts: 0,

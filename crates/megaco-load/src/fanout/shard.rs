@@ -45,6 +45,10 @@ pub(crate) enum Cmd {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ShardRound {
     pub wall: Duration,
+    /// CPU time of the controller's thread(s) in the round.
+    pub cpu: Option<Duration>,
+    /// CPU time of the whole process (controller and gateways).
+    pub process_cpu: Option<Duration>,
     pub stages: Stages,
     pub answered: u64,
     pub timeouts: u64,
@@ -195,6 +199,7 @@ impl Shard {
     /// replies; every moment of it is charged to one stage.
     fn round(&mut self, n: usize, setup: Setup) -> ShardRound {
         let mut r = ShardRound::default();
+        let cpu0 = crate::cpu::thread();
         let t0 = Instant::now();
         let mut clock = t0;
         let mut lap = |at: &mut Duration| {
@@ -305,6 +310,7 @@ impl Shard {
         self.inbox = Some(inbox);
         r.timeouts = (n - got) as u64;
         r.wall = clock - t0;
+        r.cpu = crate::cpu::since(cpu0, crate::cpu::thread());
         r
     }
 
