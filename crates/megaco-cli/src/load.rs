@@ -100,6 +100,11 @@ pub struct LoadArgs {
     /// recvmmsg), to measure the difference.
     #[arg(long)]
     pub unbatched: bool,
+    /// The process id of the controller under load (on this machine):
+    /// its CPU time per transaction is reported beside the generator's
+    /// (a controller started by --vs-otp is measured anyway).
+    #[arg(long, value_name = "PID")]
+    pub mgc_pid: Option<u32>,
 }
 
 /// The role, on the command line.
@@ -150,6 +155,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
         } else {
             Io::Batched
         },
+        target_pid: args.mgc_pid,
         ..LoadConfig::new(args.mgc.unwrap_or(default_listen))
     };
     let rates = args.sweep.as_deref().map(parse_sweep).transpose()?;
@@ -178,6 +184,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
         (Some(a), _, _) => check_target(a, args.allow_remote)?,
         (None, true, Role::Mg) => {
             let (child, port) = start_our_mgc(&args.encoding, args.version, args.tcp)?;
+            cfg.target_pid = Some(child.0.id());
             _ours = Some(child);
             cfg.target = SocketAddr::from(([127, 0, 0, 1], port));
         }
@@ -203,6 +210,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
         let node = OtpNode::mgc(0, args.tcp, otp_codec(&args.encoding)?, args.version, bound)?;
         let otp_cfg = LoadConfig {
             target: SocketAddr::from(([127, 0, 0, 1], node.port)),
+            target_pid: Some(node.pid).filter(|&p| p != 0),
             ..cfg.clone()
         };
         note(&format!("OTP: {}", otp_cfg.target));
@@ -259,7 +267,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
 }
 
 enum Side {
-    One(LoadReport),
+    One(Box<LoadReport>),
     Sweep(load::Sweep),
 }
 
@@ -271,7 +279,7 @@ fn run_side(
     note: &mut dyn FnMut(&str),
 ) -> Result<Side> {
     Ok(match rates {
-        None => Side::One(load::run(cfg, progress)?),
+        None => Side::One(Box::new(load::run(cfg, progress)?)),
         Some(r) => Side::Sweep(load::sweep(
             cfg,
             r,
@@ -323,7 +331,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
     let ones: Vec<(&str, &LoadReport)> = sides
         .iter()
         .filter_map(|(n, s)| match s {
-            Side::One(r) => Some((*n, r)),
+            Side::One(r) => Some((*n, &**r)),
             Side::Sweep(_) => None,
         })
         .collect();
@@ -337,7 +345,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
         out.push_str(&"| --- ".repeat(names.len() + 1 + usize::from(ones.len() == 2)));
         out.push_str("|\n");
         type F = fn(&LoadReport) -> f64;
-        let rows: [(&str, F, bool); 15] = [
+        let rows: [(&str, F, bool); 17] = [
             ("gateways registered", |r| r.registered as f64, false),
             ("transactions sent", |r| r.sent as f64, false),
             ("answered", |r| r.answered as f64, false),
@@ -364,12 +372,24 @@ fn side_text(sides: &[(&str, Side)]) -> String {
             ),
             ("latency max (ms)", |r| r.latency.max_us as f64 / 1e3, true),
             ("latency mean (ms)", |r| r.latency.mean_us / 1e3, true),
+            (
+                "CPU per transaction, load generator (µs)",
+                |r| r.cpu_per_transaction_us.unwrap_or(f64::NAN),
+                true,
+            ),
+            (
+                "CPU per transaction, controller (µs)",
+                |r| r.target_cpu_per_transaction_us.unwrap_or(f64::NAN),
+                true,
+            ),
         ];
         for (label, f, ratio) in rows {
             let _ = write!(out, "| {label} |");
             for (_, r) in &ones {
                 let v = f(r);
-                if v.fract() == 0.0 && v.abs() < 1e15 {
+                if v.is_nan() {
+                    out.push_str(" - |");
+                } else if v.fract() == 0.0 && v.abs() < 1e15 {
                     let _ = write!(out, " {v:.0} |");
                 } else {
                     let _ = write!(out, " {v:.3} |");
@@ -377,7 +397,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
             }
             if ones.len() == 2 {
                 let (a, b) = (f(ones[0].1), f(ones[1].1));
-                if ratio && a > 0.0 {
+                if ratio && a > 0.0 && b.is_finite() {
                     let _ = write!(out, " {:.2} |", b / a);
                 } else {
                     out.push_str(" |");
@@ -754,6 +774,7 @@ pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> Strin
     let with_cpu: Vec<_> = report
         .setups
         .iter()
+        .chain(&report.otp)
         .filter(|s| s.rows.iter().any(|r| r.cpu_per_destination_us.is_some()))
         .collect();
     if !with_cpu.is_empty() {
@@ -838,13 +859,38 @@ pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> Strin
             }
             out.push('\n');
         }
+        if otp.rows.iter().any(|r| r.cpu_per_destination_us.is_some()) {
+            out.push_str("\nOTP/ours, CPU time per destination (the OTP node's / our controller thread's)\n\n| setup |");
+            for r in &otp.rows {
+                let _ = write!(out, " N = {} |", r.destinations);
+            }
+            out.push('\n');
+            out.push_str(&"| ---: ".repeat(otp.rows.len() + 1));
+            out.push_str("|\n");
+            for s in &report.setups {
+                let _ = write!(out, "| {} |", s.name);
+                for (o, r) in otp.rows.iter().zip(&s.rows) {
+                    match (o.cpu_per_destination_us, r.cpu_per_destination_us) {
+                        (Some(a), Some(b)) if b > 0.0 => {
+                            let _ = write!(out, " {:.1} |", a / b);
+                        }
+                        _ => out.push_str(" - |"),
+                    }
+                }
+                out.push('\n');
+            }
+        }
     }
     for s in &report.setups {
         if let (Some(a), Some(b)) = (s.rows.iter().find(|r| r.destinations >= 101), s.rows.last()) {
             if b.destinations > a.destinations {
+                let cpu = match (a.cpu_per_destination_us, b.cpu_per_destination_us) {
+                    (Some(x), Some(y)) if x > 0.0 => format!(" (CPU time: {:.2}x)", y / x),
+                    _ => String::new(),
+                };
                 let _ = writeln!(
                     out,
-                    "{}: time per destination at N = {} is {:.2}x that at N = {}",
+                    "{}: time per destination at N = {} is {:.2}x that at N = {}{cpu}",
                     s.name,
                     b.destinations,
                     b.per_destination_us / a.per_destination_us.max(1e-9),

@@ -131,10 +131,19 @@ fn config(target: SocketAddr, wire: Encoding) -> LoadConfig {
 fn gateways_against_a_controller_over_udp() {
     for wire in [Encoding::compact(), Encoding::ber()] {
         let mgc = Mgc::start(wire.clone(), |_| Spoil::None);
-        let r = load::run(&config(mgc.addr, wire), &mut |_| {}).unwrap();
+        // The controller runs in this process: its CPU time is ours.
+        let cfg = LoadConfig {
+            target_pid: Some(std::process::id()),
+            ..config(mgc.addr, wire)
+        };
+        let r = load::run(&cfg, &mut |_| {}).unwrap();
         adds_up(&r);
         assert_eq!(r.registered, 4);
         assert!(r.answered > 100, "{r:#?}");
+        if cfg!(target_os = "linux") {
+            assert!(r.cpu_per_transaction_us.is_some_and(|c| c > 0.0));
+            assert!(r.target_cpu_per_transaction_us.is_some());
+        }
         assert_eq!(
             (r.failed, r.timed_out, r.errors.total()),
             (0, 0, 0),

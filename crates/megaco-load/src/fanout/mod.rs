@@ -257,7 +257,8 @@ pub struct Row {
     /// The fastest pass's stages.
     pub profile: Option<Profile>,
     /// CPU time per destination of the controller's thread(s), µs: the
-    /// least of the passes (Linux).
+    /// least of the passes (Linux). For `otp`, the OTP node's CPU time,
+    /// the mean over the passes (it is read in 10 ms ticks).
     pub cpu_per_destination_us: Option<f64>,
     /// CPU time per destination of the whole process (controller,
     /// gateways, the kernel's work on their behalf), µs: the least of the

@@ -251,6 +251,10 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
     }
     // Calls.
     let start = Instant::now();
+    let cpu0 = (
+        crate::cpu::process(),
+        cfg.target_pid.and_then(crate::cpu::of_process),
+    );
     let stop_at = start + cfg.duration;
     let hard_end = stop_at + cfg.timeout + Duration::from_secs(1);
     let mut next_tick = start + Duration::from_secs(1);
@@ -308,6 +312,15 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
             break;
         }
     }
+    let per = |d: Option<Duration>| {
+        d.filter(|_| g.report.answered > 0)
+            .map(|d| d.as_secs_f64() * 1e6 / g.report.answered as f64)
+    };
+    g.report.cpu_per_transaction_us = per(crate::cpu::since(cpu0.0, crate::cpu::process()));
+    g.report.target_cpu_per_transaction_us = per(crate::cpu::since(
+        cpu0.1,
+        cfg.target_pid.and_then(crate::cpu::of_process),
+    ));
     // Whatever is still out timed out.
     for l in &mut g.links {
         for (_, o) in l.out.drain() {

@@ -231,6 +231,9 @@ pub struct LoadConfig {
     pub register_window: Duration,
     /// How UDP datagrams go through the kernel.
     pub io: Io,
+    /// The process id of the controller under load, when it runs on this
+    /// machine: its CPU time per transaction is reported beside ours.
+    pub target_pid: Option<u32>,
 }
 
 impl LoadConfig {
@@ -252,6 +255,7 @@ impl LoadConfig {
             simulate: true,
             register_window: Duration::from_secs(10),
             io: Io::Batched,
+            target_pid: None,
         }
     }
 
@@ -339,6 +343,14 @@ pub struct LoadReport {
     pub throughput: f64,
     /// Latency of every answered transaction.
     pub latency: Latency,
+    /// CPU time this process (the generator, and the simulated gateways
+    /// of the controller role) used per answered transaction while the
+    /// calls ran, µs (Linux). On a shared machine the throughput follows
+    /// the CPU the processes get; this does not.
+    pub cpu_per_transaction_us: Option<f64>,
+    /// The same for the controller under load (`target_pid`), µs; read in
+    /// 10 ms ticks.
+    pub target_cpu_per_transaction_us: Option<f64>,
     /// Second by second.
     pub series: Vec<Sample>,
 }
