@@ -545,6 +545,10 @@ pub struct FanoutArgs {
     /// Destinations grow by this much: 1, 1 + STEP, ... up to --max.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub step: usize,
+    /// The numbers of destinations, e.g. `1,101,1001,10000` (instead of
+    /// --max and --step).
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
+    pub ns: Vec<usize>,
     /// Passes per N; the fastest is reported.
     #[arg(long, default_value_t = 5)]
     pub passes: usize,
@@ -632,8 +636,15 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
         }
         v
     };
+    if args.ns.contains(&0) {
+        bail!("--ns: every number of destinations is at least 1");
+    }
     let cfg = FanoutConfig {
-        ns: fanout::steps(args.max, args.step),
+        ns: if args.ns.is_empty() {
+            fanout::steps(args.max, args.step)
+        } else {
+            args.ns.clone()
+        },
         passes: args.passes,
         wire: args.encoding.clone(),
         version: args.version,

@@ -135,6 +135,8 @@ fn bounds_are_checked() {
         ],
         &["load", "--mgc", "127.0.0.1:9", "--duration", "7200"],
         &["bench", "fanout", "--max", "20000"],
+        &["bench", "fanout", "--ns", "1,20000"],
+        &["bench", "fanout", "--ns", "0,5"],
         &["bench", "fanout", "--shards", "500"],
     ] {
         let out = megaco().args(args).output().unwrap();
