@@ -52,9 +52,11 @@ pub(super) fn run(
         progress(&format!("otp: N = {n}"));
         let cpu0 = crate::cpu::of_process(node.pid);
         let passes = node.round(n, cfg.passes.max(1), &text)?;
-        // The node's CPU time over all the passes (read in 10 ms ticks, so
-        // the mean over them rather than the least of them).
+        // The node's CPU time over all the passes: read in 10 ms ticks, so
+        // the mean over them rather than the least of them, and none when
+        // under 20 ticks were counted (too coarse to tell).
         let cpu = crate::cpu::since(cpu0, crate::cpu::of_process(node.pid))
+            .filter(|d| *d >= Duration::from_millis(200))
             .map(|d| d.as_secs_f64() * 1e6 / (n.max(1) * passes.len().max(1)) as f64);
         let best = passes.iter().map(|p| p.micros).min().unwrap_or(0) as f64;
         let answered: u64 = passes.iter().map(|p| p.answered).sum();
