@@ -50,7 +50,7 @@ pub(super) fn run(
     let mut result = SetupResult::new("otp".into());
     for &n in &cfg.ns {
         progress(&format!("otp: N = {n}"));
-        let cpu0 = crate::cpu::of_process(node.pid);
+        let cpu0 = settle(node.pid);
         let passes = node.round(n, cfg.passes.max(1), &text)?;
         // The node's CPU time over all the passes: read in 10 ms ticks, so
         // the mean over them rather than the least of them, and none when
@@ -79,4 +79,21 @@ pub(super) fn run(
     }
     farm.stop();
     Ok((result, node.info.clone()))
+}
+
+/// Waits (up to 5 s) until the node is idle, so that what it still does
+/// for the registrations or the last round is not charged to the next
+/// one; returns its CPU time then.
+fn settle(pid: u32) -> Option<Duration> {
+    let mut last = crate::cpu::of_process(pid)?;
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = crate::cpu::of_process(pid)?;
+        // At most one 10 ms tick in 100 ms.
+        if now.saturating_sub(last) <= Duration::from_millis(10) {
+            return Some(now);
+        }
+        last = now;
+    }
+    Some(last)
 }
