@@ -6,7 +6,11 @@
 
 mod decode;
 mod encode;
+mod error;
+mod keyword;
 mod lexer;
+mod scalar;
 
-pub use decode::{decode, decode_with, version_of, Limits, TextError, TextErrorKind};
+pub use decode::{decode, decode_with, version_of, Limits};
 pub use encode::{encode, encode_compact, encode_pretty, Style};
+pub use error::{TextError, TextErrorKind};
