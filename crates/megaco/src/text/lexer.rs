@@ -373,15 +373,13 @@ impl<'a> Lexer<'a> {
     #[inline]
     pub fn word(&mut self, expected: &'static str) -> R<(usize, &'a str)> {
         self.ws();
-        let b = self.bytes();
         let start = self.pos;
-        let mut end = start;
-        while end < b.len() && is_safe(b[end]) {
-            end += 1;
-        }
-        if end == start {
+        let rest = self.bytes().get(start..).unwrap_or_default();
+        let len = rest.iter().position(|&c| !is_safe(c)).unwrap_or(rest.len());
+        if len == 0 {
             return Err(self.expected(expected));
         }
+        let end = start + len;
         self.string_len(start, end - start)?;
         self.pos = end;
         Ok((start, self.slice(start, end)))
@@ -405,26 +403,6 @@ impl<'a> Lexer<'a> {
             Ok(t)
         } else {
             Err(self.unknown(t, expected))
-        }
-    }
-
-    /// The keyword `k` when it is the next word (consumed), else nothing
-    /// consumed.
-    pub fn eat_kw(&mut self, k: Kw) -> bool {
-        let save = self.pos;
-        self.ws();
-        let b = self.bytes();
-        let start = self.pos;
-        let mut end = start;
-        while end < b.len() && is_safe(b[end]) {
-            end += 1;
-        }
-        if keyword(&b[start..end], self.version) == Some(k) {
-            self.pos = end;
-            true
-        } else {
-            self.pos = save;
-            false
         }
     }
 

@@ -29,13 +29,31 @@ pub(crate) fn all_digits(s: &[u8]) -> bool {
 /// A dotted-quad IPv4 address (`V4hex = 1*3(DIGIT)`, each 0 to 255).
 pub(crate) fn parse_ip4(s: &[u8]) -> Option<[u8; 4]> {
     let mut out = [0u8; 4];
-    let mut parts = s.split(|&b| b == b'.');
-    for o in out.iter_mut() {
-        *o = u8::try_from(parse_decimal(parts.next()?, 3)?).ok()?;
+    let mut octet = 0;
+    let mut digits = 0;
+    let mut v: u16 = 0;
+    for &b in s {
+        if b == b'.' {
+            if digits == 0 || octet == 3 {
+                return None;
+            }
+            out[octet] = u8::try_from(v).ok()?;
+            octet += 1;
+            digits = 0;
+            v = 0;
+        } else {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 || digits == 3 {
+                return None;
+            }
+            v = v * 10 + u16::from(d);
+            digits += 1;
+        }
     }
-    if parts.next().is_some() {
+    if digits == 0 || octet != 3 {
         return None;
     }
+    out[3] = u8::try_from(v).ok()?;
     Some(out)
 }
 

@@ -76,7 +76,8 @@ impl Parser<'_> {
                     self.leave();
                     tokens.push(AuditToken::Signals);
                 } else {
-                    let d = if self.eat_kw(Kw::SignalList) {
+                    let t = self.token(super::signals::SIGNAL)?;
+                    let d = if t.kw == Some(Kw::SignalList) {
                         self.equal()?;
                         let id = self.u16_word("a signal list id")?;
                         let signal_list = if self.peek() == Some(b'{') {
@@ -89,7 +90,9 @@ impl Parser<'_> {
                         };
                         IndAudSignalsDescriptor::SeqSigList(IndAudSeqSigList { id, signal_list })
                     } else {
-                        IndAudSignalsDescriptor::Signal(ind_aud_signal(self.signal_request()?))
+                        IndAudSignalsDescriptor::Signal(ind_aud_signal(
+                            self.signal_request_from(t)?,
+                        ))
                     };
                     self.close()?;
                     props.push(IndAuditParameter::Signals(d));

@@ -4,7 +4,7 @@ use super::media::Dm;
 use super::Parser;
 use crate::model::*;
 use crate::text::keyword::Kw;
-use crate::text::lexer::{Tok, R};
+use crate::text::lexer::R;
 
 impl Parser<'_> {
     /// A context property (`Topology`, `Priority`, `Emergency`, ...),
@@ -40,7 +40,8 @@ impl Parser<'_> {
             _ => {
                 // ContextAttr { props } or ContextAttr { ContextList = {..} }
                 self.open()?;
-                if self.eat_kw(Kw::ContextList) {
+                let t = self.token("ContextList or a property")?;
+                if t.kw == Some(Kw::ContextList) {
                     if ctx.context_list.is_some() {
                         return Err(self.dup(at, "ContextList"));
                     }
@@ -51,8 +52,9 @@ impl Parser<'_> {
                         return Err(self.dup(at, "ContextAttr"));
                     }
                     let mut props = Vec::new();
-                    self.items(|p| {
-                        props.push(p.property_parm()?);
+                    self.items_from(t, "a property", |p, t| {
+                        let name = p.pkgd_name_from(t.at, t.text)?;
+                        props.push(p.parm_value(name)?);
                         Ok(())
                     })?;
                     ctx.context_prop = Some(props);
@@ -241,74 +243,23 @@ impl Parser<'_> {
         })
     }
 
-    /// A command request, its keyword `k` read (`t` is the whole word);
-    /// `None` when `k` names no command.
-    pub(super) fn command_request(&mut self, t: Tok<'_>, k: Option<Kw>) -> R<Option<Command>> {
-        Ok(Some(match k {
-            Some(k @ (Kw::Add | Kw::Move | Kw::Modify)) => {
-                self.equal()?;
-                let mut req = AmmRequest {
-                    termination_ids: self.term_id_list()?,
-                    descriptors: Vec::new(),
-                };
-                if self.peek() == Some(b'{') {
-                    self.braced(|p| p.amm_descriptor(&mut req.descriptors))?;
-                }
-                match k {
-                    Kw::Add => Command::Add(req),
-                    Kw::Move => Command::Move(req),
-                    _ => Command::Modify(req),
-                }
-            }
-            Some(Kw::Subtract) => {
-                self.equal()?;
-                let termination_ids = self.term_id_list()?;
-                let audit_descriptor = self.opt_audit_braces()?;
-                Command::Subtract(SubtractRequest {
-                    termination_ids,
-                    audit_descriptor,
-                })
-            }
-            Some(k @ (Kw::AuditValue | Kw::AuditCap)) => {
-                self.equal()?;
-                let mut tids = self.term_id_list()?;
-                let audit_descriptor = self.opt_audit_braces()?.unwrap_or_default();
-                let termination_id_list = (tids.len() > 1).then(|| tids.to_vec());
-                let req = AuditRequest {
-                    termination_id: tids.swap_remove(0),
-                    audit_descriptor,
-                    termination_id_list,
-                };
-                if k == Kw::AuditValue {
-                    Command::AuditValue(req)
-                } else {
-                    Command::AuditCapability(req)
-                }
-            }
-            Some(Kw::Notify) => {
-                self.equal()?;
-                let termination_ids = self.term_id_list()?;
-                let mut oe = None;
-                let mut err = None;
-                self.braced(|p| {
-                    let t = p.token("ObservedEvents or Error")?;
-                    match t.kw {
-                        Some(Kw::ObservedEvents) if oe.is_none() => oe = Some(p.observed_events()?),
-                        Some(Kw::Error) if err.is_none() => err = Some(p.error_descriptor_body()?),
-                        Some(Kw::ObservedEvents) => return Err(p.dup(t.at, "ObservedEvents")),
-                        Some(Kw::Error) => return Err(p.dup(t.at, "Error")),
-                        _ => return Err(p.unknown(t, "ObservedEvents or Error")),
-                    }
-                    Ok(())
-                })?;
-                let observed_events_descriptor =
-                    oe.ok_or_else(|| self.missing(t.at, "ObservedEvents in Notify"))?;
-                Command::Notify(NotifyRequest {
-                    termination_ids,
-                    observed_events_descriptor,
-                    error_descriptor: err,
-                })
-            }
+    /// A command request, its keyword `k` read, added to `out` (and filled
+    /// in place there); `false` when `k` names no command.
+    pub(super) fn command_request(
+        &mut self,
+        k: Option<Kw>,
+        optional: bool,
+        wildcard_return: bool,
+        out: &mut SmallList<CommandRequest>,
+    ) -> R<bool> {
+        let command = match k {
+            Some(Kw::Add) => Command::Add(AmmRequest::default()),
+            Some(Kw::Move) => Command::Move(AmmRequest::default()),
+            Some(Kw::Modify) => Command::Modify(AmmRequest::default()),
+            Some(Kw::Subtract) => Command::Subtract(SubtractRequest::default()),
+            Some(Kw::AuditValue) => Command::AuditValue(AuditRequest::default()),
+            Some(Kw::AuditCap) => Command::AuditCapability(AuditRequest::default()),
+            Some(Kw::Notify) => Command::Notify(NotifyRequest::default()),
             Some(Kw::ServiceChange) => {
                 self.equal()?;
                 let termination_ids = self.term_id_list()?;
@@ -321,8 +272,66 @@ impl Parser<'_> {
                     service_change_parms,
                 }))
             }
-            _ => return Ok(None),
-        }))
+            _ => return Ok(false),
+        };
+        out.push(CommandRequest {
+            command,
+            optional,
+            wildcard_return,
+        });
+        let Some(c) = out.last_mut() else {
+            return Ok(true);
+        };
+        match &mut c.command {
+            Command::Add(r) | Command::Move(r) | Command::Modify(r) => {
+                self.equal()?;
+                r.termination_ids = self.term_id_list()?;
+                if self.peek() == Some(b'{') {
+                    self.braced(|p| p.amm_descriptor(&mut r.descriptors))?;
+                }
+            }
+            Command::Subtract(r) => {
+                self.equal()?;
+                r.termination_ids = self.term_id_list()?;
+                r.audit_descriptor = self.opt_audit_braces()?;
+            }
+            Command::AuditValue(r) | Command::AuditCapability(r) => {
+                self.equal()?;
+                let mut tids = self.term_id_list()?;
+                r.audit_descriptor = self.opt_audit_braces()?.unwrap_or_default();
+                if tids.len() > 1 {
+                    r.termination_id_list = Some(tids.to_vec());
+                }
+                r.termination_id = tids.swap_remove(0);
+            }
+            Command::Notify(r) => {
+                let at = self.pos;
+                self.equal()?;
+                r.termination_ids = self.term_id_list()?;
+                let mut oe = false;
+                self.braced(|p| {
+                    let t = p.token("ObservedEvents or Error")?;
+                    match t.kw {
+                        Some(Kw::ObservedEvents) if !oe => {
+                            p.observed_events(&mut r.observed_events_descriptor)?;
+                            oe = true;
+                        }
+                        Some(Kw::Error) if r.error_descriptor.is_none() => {
+                            r.error_descriptor = Some(p.error_descriptor_body()?)
+                        }
+                        Some(Kw::ObservedEvents) => return Err(p.dup(t.at, "ObservedEvents")),
+                        Some(Kw::Error) => return Err(p.dup(t.at, "Error")),
+                        _ => return Err(p.unknown(t, "ObservedEvents or Error")),
+                    }
+                    Ok(())
+                })?;
+                if !oe {
+                    return Err(self.missing(at, "ObservedEvents in Notify"));
+                }
+            }
+            _ => {}
+        }
+        Ok(true)
     }
 
     /// `{ Audit { ... } }` or nothing.
@@ -343,7 +352,20 @@ impl Parser<'_> {
         const WHAT: &str = "a descriptor (Media, Events, Signals, DigitMap, ...)";
         let t = self.token(WHAT)?;
         out.push(match t.kw {
-            Some(Kw::Media) => AmmDescriptor::Media(self.media_descriptor()?),
+            Some(Kw::Media) => {
+                out.push(AmmDescriptor::Media(MediaDescriptor::default()));
+                if let Some(AmmDescriptor::Media(m)) = out.last_mut() {
+                    self.media_descriptor(m)?;
+                }
+                return Ok(());
+            }
+            Some(Kw::Events) => {
+                out.push(AmmDescriptor::Events(EventsDescriptor::default()));
+                if let Some(AmmDescriptor::Events(e)) = out.last_mut() {
+                    self.events_descriptor(e)?;
+                }
+                return Ok(());
+            }
             Some(Kw::Modem) => {
                 // Deprecated since H.248.1 Corrigendum 1: OTP's v2 and v3
                 // parsers drop it, its v1 parser keeps it.
@@ -354,7 +376,6 @@ impl Parser<'_> {
                 AmmDescriptor::Modem(d)
             }
             Some(Kw::Mux) => AmmDescriptor::Mux(self.mux_descriptor()?),
-            Some(Kw::Events) => AmmDescriptor::Events(self.events_descriptor()?),
             Some(Kw::EventBuffer) => AmmDescriptor::EventBuffer(self.event_buffer_descriptor()?),
             Some(Kw::Signals) => AmmDescriptor::Signals(self.signals_descriptor()?),
             Some(Kw::DigitMap) => match self.digit_map()? {

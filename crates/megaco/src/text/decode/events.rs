@@ -18,15 +18,28 @@ enum EvKind {
     Plain,
 }
 
-/// Parts of an event parameter list, before they become a requested
-/// event, a second (embedded) event, an observed event or an event spec.
-#[derive(Default)]
-struct EventParms {
-    stream_id: Option<u16>,
-    params: Vec<PropertyParm>,
-    /// Whether any of the requested actions below is given.
-    has_action: bool,
-    actions: RequestedActions,
+/// The parameter list of an event: a `Vec` or a one-element `SmallList`.
+trait Params {
+    fn add(&mut self, p: PropertyParm);
+    fn count(&self) -> usize;
+}
+
+impl Params for Vec<PropertyParm> {
+    fn add(&mut self, p: PropertyParm) {
+        self.push(p);
+    }
+    fn count(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Params for SmallList<PropertyParm> {
+    fn add(&mut self, p: PropertyParm) {
+        self.push(p);
+    }
+    fn count(&self) -> usize {
+        self.len()
+    }
 }
 
 impl Parser<'_> {
@@ -38,38 +51,48 @@ impl Parser<'_> {
         Ok(self.number(at, w, "a request id", u32::MAX.into())? as u32)
     }
 
-    /// `Events` alone, or `Events = id { event, ... }`.
-    pub(super) fn events_descriptor(&mut self) -> R<EventsDescriptor> {
-        self.requested_events(EvKind::Requested)
+    /// `Events` alone, or `Events = id { event, ... }`, into `ed`.
+    pub(super) fn events_descriptor(&mut self, ed: &mut EventsDescriptor) -> R<()> {
+        self.requested_events(EvKind::Requested, ed)
     }
 
     /// The events of an Events descriptor (`kind` Requested) or of an
     /// embedded one (`kind` Second), after the keyword.
-    fn requested_events(&mut self, kind: EvKind) -> R<EventsDescriptor> {
-        let mut ed = EventsDescriptor::default();
+    fn requested_events(&mut self, kind: EvKind, ed: &mut EventsDescriptor) -> R<()> {
         if !self.eat(b'=') {
-            return Ok(ed);
+            return Ok(());
         }
         ed.request_id = Some(self.request_id()?);
         self.braced(|p| {
             let pkgd_name = p.pkgd_name()?;
-            let ep = p.event_parms(kind)?;
             ed.event_list.push(RequestedEvent {
                 pkgd_name,
-                stream_id: ep.stream_id,
-                event_action: ep.has_action.then_some(ep.actions),
-                ev_par_list: ep.params.into(),
+                ..RequestedEvent::default()
             });
+            if let Some(re) = ed.event_list.last_mut() {
+                p.event_parms(
+                    kind,
+                    &mut re.stream_id,
+                    &mut re.ev_par_list,
+                    &mut re.event_action,
+                )?;
+            }
             Ok(())
-        })?;
-        Ok(ed)
+        })
     }
 
-    /// The optional `{ ... }` parameters of an event.
-    fn event_parms(&mut self, kind: EvKind) -> R<EventParms> {
-        let mut ep = EventParms::default();
+    /// The optional `{ ... }` parameters of an event: its stream, its
+    /// other parameters and (in Events descriptors) its requested actions,
+    /// `Some` once one is given.
+    fn event_parms(
+        &mut self,
+        kind: EvKind,
+        stream_id: &mut Option<u16>,
+        params: &mut impl Params,
+        actions: &mut Option<RequestedActions>,
+    ) -> R<()> {
         if self.peek() != Some(b'{') {
-            return Ok(ep);
+            return Ok(());
         }
         self.braced(|p| {
             let t = p.token("an event parameter")?;
@@ -78,26 +101,41 @@ impl Parser<'_> {
             } else {
                 t.kw
             };
-            let a = &mut ep.actions;
-            match k {
-                Some(Kw::Stream) => {
-                    if ep.stream_id.is_some() {
-                        return Err(p.dup(t.at, "Stream"));
-                    }
-                    p.equal()?;
-                    ep.stream_id = Some(p.u16_word("a stream id")?);
+            if k == Some(Kw::Stream) {
+                if stream_id.is_some() {
+                    return Err(p.dup(t.at, "Stream"));
                 }
+                p.equal()?;
+                *stream_id = Some(p.u16_word("a stream id")?);
+                return Ok(());
+            }
+            if !matches!(
+                k,
+                Some(
+                    Kw::KeepActive
+                        | Kw::ResetEventsDescriptor
+                        | Kw::DigitMap
+                        | Kw::ImmediateNotify
+                        | Kw::NeverNotify
+                        | Kw::RegulatedNotify
+                        | Kw::Embed
+                )
+            ) {
+                params.add(p.parm_value(lower(t.text))?);
+                if params.count() > p.limits.max_list_len {
+                    return Err(p.too_many());
+                }
+                return Ok(());
+            }
+            let a = actions.get_or_insert_with(RequestedActions::default);
+            match k {
                 Some(Kw::KeepActive) => {
                     if a.keep_active.is_some() {
                         return Err(p.dup(t.at, "KeepActive"));
                     }
                     a.keep_active = Some(true);
-                    ep.has_action = true;
                 }
-                Some(Kw::ResetEventsDescriptor) => {
-                    a.reset_events_descriptor = true;
-                    ep.has_action = true;
-                }
+                Some(Kw::ResetEventsDescriptor) => a.reset_events_descriptor = true,
                 Some(Kw::DigitMap) => {
                     if a.event_dm.is_some() {
                         return Err(p.dup(t.at, "DigitMap"));
@@ -111,15 +149,22 @@ impl Parser<'_> {
                         (None, Some(name)) => EventDm::DigitMapName(name),
                         (None, None) => return Err(p.invalid(t.at, t.text, "DigitMap (empty)")),
                     });
-                    ep.has_action = true;
                 }
-                Some(k @ (Kw::ImmediateNotify | Kw::NeverNotify | Kw::RegulatedNotify)) => {
+                Some(Kw::Embed) => {
+                    if a.signals_descriptor.is_some() || a.second_event.is_some() {
+                        return Err(p.dup(t.at, "Embed"));
+                    }
+                    let (sd, se) = p.embed(kind)?;
+                    a.signals_descriptor = sd;
+                    a.second_event = se;
+                }
+                _ => {
                     if a.notify_behaviour.is_some() {
                         return Err(p.dup(t.at, "notification behaviour"));
                     }
                     a.notify_behaviour = Some(match k {
-                        Kw::ImmediateNotify => NotifyBehaviour::NotifyImmediate,
-                        Kw::NeverNotify => NotifyBehaviour::NeverNotify,
+                        Some(Kw::ImmediateNotify) => NotifyBehaviour::NotifyImmediate,
+                        Some(Kw::NeverNotify) => NotifyBehaviour::NeverNotify,
                         _ => {
                             let mut red = RegulatedEmbeddedDescriptor::default();
                             if p.peek() == Some(b'{') {
@@ -133,28 +178,10 @@ impl Parser<'_> {
                             NotifyBehaviour::NotifyRegulated(Box::new(red))
                         }
                     });
-                    ep.has_action = true;
-                }
-                Some(Kw::Embed) => {
-                    if a.signals_descriptor.is_some() || a.second_event.is_some() {
-                        return Err(p.dup(t.at, "Embed"));
-                    }
-                    let (sd, se) = p.embed(kind)?;
-                    a.signals_descriptor = sd;
-                    a.second_event = se;
-                    ep.has_action = true;
-                }
-                _ => {
-                    let name = lower(t.text);
-                    ep.params.push(p.parm_value(name)?);
-                    if ep.params.len() > p.limits.max_list_len {
-                        return Err(p.too_many());
-                    }
                 }
             }
             Ok(())
-        })?;
-        Ok(ep)
+        })
     }
 
     /// `{ Signals {...} [, Events = id {...}] }` or `{ Events ... }` after
@@ -169,44 +196,48 @@ impl Parser<'_> {
                 sd = Some(self.signals_descriptor()?);
                 if kind != EvKind::Second && self.eat(b',') {
                     self.expect_kw(Kw::Events, "Events")?;
-                    se = Some(self.requested_events(EvKind::Second)?);
+                    se = Some(self.second_events()?);
                 }
             }
-            Some(Kw::Events) if kind != EvKind::Second => {
-                se = Some(self.requested_events(EvKind::Second)?)
-            }
+            Some(Kw::Events) if kind != EvKind::Second => se = Some(self.second_events()?),
             _ => return Err(self.unknown(t, "Signals or Events")),
         }
         self.close()?;
         Ok((sd, se))
     }
 
-    /// `= id { [timestamp:] event [{params}], ... }` after `ObservedEvents`.
-    pub(super) fn observed_events(&mut self) -> R<ObservedEventsDescriptor> {
+    /// Embedded `Events` (after the keyword).
+    fn second_events(&mut self) -> R<EventsDescriptor> {
+        let mut ed = EventsDescriptor::default();
+        self.requested_events(EvKind::Second, &mut ed)?;
+        Ok(ed)
+    }
+
+    /// `= id { [timestamp:] event [{params}], ... }` after `ObservedEvents`,
+    /// into `oed`.
+    pub(super) fn observed_events(&mut self, oed: &mut ObservedEventsDescriptor) -> R<()> {
         self.equal()?;
-        let mut oed = ObservedEventsDescriptor {
-            request_id: self.request_id()?,
-            observed_event_lst: SmallList::new(),
-        };
+        oed.request_id = self.request_id()?;
         self.braced(|p| {
             let (at, w) = p.word("an observed event")?;
-            let (time_notation, event_name) = if is_timestamp(w.as_bytes()) {
+            let mut oe = ObservedEvent::default();
+            if is_timestamp(w.as_bytes()) {
                 p.expect(b':', "`:` after the time stamp")?;
                 let (at2, w2) = p.word("an event name")?;
-                (Some(time_notation(w)), p.pkgd_name_from(at2, w2)?)
+                oe.time_notation = Some(time_notation(w));
+                oe.event_name = p.pkgd_name_from(at2, w2)?;
             } else {
-                (None, p.pkgd_name_from(at, w)?)
-            };
-            let ep = p.event_parms(EvKind::Plain)?;
-            oed.observed_event_lst.push(ObservedEvent {
-                event_name,
-                stream_id: ep.stream_id,
-                event_par_list: ep.params,
-                time_notation,
-            });
+                oe.event_name = p.pkgd_name_from(at, w)?;
+            }
+            p.event_parms(
+                EvKind::Plain,
+                &mut oe.stream_id,
+                &mut oe.event_par_list,
+                &mut None,
+            )?;
+            oed.observed_event_lst.push(oe);
             Ok(())
-        })?;
-        Ok(oed)
+        })
     }
 
     /// `EventBuffer` alone, or `EventBuffer { event, ... }`.
@@ -216,13 +247,17 @@ impl Parser<'_> {
             return Ok(out);
         }
         self.braced(|p| {
-            let event_name = p.pkgd_name()?;
-            let ep = p.event_parms(EvKind::Plain)?;
-            out.push(EventSpec {
-                event_name,
-                stream_id: ep.stream_id,
-                event_par_list: ep.params,
-            });
+            let mut es = EventSpec {
+                event_name: p.pkgd_name()?,
+                ..EventSpec::default()
+            };
+            p.event_parms(
+                EvKind::Plain,
+                &mut es.stream_id,
+                &mut es.event_par_list,
+                &mut None,
+            )?;
+            out.push(es);
             Ok(())
         })?;
         Ok(out)

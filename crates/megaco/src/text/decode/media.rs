@@ -15,13 +15,13 @@ pub(super) enum Dm {
 }
 
 impl Parser<'_> {
-    pub(super) fn media_descriptor(&mut self) -> R<MediaDescriptor> {
+    /// `{ mediaParm, ... }` after `Media`, into `md`.
+    pub(super) fn media_descriptor(&mut self, md: &mut MediaDescriptor) -> R<()> {
         self.open()?;
-        let mut md = MediaDescriptor::default();
         let mut multi: SmallList<StreamDescriptor> = SmallList::new();
         if self.eat(b'}') {
             self.leave();
-            return Ok(md);
+            return Ok(());
         }
         self.items(|p| {
             const WHAT: &str = "a media parameter (Stream, Local, Remote, LocalControl, TerminationState, Statistics)";
@@ -69,7 +69,7 @@ impl Parser<'_> {
         if !multi.is_empty() {
             md.streams = Some(Streams::MultiStream(multi));
         }
-        Ok(md)
+        Ok(())
     }
 
     fn stream_parm(&mut self, t: Tok<'_>, sp: &mut StreamParms) -> R<()> {
@@ -421,7 +421,7 @@ impl Parser<'_> {
 
     /// `pkgdName`: `package/item` (either may be `*`), lower-cased.
     pub(super) fn pkgd_name_from(&self, at: usize, w: &str) -> R<CompactString> {
-        match w.find('/') {
+        match w.bytes().position(|b| b == b'/') {
             Some(i) if i > 0 && i + 1 < w.len() => Ok(lower(w)),
             _ => Err(self.invalid(at, w, "package name (package/item)")),
         }

@@ -3,36 +3,55 @@
 use super::{lower, text, Parser};
 use crate::model::*;
 use crate::text::error::TextErrorKind;
-use crate::text::keyword::Kw;
-use crate::text::lexer::{is_safe, R};
+use crate::text::keyword::{keyword, Kw};
+use crate::text::lexer::{is_safe, Tok, R};
 use crate::text::scalar::{parse_hex_octets, parse_ip4, parse_ip6};
 
 impl Parser<'_> {
     pub(super) fn megaco_message(&mut self) -> R<MegacoMessage> {
         let auth_header = self.header()?;
-        let mid = self.mid()?;
-        let body = self.message_body()?;
-        if !self.at_end() {
-            return Err(self.expected("end of message"));
-        }
-        Ok(MegacoMessage {
+        let mut msg = MegacoMessage {
             auth_header,
             mess: Message {
                 version: self.version,
-                mid,
-                body,
+                mid: self.mid()?,
+                body: MessageBody::Transactions(SmallList::new()),
             },
-        })
+        };
+        let t = self.token(TRANSACTION)?;
+        if t.kw == Some(Kw::Error) {
+            msg.mess.body = MessageBody::Error(self.error_descriptor_body()?);
+        } else if let MessageBody::Transactions(list) = &mut msg.mess.body {
+            let mut t = t;
+            loop {
+                self.transaction(t, list)?;
+                if list.len() > self.limits.max_list_len {
+                    return Err(self.too_many());
+                }
+                if self.at_end() {
+                    break;
+                }
+                t = self.token(TRANSACTION)?;
+            }
+        }
+        if !self.at_end() {
+            return Err(self.expected("end of message"));
+        }
+        Ok(msg)
     }
 
     /// The authentication header, if any, and `MEGACO/v` (sets `version`).
     pub(super) fn header(&mut self) -> R<Option<AuthenticationHeader>> {
-        let auth_header = if self.eat_kw(Kw::Auth) {
-            Some(self.auth_header()?)
+        const HEADER: &str = "`MEGACO/` or `!/` and a version";
+        let mut t = self.token(HEADER)?;
+        let auth_header = if t.kw == Some(Kw::Auth) {
+            let a = self.auth_header()?;
+            t = self.token(HEADER)?;
+            Some(a)
         } else {
             None
         };
-        let (at, w) = self.word("`MEGACO/` or `!/` and a version")?;
+        let (at, w) = (t.at, t.text);
         let Some(slash) = w.find('/') else {
             return Err(self.invalid(at, w, "message header (MEGACO/version)"));
         };
@@ -129,40 +148,34 @@ impl Parser<'_> {
         }
     }
 
-    fn message_body(&mut self) -> R<MessageBody> {
-        if self.eat_kw(Kw::Error) {
-            return Ok(MessageBody::Error(self.error_descriptor_body()?));
-        }
-        let mut list = SmallList::new();
-        loop {
-            list.push(self.transaction()?);
-            if list.len() > self.limits.max_list_len {
-                return Err(self.too_many());
-            }
-            if self.at_end() {
-                break;
-            }
-        }
-        Ok(MessageBody::Transactions(list))
-    }
-
-    fn transaction(&mut self) -> R<Transaction> {
-        const WHAT: &str =
-            "a transaction (Transaction, Reply, Pending, TransactionResponseAck or Segment)";
-        let t = self.token(WHAT)?;
+    /// One transaction, its first word `t` read, added to `list` (and
+    /// filled in place there).
+    fn transaction(&mut self, t: Tok<'_>, list: &mut SmallList<Transaction>) -> R<()> {
         match t.kw {
             Some(Kw::Trans) => {
-                let mut r = TransactionRequest::default();
-                self.transaction_request(&mut r)?;
-                Ok(Transaction::Request(r))
+                list.push(Transaction::Request(TransactionRequest::default()));
+                if let Some(Transaction::Request(r)) = list.last_mut() {
+                    self.transaction_request(r)?;
+                }
             }
-            Some(Kw::Reply) => Ok(Transaction::Reply(self.transaction_reply()?)),
+            Some(Kw::Reply) => {
+                list.push(Transaction::Reply(TransactionReply {
+                    transaction_id: 0,
+                    imm_ack_required: false,
+                    result: TransactionResult::ActionReplies(SmallList::new()),
+                    segment_number: None,
+                    segmentation_complete: false,
+                }));
+                if let Some(Transaction::Reply(r)) = list.last_mut() {
+                    self.transaction_reply(r)?;
+                }
+            }
             Some(Kw::Pending) => {
                 self.equal()?;
                 let transaction_id = self.u32_word("a transaction id")?;
                 self.open()?;
                 self.close()?;
-                Ok(Transaction::Pending(TransactionPending { transaction_id }))
+                list.push(Transaction::Pending(TransactionPending { transaction_id }));
             }
             Some(Kw::ResponseAck) => {
                 let mut acks = Vec::new();
@@ -170,21 +183,22 @@ impl Parser<'_> {
                     acks.push(p.transaction_ack()?);
                     Ok(())
                 })?;
-                Ok(Transaction::ResponseAck(acks))
+                list.push(Transaction::ResponseAck(acks));
             }
             Some(Kw::Segment) => {
                 self.equal()?;
                 let (at, w) = self.word("a transaction id and segment number")?;
                 let (transaction_id, seg, complete) = self.tid_and_segment(at, w)?;
                 let segment_number = seg.ok_or_else(|| self.missing(at, "segment number"))?;
-                Ok(Transaction::SegmentReply(SegmentReply {
+                list.push(Transaction::SegmentReply(SegmentReply {
                     transaction_id,
                     segment_number,
                     segmentation_complete: complete,
-                }))
+                }));
             }
-            _ => Err(self.unknown(t, WHAT)),
+            _ => return Err(self.unknown(t, TRANSACTION)),
         }
+        Ok(())
     }
 
     /// `id` or `id-id`.
@@ -233,19 +247,20 @@ impl Parser<'_> {
             r.transaction_id = self.u32_word("a transaction id")?;
         }
         self.braced(|p| {
-            let mut a = ActionRequest::default();
-            p.action_request(&mut a)?;
-            r.actions.push(a);
-            Ok(())
+            r.actions.push(ActionRequest::default());
+            match r.actions.last_mut() {
+                Some(a) => p.action_request(a),
+                None => Ok(()),
+            }
         })
     }
 
     pub(super) fn context_id(&mut self) -> R<ContextId> {
         let (at, w) = self.word("a context id")?;
-        match w {
-            "-" => Ok(ContextId::NULL),
-            "$" => Ok(ContextId::CHOOSE),
-            "*" => Ok(ContextId::ALL),
+        match w.as_bytes() {
+            [b'-'] => Ok(ContextId::NULL),
+            [b'$'] => Ok(ContextId::CHOOSE),
+            [b'*'] => Ok(ContextId::ALL),
             _ => {
                 let v = self.number(at, w, "a context id", u32::MAX.into())? as u32;
                 if v == 0 || v == ContextId::CHOOSE.0 || v == ContextId::ALL.0 {
@@ -271,15 +286,13 @@ impl Parser<'_> {
                 const WHAT: &str = "a command or context property";
                 let t = p.token(WHAT)?;
                 let (optional, wildcard_return, name) = split_command_prefix(t.text);
+                let commands = &mut a.command_requests;
                 if name.len() < t.text.len() {
                     // `O-` and `W-` prefix commands only.
-                    let k = crate::text::keyword::keyword(name.as_bytes(), p.version);
-                    let command = p.command_request(t, k)?.ok_or_else(|| p.unknown(t, WHAT))?;
-                    a.command_requests.push(CommandRequest {
-                        command,
-                        optional,
-                        wildcard_return,
-                    });
+                    let k = keyword(name.as_bytes(), p.version);
+                    if !p.command_request(k, optional, wildcard_return, commands)? {
+                        return Err(p.unknown(t, WHAT));
+                    }
                     return Ok(());
                 }
                 match t.kw {
@@ -299,12 +312,9 @@ impl Parser<'_> {
                         Ok(())
                     }
                     k => {
-                        let command = p.command_request(t, k)?.ok_or_else(|| p.unknown(t, WHAT))?;
-                        a.command_requests.push(CommandRequest {
-                            command,
-                            optional: false,
-                            wildcard_return: false,
-                        });
+                        if !p.command_request(k, false, false, commands)? {
+                            return Err(p.unknown(t, WHAT));
+                        }
                         Ok(())
                     }
                 }
@@ -338,6 +348,9 @@ impl Parser<'_> {
         self.error_descriptor_body()
     }
 }
+
+const TRANSACTION: &str =
+    "a transaction (Transaction, Reply, Pending, TransactionResponseAck or Segment)";
 
 /// `O-`, `W-` and `O-W-` command prefixes: (optional, wildcard, rest).
 fn split_command_prefix(w: &str) -> (bool, bool, &str) {

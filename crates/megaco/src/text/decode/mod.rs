@@ -51,7 +51,7 @@ mod signals;
 use std::ops::{Deref, DerefMut};
 
 use super::error::{TextError, TextErrorKind};
-use super::lexer::{Lexer, R};
+use super::lexer::{Lexer, Tok, R};
 use crate::model::*;
 
 pub use crate::limits::Limits;
@@ -128,7 +128,25 @@ impl DerefMut for Parser<'_> {
     }
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    /// The items of a list whose `{` and first word are read: `item` is
+    /// called with that word, then with the first word of each further
+    /// item; the `}` is read.
+    fn items_from(
+        &mut self,
+        first: Tok<'a>,
+        what: &'static str,
+        mut item: impl FnMut(&mut Self, Tok<'a>) -> R<()>,
+    ) -> R<()> {
+        item(self, first)?;
+        let mut n = 0;
+        while self.next_item(&mut n)? {
+            let t = self.token(what)?;
+            item(self, t)?;
+        }
+        Ok(())
+    }
+
     /// `{ item *(, item) }`: the list's `{`, each item read by `item`, and
     /// its `}`.
     #[inline]

@@ -9,41 +9,41 @@ use crate::text::keyword::Kw;
 use crate::text::lexer::{Tok, R};
 
 impl Parser<'_> {
-    pub(super) fn transaction_reply(&mut self) -> R<TransactionReply> {
+    /// `= id[/seg[/END]] { ... }` after `Reply`, into `r`.
+    pub(super) fn transaction_reply(&mut self, r: &mut TransactionReply) -> R<()> {
         self.equal()?;
         let (at, w) = self.word("a transaction id")?;
-        let (transaction_id, segment_number, segmentation_complete) =
+        (r.transaction_id, r.segment_number, r.segmentation_complete) =
             self.tid_and_segment(at, w)?;
         self.open()?;
-        let imm_ack_required = self.eat_kw(Kw::ImmAckRequired);
-        if imm_ack_required {
+        const WHAT: &str = "ImmAckRequired, Error or Context";
+        let mut t = self.token(WHAT)?;
+        if t.kw == Some(Kw::ImmAckRequired) {
+            r.imm_ack_required = true;
             self.expect(b',', "`,`")?;
+            t = self.token("Error or Context")?;
         }
-        let result = if self.eat_kw(Kw::Error) {
-            let e = self.error_descriptor_body()?;
-            self.close()?;
-            TransactionResult::Error(e)
-        } else {
-            let mut replies = SmallList::new();
-            self.items(|p| {
-                let mut r = ActionReply::default();
-                p.action_reply(&mut r)?;
-                replies.push(r);
-                Ok(())
-            })?;
-            TransactionResult::ActionReplies(replies)
+        if t.kw == Some(Kw::Error) {
+            r.result = TransactionResult::Error(self.error_descriptor_body()?);
+            return self.close();
+        }
+        let TransactionResult::ActionReplies(replies) = &mut r.result else {
+            return Ok(());
         };
-        Ok(TransactionReply {
-            transaction_id,
-            imm_ack_required,
-            result,
-            segment_number,
-            segmentation_complete,
+        self.items_from(t, "Context", |p, t| {
+            replies.push(ActionReply::default());
+            match replies.last_mut() {
+                Some(a) => p.action_reply(t, a),
+                None => Ok(()),
+            }
         })
     }
 
-    fn action_reply(&mut self, r: &mut ActionReply) -> R<()> {
-        self.expect_kw(Kw::Ctx, "Context")?;
+    /// `Context = id [{ ... }]`, its first word `t` read, into `r`.
+    fn action_reply(&mut self, t: Tok<'_>, r: &mut ActionReply) -> R<()> {
+        if t.kw != Some(Kw::Ctx) {
+            return Err(self.unknown(t, "Context"));
+        }
         self.equal()?;
         r.context_id = self.context_id()?;
         if self.peek() != Some(b'{') {
@@ -164,22 +164,27 @@ impl Parser<'_> {
 
     /// After `AuditValue =` or `AuditCapability =` in a reply.
     fn audit_reply(&mut self) -> R<AuditReply> {
-        if self.eat_kw(Kw::Ctx) {
-            self.open()?;
-            if self.eat_kw(Kw::Error) {
-                let e = self.error_descriptor_body()?;
-                self.close()?;
-                return Ok(AuditReply::Error(e));
+        let mut tids = if self.peek() == Some(b'[') {
+            self.term_id_list()?
+        } else {
+            let t = self.token("Context or a termination id")?;
+            if t.kw == Some(Kw::Ctx) {
+                self.open()?;
+                let t = self.token("Error or a termination id")?;
+                if t.kw == Some(Kw::Error) {
+                    let e = self.error_descriptor_body()?;
+                    self.close()?;
+                    return Ok(AuditReply::Error(e));
+                }
+                let mut tids = Vec::new();
+                self.items_from(t, "a termination id", |_, t| {
+                    tids.push(termination_id(t.text));
+                    Ok(())
+                })?;
+                return Ok(AuditReply::ContextAuditResult(tids));
             }
-            let mut tids = Vec::new();
-            self.items(|p| {
-                let (_, w) = p.word("a termination id")?;
-                tids.push(termination_id(w));
-                Ok(())
-            })?;
-            return Ok(AuditReply::ContextAuditResult(tids));
-        }
-        let mut tids = self.term_id_list()?;
+            smallvec![termination_id(t.text)]
+        };
         let termination_audit_result = if self.peek() == Some(b'{') {
             self.termination_audit()?
         } else {
@@ -217,7 +222,9 @@ impl Parser<'_> {
             let eq = next == Some(b'=');
             match t.kw {
                 Some(Kw::Media) if braced => {
-                    out.push(AuditReturnParameter::Media(p.media_descriptor()?))
+                    let mut m = MediaDescriptor::default();
+                    p.media_descriptor(&mut m)?;
+                    out.push(AuditReturnParameter::Media(m))
                 }
                 Some(Kw::Media) => tokens.push(AuditToken::Media),
                 Some(Kw::Modem) if braced || eq || next == Some(b'[') => {
@@ -226,7 +233,11 @@ impl Parser<'_> {
                 Some(Kw::Modem) => tokens.push(AuditToken::Modem),
                 Some(Kw::Mux) if eq => out.push(AuditReturnParameter::Mux(p.mux_descriptor()?)),
                 Some(Kw::Mux) => tokens.push(AuditToken::Mux),
-                Some(Kw::Events) => out.push(AuditReturnParameter::Events(p.events_descriptor()?)),
+                Some(Kw::Events) => {
+                    let mut e = EventsDescriptor::default();
+                    p.events_descriptor(&mut e)?;
+                    out.push(AuditReturnParameter::Events(e))
+                }
                 Some(Kw::Signals) => {
                     out.push(AuditReturnParameter::Signals(p.signals_descriptor()?))
                 }
@@ -238,7 +249,9 @@ impl Parser<'_> {
                     Dm::Desc(d) => out.push(AuditReturnParameter::DigitMap(d)),
                 },
                 Some(Kw::ObservedEvents) if eq => {
-                    out.push(AuditReturnParameter::ObservedEvents(p.observed_events()?))
+                    let mut oe = ObservedEventsDescriptor::default();
+                    p.observed_events(&mut oe)?;
+                    out.push(AuditReturnParameter::ObservedEvents(oe))
                 }
                 Some(Kw::ObservedEvents) => tokens.push(AuditToken::ObservedEvents),
                 Some(Kw::Stats) if braced => {

@@ -3,7 +3,7 @@
 use super::{lower, Parser};
 use crate::model::*;
 use crate::text::keyword::Kw;
-use crate::text::lexer::R;
+use crate::text::lexer::{Tok, R};
 
 impl Parser<'_> {
     /// `Signals` alone, `Signals { }` or `Signals { signal, ... }`.
@@ -17,8 +17,9 @@ impl Parser<'_> {
             self.leave();
             return Ok(out);
         }
-        self.items(|p| {
-            if p.eat_kw(Kw::SignalList) {
+        let t = self.token(SIGNAL)?;
+        self.items_from(t, SIGNAL, |p, t| {
+            if t.kw == Some(Kw::SignalList) {
                 p.equal()?;
                 let id = p.u16_word("a signal list id")?;
                 let mut signal_list = Vec::new();
@@ -28,7 +29,7 @@ impl Parser<'_> {
                 })?;
                 out.push(SignalRequest::SeqSigList(SeqSigList { id, signal_list }));
             } else {
-                out.push(SignalRequest::Signal(p.signal_request()?));
+                out.push(SignalRequest::Signal(p.signal_request_from(t)?));
             }
             Ok(())
         })?;
@@ -37,8 +38,14 @@ impl Parser<'_> {
 
     /// `pkgdName [{ sigParameter, ... }]`.
     pub(super) fn signal_request(&mut self) -> R<Signal> {
+        let t = self.token("a signal name (package/item)")?;
+        self.signal_request_from(t)
+    }
+
+    /// A signal request, its name `t` read.
+    pub(super) fn signal_request_from(&mut self, t: Tok<'_>) -> R<Signal> {
         let mut s = Signal {
-            signal_name: self.pkgd_name()?,
+            signal_name: self.pkgd_name_from(t.at, t.text)?,
             ..Signal::default()
         };
         if self.peek() != Some(b'{') {
@@ -145,3 +152,5 @@ impl Parser<'_> {
         })
     }
 }
+
+pub(super) const SIGNAL: &str = "a signal or SignalList";
