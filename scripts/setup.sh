@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the build, the tests and the OTP comparison need on a fresh
 # Debian machine: Erlang/OTP with megaco (the reference peer and benchmark
-# baseline) and tshark (the independent BER dissector). Rust comes from
-# rustup; crates come from crates.io through cargo.
+# baseline), tshark (the independent BER dissector), python3, `script` and a
+# font for the charts. Rust comes from rustup; crates come from the Rust
+# package registry through cargo.
 set -euo pipefail
 
 need=()
@@ -12,6 +13,14 @@ if command -v erl >/dev/null 2>&1 &&
     need+=(erlang-megaco erlang-asn1)
 fi
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
+# scripts/msrv.py
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+# the CLI's terminal tests run under `script`
+command -v script >/dev/null 2>&1 || need+=(bsdutils)
+# text in the benchmark charts
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+# the Python package's tests (a virtual environment)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3 python3-venv)
 
 if ((${#need[@]})); then
     echo "setup: installing ${need[*]}" >&2

@@ -13,7 +13,7 @@ type Enc = Box<dyn Fn(&MegacoMessage) -> Vec<u8>>;
 type Dec = Box<dyn Fn(&[u8]) -> MegacoMessage>;
 
 fn main() -> anyhow::Result<()> {
-    let corpus = megaco_bench::samples::load(&megaco_bench::samples::default_corpus(), &[], None)?;
+    let corpus = megaco_bench::samples::load(None, &[], None)?;
     let msgs: Vec<MegacoMessage> = corpus.samples.into_iter().map(|s| s.msg).collect();
     let bincode_cfg = bincode::config::standard();
     let formats: Vec<(&str, Enc, Dec)> = vec![

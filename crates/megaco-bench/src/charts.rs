@@ -1,5 +1,9 @@
-//! The four `meas` charts (size, encode, decode, total per message; one
-//! line per codec configuration), as PNG and SVG.
+//! The four `meas` charts (size, encode, decode, total per message), as
+//! PNG and SVG: one solid line per codec configuration of ours and, when
+//! OTP was measured, a dashed line of the same colour for the OTP
+//! configuration it is compared with ([`crate::codecs::otp_twin`]). The
+//! value axis is logarithmic, so that OTP's lines and ours fit in one
+//! chart and the distance between two lines reads as a ratio.
 //!
 //! Text needs a TrueType font: the first found of `$MEGACO_BENCH_FONT` and
 //! a few usual system paths (DejaVu Sans, Liberation Sans, Arial). Without
@@ -8,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::meas::{MeasResult, Row};
@@ -59,39 +64,78 @@ const METRICS: [Metric; 4] = [
     }),
 ];
 
+/// One line of a chart.
+struct Series {
+    label: String,
+    /// Index into the palette: ours and its OTP twin share it.
+    colour: usize,
+    dashed: bool,
+    points: Vec<(usize, f64)>,
+}
+
 /// Writes `size`, `encode`, `decode` and `total` charts as `.png` and
-/// `.svg` into `dir`. Returns the paths written.
-pub fn write(result: &MeasResult, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+/// `.svg` into `dir`, ours from `result` and OTP's from `otp` (empty when
+/// OTP was not measured). Returns the paths written.
+pub fn write(result: &MeasResult, otp: &[Row], dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let text = font_available();
     let mut messages: Vec<&str> = Vec::new();
-    let mut codecs: Vec<&str> = Vec::new();
+    let mut ours: Vec<&str> = Vec::new();
     for r in &result.rows {
         if !messages.contains(&r.message.as_str()) {
             messages.push(&r.message);
         }
-        if !codecs.contains(&r.codec.as_str()) {
-            codecs.push(&r.codec);
+        if !ours.contains(&r.codec.as_str()) {
+            ours.push(&r.codec);
+        }
+    }
+    // OTP's configuration beside each of ours (one line even when two of
+    // ours are compared with the same one).
+    let mut twins: Vec<(usize, &'static str)> = Vec::new();
+    for (i, name) in ours.iter().enumerate() {
+        let twin = name
+            .parse::<megaco::codec::Encoding>()
+            .ok()
+            .and_then(|e| crate::codecs::otp_twin(&e));
+        if let Some(t) = twin {
+            if !twins.iter().any(|(_, o)| *o == t) && otp.iter().any(|r| r.codec == t) {
+                twins.push((i, t));
+            }
         }
     }
     let mut written = Vec::new();
     for (name, title, unit, value) in METRICS {
-        let series: Vec<(&str, Vec<(usize, f64)>)> = codecs
+        let points = |rows: &[Row], codec: &str| -> Vec<(usize, f64)> {
+            rows.iter()
+                .filter(|r| r.codec == codec)
+                .filter_map(|r| {
+                    let i = messages.iter().position(|m| *m == r.message)?;
+                    Some((i, value(r)))
+                })
+                .collect()
+        };
+        let mut series: Vec<Series> = ours
             .iter()
-            .map(|&c| {
-                let pts = result
-                    .rows
-                    .iter()
-                    .filter(|r| r.codec == c)
-                    .filter_map(|r| {
-                        let i = messages.iter().position(|m| *m == r.message)?;
-                        Some((i, value(r)))
-                    })
-                    .collect();
-                (c, pts)
+            .enumerate()
+            .map(|(i, &c)| Series {
+                label: c.to_string(),
+                colour: i,
+                dashed: false,
+                points: points(&result.rows, c),
             })
             .collect();
+        series.extend(twins.iter().map(|&(i, t)| Series {
+            label: format!("OTP {t}"),
+            colour: i,
+            dashed: true,
+            points: points(otp, t),
+        }));
+        let title = if twins.is_empty() {
+            format!("{title} ({unit}, log scale)")
+        } else {
+            format!("{title} ({unit}, log scale): ours solid, Erlang/OTP dashed")
+        };
         let chart = Chart {
-            title,
+            title: &title,
             unit,
             messages: &messages,
             series: &series,
@@ -115,7 +159,7 @@ struct Chart<'a> {
     title: &'a str,
     unit: &'a str,
     messages: &'a [&'a str],
-    series: &'a [(&'a str, Vec<(usize, f64)>)],
+    series: &'a [Series],
     text: bool,
 }
 
@@ -123,23 +167,30 @@ impl Chart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), String> {
         let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
         root.fill(&WHITE).map_err(e)?;
-        let ymax = self
-            .series
-            .iter()
-            .flat_map(|(_, p)| p.iter().map(|&(_, y)| y))
-            .fold(0.0f64, f64::max);
-        let ymax = if ymax > 0.0 { ymax * 1.05 } else { 1.0 };
+        let values = || {
+            self.series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|&(_, y)| y))
+                .filter(|y| *y > 0.0 && y.is_finite())
+        };
+        let ymax = values().fold(0.0f64, f64::max);
+        let ymin = values().fold(f64::INFINITY, f64::min);
+        let (ymin, ymax) = if ymax > 0.0 {
+            (ymin / 1.25, ymax * 1.25)
+        } else {
+            (0.1, 1.0)
+        };
         let n = self.messages.len().max(1);
         let mut builder = ChartBuilder::on(&root);
         builder.margin(20);
         if self.text {
             builder
-                .caption(self.title, ("sans-serif", 28))
+                .caption(self.title, ("sans-serif", 26))
                 .x_label_area_size(90)
                 .y_label_area_size(80);
         }
         let mut chart = builder
-            .build_cartesian_2d(0..(n - 1).max(1), 0f64..ymax)
+            .build_cartesian_2d(0..(n - 1).max(1), (ymin..ymax).log_scale())
             .map_err(e)?;
         let messages = self.messages;
         let label = |i: &usize| messages.get(*i).map(|s| s.to_string()).unwrap_or_default();
@@ -165,15 +216,26 @@ impl Chart<'_> {
                 .draw()
                 .map_err(e)?;
         }
-        for (i, (name, pts)) in self.series.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            let drawn = chart
-                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                .map_err(e)?;
+        for s in self.series {
+            let style = Palette99::pick(s.colour).to_rgba().stroke_width(2);
+            // Points at zero have no place on a log scale.
+            let pts: Vec<(usize, f64)> = s.points.iter().copied().filter(|p| p.1 > 0.0).collect();
+            let drawn = if s.dashed {
+                chart
+                    .draw_series(DashedLineSeries::new(pts, 6, 4, style))
+                    .map_err(e)?
+            } else {
+                chart.draw_series(LineSeries::new(pts, style)).map_err(e)?
+            };
             if self.text {
-                drawn.label(*name).legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
+                let anno = drawn.label(s.label.as_str());
+                if s.dashed {
+                    anno.legend(move |(x, y)| {
+                        DashedPathElement::new(vec![(x, y), (x + 24, y)], 6, 4, style)
+                    });
+                } else {
+                    anno.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                }
             }
         }
         if self.text {

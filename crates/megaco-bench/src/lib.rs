@@ -8,32 +8,36 @@
 //!   (mstone1: long-lived runners; mstone2: short-lived workers), and how
 //!   it scales from one core to all.
 //! - [`transform`]: the corpus written in every encoding.
-//! - [`otp`]: the same measurements of OTP's codecs (`--vs-otp`), and the
-//!   OTP/ours ratio per matching configuration.
+//! - [`otp`]: the same measurements of OTP's codecs (`--vs-otp`), and
+//!   [`compare`]: the OTP/ours ratio per matching configuration.
+//! - [`codecs`]: the configurations measured, the library's named
+//!   [`megaco::codec::Encoding`]s, each beside its OTP twin.
+//! - [`samples`]: the corpus; Erlang/OTP's `time_test.msgs` is embedded
+//!   ([`samples::BUNDLED`]) and used when no corpus is given.
 //!
 //! The command-line entry points are [`run_bench`] (`megaco bench`) and
 //! [`run_transform`] (`megaco transform`).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod binary_codecs;
 pub mod charts;
 pub mod codecs;
+pub mod compare;
 pub mod meas;
 pub mod mstone;
+mod mstone_run;
 pub mod otp;
 pub mod report;
 pub mod samples;
 pub mod transform;
 
-use std::fmt::Write as _;
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use megaco::codec::Encoding;
 
-use crate::codecs::Codec;
-use crate::meas::{MeasResult, Row};
+use crate::meas::MeasResult;
 use crate::samples::Samples;
 
 /// `megaco bench`: without a subcommand, a quick comparison: a short
@@ -62,11 +66,12 @@ pub enum BenchCommand {
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct CommonArgs {
     /// The corpus: an OTP term file (`{Codec, [{Name, <<"...">>}]}.`) or a
-    /// directory of one-message files [default: corpus/time_test.msgs].
+    /// directory of one-message files [default: the bundled corpus,
+    /// Erlang/OTP's time_test.msgs, 149 messages].
     #[arg(long, global = true)]
     pub corpus: Option<PathBuf>,
     /// Measure only this codec config (name or slug, e.g. `native-compact`);
-    /// repeatable [default: all in this build].
+    /// repeatable [default: all].
     #[arg(long = "codec", global = true)]
     pub codecs: Vec<String>,
     /// Measure only this message; repeatable [default: all].
@@ -83,7 +88,8 @@ pub struct CommonArgs {
     /// whenever `escript` and OTP's megaco are found).
     #[arg(long, global = true)]
     pub no_otp: bool,
-    /// A short run (meas factor 0.01, mstone 1 s).
+    /// A smoke run of a few seconds, whatever --factor and --time say
+    /// (meas: 0.2 ms per operation and message; mstone: 0.25 s per run).
     #[arg(long, global = true)]
     pub quick: bool,
     /// No progress bar.
@@ -94,12 +100,14 @@ pub struct CommonArgs {
 /// `megaco bench meas`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct MeasArgs {
-    /// Time per operation and message is 1 s × FACTOR.
+    /// Time per operation and message is 1 s × FACTOR (OTP's meas uses 1).
     #[arg(long, default_value_t = 1.0)]
     pub factor: f64,
-    /// Directory for meas.tsv, meas.json, summary.md and the charts.
-    #[arg(long, default_value = "bench-out")]
-    pub out: PathBuf,
+    /// Write meas.tsv, meas.json, summary.md and the charts (and with
+    /// --vs-otp otp-meas.tsv and comparison.md) into DIR, created if
+    /// needed [default: tables on the console only].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// `megaco bench mstone`.
@@ -141,7 +149,7 @@ pub enum MstoneMode {
 /// `megaco transform [CORPUS] OUTDIR`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct TransformArgs {
-    /// The corpus (term file or directory) [default: corpus/time_test.msgs];
+    /// The corpus (term file or directory) [default: the bundled corpus];
     /// with a single path, that path is OUTDIR.
     #[arg(value_name = "CORPUS")]
     pub first: PathBuf,
@@ -156,13 +164,28 @@ pub struct TransformArgs {
 /// Runs `megaco transform`.
 pub fn run_transform(args: &TransformArgs) -> anyhow::Result<()> {
     let (corpus, out) = match &args.second {
-        Some(out) => (args.first.clone(), out.clone()),
-        None => (samples::default_corpus(), args.first.clone()),
+        Some(out) => (Some(args.first.as_path()), out.as_path()),
+        None => (None, args.first.as_path()),
     };
-    let loaded = samples::load(&corpus, &[], None)?;
+    if corpus.is_none() && out.is_file() {
+        anyhow::bail!(
+            "{}: is a file, and a single argument is the output directory \
+             (`megaco transform OUTDIR` writes the bundled corpus); to transform it, \
+             give the output directory too: `megaco transform {} OUTDIR`",
+            out.display(),
+            out.display()
+        );
+    }
+    let loaded = samples::load(corpus, &[], None)?;
     report_skipped(&loaded);
     let codecs = codecs::select(&args.codecs)?;
-    for w in transform::write(&loaded.samples, &codecs, &out)? {
+    println!(
+        "{}: {} messages in {} encodings",
+        loaded.origin,
+        loaded.samples.len(),
+        codecs.len()
+    );
+    for w in transform::write(&loaded.samples, &codecs, out)? {
         println!("{:<30} {:>4} files  {}", w.codec, w.files, w.dir.display());
         for (m, e) in &w.failures {
             eprintln!("  {m}: {e}");
@@ -186,21 +209,30 @@ fn report_skipped(loaded: &Samples) {
     }
 }
 
+/// Time per operation and message of the default comparison (1 ms) and of
+/// `--quick` runs (0.2 ms), as a factor of OTP's 1 s.
+const COMPARISON_FACTOR: f64 = 0.001;
+const QUICK_FACTOR: f64 = 0.0002;
+
 /// Runs `megaco bench`.
 pub fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
     let c = &args.common;
-    let corpus = c.corpus.clone().unwrap_or_else(samples::default_corpus);
-    let loaded = samples::load(&corpus, &c.messages, c.limit)?;
+    let loaded = samples::load(c.corpus.as_deref(), &c.messages, c.limit)?;
     report_skipped(&loaded);
     anyhow::ensure!(
         !loaded.samples.is_empty(),
         "no message of {} could be decoded",
-        corpus.display()
+        loaded.origin
     );
     let codecs = codecs::select(&c.codecs)?;
     match &args.command {
         None => {
-            let factor = if c.quick { 0.002 } else { 0.01 };
+            let factor = if c.quick {
+                QUICK_FACTOR
+            } else {
+                COMPARISON_FACTOR
+            };
             // The quick comparison includes OTP's codecs whenever they run.
             let mut c = c.clone();
             if !c.vs_otp && !c.no_otp {
@@ -209,13 +241,21 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
                     eprintln!("Erlang/OTP's megaco not found (escript); measuring ours only");
                 }
             }
-            run_meas(&c, &loaded, &codecs, factor, None)
+            run_meas(&c, &loaded, &codecs, factor, None)?;
+            println!(
+                "\nDone in {:.1} s. `megaco bench meas --out DIR` measures longer (1 s per \
+                 operation and message, as OTP's meas) and writes TSV, JSON and charts.",
+                started.elapsed().as_secs_f64()
+            );
+            Ok(())
         }
         Some(BenchCommand::Meas(m)) => {
-            let factor = if c.quick { 0.01 } else { m.factor };
-            run_meas(c, &loaded, &codecs, factor, Some(&m.out))
+            let factor = if c.quick { QUICK_FACTOR } else { m.factor };
+            run_meas(c, &loaded, &codecs, factor, m.out.as_deref())?;
+            println!("\nDone in {:.1} s.", started.elapsed().as_secs_f64());
+            Ok(())
         }
-        Some(BenchCommand::Mstone(m)) => run_mstone(c, &loaded, &codecs, m),
+        Some(BenchCommand::Mstone(m)) => mstone_run::run(c, &loaded, &codecs, m),
     }
 }
 
@@ -223,59 +263,115 @@ fn budget(factor: f64) -> Duration {
     Duration::from_secs_f64(factor.clamp(1e-6, 1e6))
 }
 
+/// Seconds a meas of `pairs` (message, config) pairs takes at `factor`:
+/// two operations each, warmed up for a tenth of their time (a little
+/// more, as the warm-up doubles its batches).
+fn meas_seconds(pairs: usize, factor: f64) -> f64 {
+    pairs as f64 * 2.0 * 1.25 * factor
+}
+
+/// How long a run will take, for the user: `about 12 s`, `about 4 min`.
+fn about(secs: f64) -> String {
+    if secs < 90.0 {
+        format!("about {:.0} s", secs.max(1.0))
+    } else if secs < 5400.0 {
+        format!("about {:.0} min", secs / 60.0)
+    } else {
+        format!("about {:.1} h", secs / 3600.0)
+    }
+}
+
+/// Startup of the OTP escript (the VM, megaco, decoding the corpus).
+const OTP_STARTUP_SECS: f64 = 1.5;
+/// OTP's configurations (with the `[flex]` scanner ones).
+const OTP_CONFIGS: usize = 12;
+
 fn run_meas(
     c: &CommonArgs,
     loaded: &Samples,
-    codecs: &[Codec],
+    codecs: &[Encoding],
     factor: f64,
-    out: Option<&PathBuf>,
+    out: Option<&Path>,
 ) -> anyhow::Result<()> {
-    let n = (loaded.samples.len() * codecs.len()) as u64;
+    let n = loaded.samples.len();
+    let mut expected = meas_seconds(n * codecs.len(), factor);
+    if c.vs_otp {
+        expected += OTP_STARTUP_SECS + meas_seconds(n * OTP_CONFIGS, factor);
+    }
+    println!(
+        "megaco {} meas: {}, {n} messages × {} codec configs{}",
+        env!("CARGO_PKG_VERSION"),
+        loaded.origin,
+        codecs.len(),
+        if c.vs_otp {
+            ", then Erlang/OTP's codecs on the same messages"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "Measures per message the encoded size (bytes) and the mean time of one encode and \
+         one decode (µs), {} ms per operation and message; {}.",
+        factor * 1000.0,
+        about(expected)
+    );
     let bar = if c.no_progress {
         indicatif::ProgressBar::hidden()
     } else {
-        indicatif::ProgressBar::new(n)
+        indicatif::ProgressBar::new((n * codecs.len()) as u64)
     };
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg} (eta {eta})")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let result = meas::run(&loaded.samples, codecs, budget(factor), |codec, s| {
-        bar.set_message(format!("{} {}", codec.name, s.name));
+        bar.set_message(format!("{codec} {}", s.name));
         bar.inc(1);
     });
     bar.finish_and_clear();
     for f in &result.failures {
         eprintln!("{} {}: {}", f.codec, f.message, f.error);
     }
-    println!(
-        "megaco {} — {} messages, 1 s × {factor} per operation",
-        env!("CARGO_PKG_VERSION"),
-        loaded.samples.len()
-    );
+    println!("\nOurs (means per message):");
     print!("{}", report::console_table(&result.summary()));
-    if let Some(dir) = out {
-        let written = report::write_all(&result, dir)
-            .with_context(|| format!("writing results to {}", dir.display()))?;
-        println!("wrote {} files to {}", written.len(), dir.display());
-    }
-    if c.vs_otp {
+    let otp_rows = if c.vs_otp {
         let otp = run_otp(loaded, &["meas".to_string(), factor.to_string()])?;
-        print!("{}", compare_meas(&result, &otp.rows, codecs));
+        print!("{}", compare::console(&result, &otp.rows, codecs));
         if let Some(dir) = out {
-            std::fs::write(
-                dir.join("otp-meas.tsv"),
-                report::tsv(&MeasResult {
-                    rows: otp.rows.clone(),
-                    failures: otp.failures.clone(),
-                }),
-            )?;
-            std::fs::write(
-                dir.join("comparison.md"),
-                compare_markdown(&result, &otp.rows, codecs),
-            )?;
+            write_otp(dir, &result, &otp, codecs)?;
         }
+        otp.rows
+    } else {
+        Vec::new()
+    };
+    match out {
+        Some(dir) => {
+            let written = report::write_all(&result, &otp_rows, dir)
+                .with_context(|| format!("writing results to {}", dir.display()))?;
+            println!("\nWrote {} files to {}", written.len(), dir.display());
+        }
+        None => println!("\n(no files written: --out DIR writes TSV, JSON, Markdown and charts)"),
     }
+    Ok(())
+}
+
+fn write_otp(
+    dir: &Path,
+    ours: &MeasResult,
+    otp: &otp::OtpRun,
+    codecs: &[Encoding],
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let otp_result = MeasResult {
+        rows: otp.rows.clone(),
+        failures: otp.failures.clone(),
+    };
+    let tsv = dir.join("otp-meas.tsv");
+    std::fs::write(&tsv, report::tsv(&otp_result))
+        .with_context(|| format!("writing {}", tsv.display()))?;
+    let md = dir.join("comparison.md");
+    std::fs::write(&md, compare::markdown(ours, &otp.rows, codecs))
+        .with_context(|| format!("writing {}", md.display()))?;
     Ok(())
 }
 
@@ -291,253 +387,4 @@ fn run_otp(loaded: &Samples, args: &[String]) -> anyhow::Result<otp::OtpRun> {
         eprintln!("OTP {} {}: {}", f.codec, f.message, f.error);
     }
     Ok(run)
-}
-
-/// One matched pair of summaries over the messages both sides measured.
-struct Pair {
-    ours: meas::Summary,
-    otp: meas::Summary,
-}
-
-fn pairs(ours: &MeasResult, otp_rows: &[Row], codecs: &[Codec]) -> Vec<Pair> {
-    let mut out = Vec::new();
-    for c in codecs {
-        let Some(otp_name) = c.otp else { continue };
-        let mine: Vec<&Row> = ours.rows.iter().filter(|r| r.codec == c.name).collect();
-        let theirs: Vec<&Row> = otp_rows.iter().filter(|r| r.codec == otp_name).collect();
-        let common = |r: &&Row, other: &[&Row]| other.iter().any(|o| o.message == r.message);
-        let a: Vec<Row> = mine
-            .iter()
-            .filter(|r| common(r, &theirs))
-            .map(|r| (*r).clone())
-            .collect();
-        let b: Vec<Row> = theirs
-            .iter()
-            .filter(|r| common(r, &mine))
-            .map(|r| (*r).clone())
-            .collect();
-        if let (Some(ours), Some(otp)) = (
-            meas::summarize(&a).into_iter().next(),
-            meas::summarize(&b).into_iter().next(),
-        ) {
-            out.push(Pair { ours, otp });
-        }
-    }
-    out
-}
-
-/// OTP's table and, per matching configuration, the OTP/ours ratios of
-/// encode, decode and total time (over the messages both measured).
-fn compare_meas(ours: &MeasResult, otp_rows: &[Row], codecs: &[Codec]) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "\nErlang/OTP codecs, same messages:");
-    s.push_str(&report::console_table(&meas::summarize(otp_rows)));
-    let _ = writeln!(
-        s,
-        "\nOTP / ours (time ratio: how many times faster ours is):"
-    );
-    let _ = writeln!(
-        s,
-        "{:<28} | {:<40} | {:>5} | {:>8} | {:>8} | {:>8} | {:>10}",
-        "Ours", "OTP", "Msgs", "Encode", "Decode", "Total", "Size o/t"
-    );
-    for p in pairs(ours, otp_rows, codecs) {
-        let _ = writeln!(
-            s,
-            "{:<28} | {:<40} | {:>5} | {:>7.1}x | {:>7.1}x | {:>7.1}x | {:>10.2}",
-            p.ours.codec,
-            p.otp.codec,
-            p.ours.messages,
-            p.otp.encode_us / p.ours.encode_us,
-            p.otp.decode_us / p.ours.decode_us,
-            p.otp.total_us / p.ours.total_us,
-            p.ours.size / p.otp.size
-        );
-    }
-    s
-}
-
-fn compare_markdown(ours: &MeasResult, otp_rows: &[Row], codecs: &[Codec]) -> String {
-    let mut s = String::from(
-        "| Ours | OTP | Messages | Ours total (µs) | OTP total (µs) | OTP/ours encode | OTP/ours decode | OTP/ours total |\n\
-         | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
-    );
-    for p in pairs(ours, otp_rows, codecs) {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} |",
-            p.ours.codec,
-            p.otp.codec,
-            p.ours.messages,
-            p.ours.total_us,
-            p.otp.total_us,
-            p.otp.encode_us / p.ours.encode_us,
-            p.otp.decode_us / p.ours.decode_us,
-            p.otp.total_us / p.ours.total_us
-        );
-    }
-    s
-}
-
-fn run_mstone(
-    c: &CommonArgs,
-    loaded: &Samples,
-    codecs: &[Codec],
-    m: &MstoneArgs,
-) -> anyhow::Result<()> {
-    let secs = if c.quick { 1.0 } else { m.time };
-    let duration = Duration::from_secs_f64(secs.clamp(0.01, 86_400.0));
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = m.threads.unwrap_or(cores).max(1);
-    let prepared = mstone::prepare(&loaded.samples, codecs);
-    println!(
-        "megaco {} — {} messages, {} codec configs",
-        env!("CARGO_PKG_VERSION"),
-        loaded.samples.len(),
-        prepared.len()
-    );
-    let mut ours1 = None;
-    if m.mode != MstoneMode::Mstone2 {
-        let r = mstone::mstone1(&prepared, m.factor, threads, duration);
-        print!("\n{}", mstone::report(&r));
-        ours1 = Some(r);
-        if !m.no_scaling && cores > 1 {
-            println!("\nmstone1 scaling:");
-            println!("{:>7} | {:>12} | {:>12}", "Threads", "MStone", "Ops/s");
-            for t in 1..=cores {
-                let r = mstone::mstone1(&prepared, m.factor, t, duration);
-                println!(
-                    "{:>7} | {:>12} | {:>12.0}",
-                    t,
-                    r.total,
-                    r.total as f64 / r.seconds
-                );
-            }
-        }
-    }
-    if m.mode != MstoneMode::Mstone1 {
-        let r = mstone::mstone2(&prepared, m.factor, threads, duration);
-        print!("\n{}", mstone::report(&r));
-    }
-    if m.isolated {
-        run_isolated(c, loaded, codecs, &prepared, m, secs, threads)?;
-    }
-    if c.vs_otp {
-        let otp = run_otp(
-            loaded,
-            &["mstone".into(), secs.to_string(), m.factor.to_string()],
-        )?;
-        let (otp_total, otp_secs) = otp.total.unwrap_or((0, secs));
-        println!(
-            "\nErlang/OTP mstone1 ({} runner(s) per config, {:.1} s):",
-            m.factor, otp_secs
-        );
-        println!(
-            "{:<40} | {:>12} | {:>12}",
-            "Codec and config", "Operations", "Ops/s"
-        );
-        for (name, n) in &otp.mstone {
-            println!("{:<40} | {:>12} | {:>12.0}", name, n, *n as f64 / otp_secs);
-        }
-        println!(
-            "{:<40} | {:>12} | {:>12.0}",
-            "MStone (total)",
-            otp_total,
-            otp_total as f64 / otp_secs
-        );
-        if let Some(ours) = ours1 {
-            println!("\nours / OTP (throughput ratio per matching config):");
-            for cfg in codecs {
-                let Some(otp_name) = cfg.otp else { continue };
-                let mine = ours.per_codec.iter().find(|(n, _)| n == cfg.name);
-                let theirs = otp.mstone.iter().find(|(n, _)| n == otp_name);
-                if let (Some((_, a)), Some((_, b))) = (mine, theirs) {
-                    if *b > 0 {
-                        let ra = *a as f64 / ours.seconds;
-                        let rb = *b as f64 / otp_secs;
-                        println!("{:<28} vs {:<40} {:>8.1}x", cfg.name, otp_name, ra / rb);
-                    }
-                }
-            }
-            println!(
-                "Note: all configs share the cores in both runs (ours {} configs, OTP {}); \
-                 how a runtime shares them (Erlang: by reductions; ours: equal time slices) \
-                 weighs on these per-config ratios, see --isolated.",
-                ours.per_codec.len(),
-                otp.mstone.len()
-            );
-        }
-    }
-    Ok(())
-}
-
-/// mstone1 of each configuration alone, ours and (with --vs-otp) OTP's.
-fn run_isolated(
-    c: &CommonArgs,
-    loaded: &Samples,
-    codecs: &[Codec],
-    prepared: &[mstone::Prepared],
-    m: &MstoneArgs,
-    secs: f64,
-    threads: usize,
-) -> anyhow::Result<()> {
-    let duration = Duration::from_secs_f64(secs.clamp(0.01, 86_400.0));
-    // Enough runners to keep every thread busy, on both sides.
-    let runners = m.factor.max(1) * threads;
-    println!("\nmstone1, each config alone ({threads} threads, {runners} runners, {secs} s each):");
-    let mut ours = Vec::new();
-    for p in prepared {
-        let r = mstone::mstone1(std::slice::from_ref(p), runners, threads, duration);
-        if let Some((name, n)) = r.per_codec.first() {
-            let rate = *n as f64 / r.seconds;
-            println!("{name:<28} | {rate:>12.0} ops/s");
-            ours.push((name.clone(), rate));
-        }
-    }
-    if !c.vs_otp {
-        return Ok(());
-    }
-    anyhow::ensure!(
-        otp::available(),
-        "--vs-otp needs `escript` and Erlang/OTP's megaco application"
-    );
-    let mut otp_names: Vec<&str> = Vec::new();
-    for cfg in codecs {
-        if let Some(o) = cfg.otp {
-            if !otp_names.contains(&o) {
-                otp_names.push(o);
-            }
-        }
-    }
-    println!("\nErlang/OTP mstone1, each config alone ({runners} runners):");
-    let mut theirs = Vec::new();
-    for name in otp_names {
-        let run = otp::run(
-            &loaded.samples,
-            &loaded.codec,
-            &[
-                "mstone".into(),
-                secs.to_string(),
-                runners.to_string(),
-                name.to_string(),
-            ],
-        )?;
-        if let (Some((_, n)), Some((_, s))) = (run.mstone.first(), run.total) {
-            let rate = *n as f64 / s;
-            println!("{name:<40} | {rate:>12.0} ops/s");
-            theirs.push((name, rate));
-        }
-    }
-    println!("\nours / OTP, each config alone (throughput ratio):");
-    for cfg in codecs {
-        let Some(otp_name) = cfg.otp else { continue };
-        let a = ours.iter().find(|(n, _)| n == cfg.name);
-        let b = theirs.iter().find(|(n, _)| *n == otp_name);
-        if let (Some((_, a)), Some((_, b))) = (a, b) {
-            if *b > 0.0 {
-                println!("{:<28} vs {:<40} {:>8.1}x", cfg.name, otp_name, a / b);
-            }
-        }
-    }
-    Ok(())
 }

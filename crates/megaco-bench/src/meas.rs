@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::codecs::Codec;
+use megaco::codec::Encoding;
+
+use crate::codecs;
 use crate::samples::Sample;
 
 /// One measurement: one message with one codec.
@@ -132,20 +134,19 @@ pub fn time_per_op(budget: Duration, mut f: impl FnMut()) -> f64 {
 }
 
 /// Measures one message with one codec.
-pub fn measure_one(codec: &Codec, sample: &Sample, budget: Duration) -> Result<Row, String> {
-    let msg = codec.model_for(&sample.msg)?;
+pub fn measure_one(codec: &Encoding, sample: &Sample, budget: Duration) -> Result<Row, String> {
+    let msg = codecs::model_for(codec, &sample.msg)?;
     let msg: &megaco::MegacoMessage = &msg;
-    let bytes = (codec.encode)(msg).map_err(|e| format!("encode: {e}"))?;
-    let back = (codec.decode)(&bytes).map_err(|e| format!("decode: {e}"))?;
-    drop(back);
+    let bytes = codec.encode(msg).map_err(|e| format!("encode: {e}"))?;
+    codec.decode(&bytes).map_err(|e| format!("decode: {e}"))?;
     let encode_us = time_per_op(budget, || {
-        let _ = black_box((codec.encode)(black_box(msg)));
+        let _ = black_box(codec.encode(black_box(msg)));
     });
     let decode_us = time_per_op(budget, || {
-        let _ = black_box((codec.decode)(black_box(&bytes)));
+        let _ = black_box(codec.decode(black_box(&bytes)));
     });
     Ok(Row {
-        codec: codec.name.to_string(),
+        codec: codec.to_string(),
         message: sample.name.clone(),
         size: bytes.len(),
         encode_us,
@@ -157,9 +158,9 @@ pub fn measure_one(codec: &Codec, sample: &Sample, budget: Duration) -> Result<R
 /// each operation of each pair; `progress` is called after each pair.
 pub fn run(
     samples: &[Sample],
-    codecs: &[Codec],
+    codecs: &[Encoding],
     budget: Duration,
-    mut progress: impl FnMut(&Codec, &Sample),
+    mut progress: impl FnMut(&Encoding, &Sample),
 ) -> MeasResult {
     let mut out = MeasResult::default();
     for codec in codecs {
@@ -167,7 +168,7 @@ pub fn run(
             match measure_one(codec, s, budget) {
                 Ok(row) => out.rows.push(row),
                 Err(error) => out.failures.push(Failure {
-                    codec: codec.name.to_string(),
+                    codec: codec.to_string(),
                     message: s.name.clone(),
                     error,
                 }),

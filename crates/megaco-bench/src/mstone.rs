@@ -21,7 +21,9 @@ use std::time::{Duration, Instant};
 use megaco::MegacoMessage;
 use serde::{Deserialize, Serialize};
 
-use crate::codecs::Codec;
+use megaco::codec::Encoding;
+
+use crate::codecs;
 use crate::samples::Sample;
 
 /// Result of one mstone run.
@@ -43,22 +45,28 @@ pub struct MstoneResult {
 
 /// The corpus encoded with one codec (messages it cannot encode left out).
 pub struct Prepared {
-    codec: Codec,
+    codec: Encoding,
     encoded: Vec<Vec<u8>>,
 }
 
 /// Encodes the corpus with each codec; a codec that can encode none of
 /// the messages is left out.
-pub fn prepare(samples: &[Sample], codecs: &[Codec]) -> Vec<Prepared> {
+pub fn prepare(samples: &[Sample], codecs: &[Encoding]) -> Vec<Prepared> {
     codecs
         .iter()
         .filter_map(|c| {
             let encoded: Vec<Vec<u8>> = samples
                 .iter()
-                .filter_map(|s| c.model_for(&s.msg).ok().and_then(|m| (c.encode)(&m).ok()))
-                .filter(|b| (c.decode)(b).is_ok())
+                .filter_map(|s| {
+                    let m = codecs::model_for(c, &s.msg).ok()?;
+                    c.encode(&m).ok()
+                })
+                .filter(|b| c.decode(b).is_ok())
                 .collect();
-            (!encoded.is_empty()).then_some(Prepared { codec: *c, encoded })
+            (!encoded.is_empty()).then_some(Prepared {
+                codec: c.clone(),
+                encoded,
+            })
         })
         .collect()
 }
@@ -109,24 +117,23 @@ impl Runner {
 
     /// One pass (Long: decode or encode the whole corpus; Short: a new
     /// thread decoding and encoding the whole corpus).
-    fn step(&mut self, codec: &Codec) {
+    fn step(&mut self, codec: &Encoding) {
         match self.kind {
             Kind::Long => self.pass(codec),
             Kind::Short => self.short_pass(codec),
         }
     }
 
-    fn pass(&mut self, codec: &Codec) {
+    fn pass(&mut self, codec: &Encoding) {
         let (next, n) = match &self.state {
             State::Encoded(bins) => {
                 let msgs: Vec<MegacoMessage> =
-                    bins.iter().filter_map(|b| (codec.decode)(b).ok()).collect();
+                    bins.iter().filter_map(|b| codec.decode(b).ok()).collect();
                 let n = msgs.len() as u64;
                 (State::Decoded(msgs), n)
             }
             State::Decoded(msgs) => {
-                let bins: Vec<Vec<u8>> =
-                    msgs.iter().filter_map(|m| (codec.encode)(m).ok()).collect();
+                let bins: Vec<Vec<u8>> = msgs.iter().filter_map(|m| codec.encode(m).ok()).collect();
                 let n = bins.len() as u64;
                 (State::Encoded(bins), n)
             }
@@ -135,7 +142,7 @@ impl Runner {
         self.count += n;
     }
 
-    fn short_pass(&mut self, codec: &Codec) {
+    fn short_pass(&mut self, codec: &Encoding) {
         let State::Encoded(bins) = &self.state else {
             return;
         };
@@ -143,9 +150,9 @@ impl Runner {
             w.spawn(|| {
                 let mut n = 0u64;
                 for b in bins {
-                    if let Ok(m) = (codec.decode)(b) {
+                    if let Ok(m) = codec.decode(b) {
                         n += 1;
-                        if black_box((codec.encode)(&m)).is_ok() {
+                        if black_box(codec.encode(&m)).is_ok() {
                             n += 1;
                         }
                     }
@@ -223,7 +230,7 @@ fn schedule(
                 .filter(|r| r.which == i)
                 .map(|r| r.count)
                 .sum();
-            (p.codec.name.to_string(), n)
+            (p.codec.to_string(), n)
         })
         .collect();
     MstoneResult {
@@ -291,7 +298,7 @@ pub fn report(r: &MstoneResult) -> String {
     let _ = writeln!(
         out,
         "{:<w$} | {:>12} | {:>12}",
-        "Codec and config", "Operations", "Ops/s"
+        "Codec and config", "Operations", "Rate (ops/s)"
     );
     for (c, n) in &r.per_codec {
         let _ = writeln!(

@@ -1,5 +1,5 @@
 //! Erlang/OTP's codecs measured on the same corpus, through the escript
-//! `otp/otp_meas.escript` (embedded in this crate and written to a
+//! `otp/otp_meas.escript` of this crate (embedded, and written to a
 //! temporary directory when used).
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -8,7 +8,7 @@ use crate::meas::{Failure, Row};
 use crate::samples::Sample;
 
 /// The escript's source.
-pub const ESCRIPT: &str = include_str!("../../../otp/otp_meas.escript");
+pub const ESCRIPT: &str = include_str!("../otp/otp_meas.escript");
 
 /// What the escript reported.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -25,8 +25,14 @@ pub struct OtpRun {
     pub total: Option<(u64, f64)>,
 }
 
-/// Whether `escript` runs and OTP's megaco application loads.
+/// Whether `escript` runs and OTP's megaco application loads (found out
+/// once per process).
 pub fn available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(probe)
+}
+
+fn probe() -> bool {
     let Ok(dir) = scratch_dir() else {
         return false;
     };

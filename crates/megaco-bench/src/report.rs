@@ -4,30 +4,30 @@ use std::path::Path;
 
 use crate::meas::{MeasResult, Summary};
 
-/// The console table: `Codec and config | Size | Encode | Decode | Total`
-/// (means over messages; times in microseconds).
+/// The console table: `Codec and config | Msgs | Size (bytes) | Encode (µs)
+/// | Decode (µs) | Total (µs)`, means over messages.
 pub fn console_table(summary: &[Summary]) -> String {
     let w = summary
         .iter()
-        .map(|s| s.codec.len())
+        .map(|s| s.codec.chars().count())
         .max()
         .unwrap_or(0)
         .max("Codec and config".len());
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<w$} | {:>5} | {:>8} | {:>9} | {:>9} | {:>9}",
-        "Codec and config", "Msgs", "Size", "Encode", "Decode", "Total"
+        "{:<w$} | {:>5} | {:>12} | {:>11} | {:>11} | {:>11}",
+        "Codec and config", "Msgs", "Size (bytes)", "Encode (µs)", "Decode (µs)", "Total (µs)"
     );
     let _ = writeln!(
         out,
-        "{}-+-------+----------+-----------+-----------+----------",
+        "{}-+-------+--------------+-------------+-------------+------------",
         "-".repeat(w)
     );
     for s in summary {
         let _ = writeln!(
             out,
-            "{:<w$} | {:>5} | {:>8.1} | {:>9.3} | {:>9.3} | {:>9.3}",
+            "{:<w$} | {:>5} | {:>12.1} | {:>11.3} | {:>11.3} | {:>11.3}",
             s.codec, s.messages, s.size, s.encode_us, s.decode_us, s.total_us
         );
     }
@@ -69,8 +69,13 @@ pub fn tsv(result: &MeasResult) -> String {
 }
 
 /// Writes `meas.tsv`, `meas.json`, `summary.md` and the charts into `dir`
-/// (created if needed). Returns the paths written.
-pub fn write_all(result: &MeasResult, dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+/// (created if needed); `otp` holds OTP's rows when they were measured,
+/// drawn beside ours in the charts. Returns the paths written.
+pub fn write_all(
+    result: &MeasResult,
+    otp: &[crate::meas::Row],
+    dir: &Path,
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
     let mut put = |name: &str, data: &[u8]| -> anyhow::Result<()> {
@@ -85,6 +90,6 @@ pub fn write_all(result: &MeasResult, dir: &Path) -> anyhow::Result<Vec<std::pat
         serde_json::to_string_pretty(result)?.as_bytes(),
     )?;
     put("summary.md", markdown_table(&result.summary()).as_bytes())?;
-    written.extend(crate::charts::write(result, dir)?);
+    written.extend(crate::charts::write(result, otp, dir)?);
     Ok(written)
 }

@@ -1,9 +1,14 @@
 //! The corpus as decoded messages: what every codec encodes and decodes.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use megaco::codec::Encoding;
 use megaco::MegacoMessage;
 
-use crate::codecs;
+/// Erlang/OTP's measurement corpus, `time_test.msgs` (149 messages: 35
+/// v1, 22 v2, 92 v3, pretty text), embedded in the binary: the corpus
+/// used when none is given. Apache-2.0, Copyright Ericsson AB (see
+/// `data/time_test.msgs.license` in this crate).
+pub const BUNDLED: &[u8] = include_bytes!("../data/time_test.msgs");
 
 /// One corpus message, decoded into the model.
 #[derive(Debug, Clone)]
@@ -19,6 +24,9 @@ pub struct Sample {
 /// The decoded corpus, with the messages that could not be decoded.
 #[derive(Debug, Clone, Default)]
 pub struct Samples {
+    /// Where the messages come from: `the bundled corpus (time_test.msgs)`
+    /// or the path given.
+    pub origin: String,
     /// The codec the corpus names (`pretty`, `compact`, ...).
     pub codec: String,
     /// Messages decoded, in corpus order.
@@ -27,37 +35,30 @@ pub struct Samples {
     pub skipped: Vec<(String, String)>,
 }
 
-/// The corpus used when none is given: the repository's
-/// `corpus/time_test.msgs`, looked up from the current directory upwards,
-/// then next to the source tree this binary was built from.
-pub fn default_corpus() -> PathBuf {
-    let rel = Path::new("corpus").join("time_test.msgs");
-    if let Ok(cwd) = std::env::current_dir() {
-        for dir in cwd.ancestors() {
-            let p = dir.join(&rel);
-            if p.is_file() {
-                return p;
-            }
-        }
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel)
-}
-
-/// Reads the corpus at `path` (term file or directory) and decodes each
-/// message with the codec the corpus names (text when it names none of
-/// ours). `only` keeps the named messages (all when empty); `limit` keeps
-/// the first N of those.
-pub fn load(path: &Path, only: &[String], limit: Option<usize>) -> anyhow::Result<Samples> {
-    let corpus = megaco::corpus::load(path)
-        .map_err(|e| anyhow::anyhow!("reading corpus {}: {e}", path.display()))?;
-    let decode = codecs::all()
-        .into_iter()
-        .find(|c| c.slug == corpus.codec)
-        .map(|c| c.decode)
-        .unwrap_or(|b: &[u8]| megaco::text::decode(b).map_err(|e| e.to_string()));
+/// Reads the corpus at `path` (term file or directory), or the bundled
+/// one when `path` is `None`, and decodes each message with the codec the
+/// corpus names (a name or slug of [`Encoding`]; text when it names none).
+/// `only` keeps the named messages (all when empty); `limit` keeps the
+/// first N of those.
+pub fn load(path: Option<&Path>, only: &[String], limit: Option<usize>) -> anyhow::Result<Samples> {
+    let (corpus, origin) = match path {
+        None => (
+            megaco::corpus::parse_term_file(BUNDLED)
+                .map_err(|e| anyhow::anyhow!("the bundled corpus: {e}"))?,
+            "the bundled corpus (time_test.msgs)".to_string(),
+        ),
+        Some(p) => (
+            megaco::corpus::load(p)
+                .map_err(|e| anyhow::anyhow!("reading corpus {}: {e}", p.display()))?,
+            p.display().to_string(),
+        ),
+    };
+    let decoder = corpus
+        .codec
+        .parse::<Encoding>()
+        .unwrap_or_else(|_| Encoding::pretty());
     let mut out = Samples {
+        origin,
         codec: corpus.codec.clone(),
         ..Samples::default()
     };
@@ -68,13 +69,13 @@ pub fn load(path: &Path, only: &[String], limit: Option<usize>) -> anyhow::Resul
         if limit.is_some_and(|l| out.samples.len() + out.skipped.len() >= l) {
             break;
         }
-        match decode(&m.bytes) {
+        match decoder.decode(&m.bytes) {
             Ok(msg) => out.samples.push(Sample {
                 name: m.name,
                 msg,
                 source: m.bytes,
             }),
-            Err(e) => out.skipped.push((m.name, e)),
+            Err(e) => out.skipped.push((m.name, e.to_string())),
         }
     }
     Ok(out)

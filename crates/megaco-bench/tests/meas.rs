@@ -6,9 +6,24 @@ mod common;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use megaco_bench::meas::{self, MeasResult};
+use megaco::codec::{Encoding, Kind};
+use megaco_bench::meas::{self, MeasResult, Row};
 use megaco_bench::samples::Sample;
 use megaco_bench::{codecs, report, transform};
+
+/// Whether OTP can be run; without it the test is skipped, except under
+/// CI, where its absence is a failure.
+fn otp_available() -> bool {
+    let available = megaco_bench::otp::available();
+    if !available {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "escript or OTP's megaco missing under CI (scripts/setup.sh installs them)"
+        );
+        eprintln!("escript or OTP megaco not available; skipped");
+    }
+    available
+}
 
 fn samples() -> Vec<Sample> {
     common::decoded_corpus()
@@ -41,19 +56,20 @@ fn every_message_and_codec_is_measured_or_reported() {
     let r = tiny_run(&samples);
     for c in codecs::all() {
         for s in &samples {
+            let name = c.to_string();
             let rows = r
                 .rows
                 .iter()
-                .filter(|x| x.codec == c.name && x.message == s.name)
+                .filter(|x| x.codec == name && x.message == s.name)
                 .count();
             let fails = r
                 .failures
                 .iter()
-                .filter(|x| x.codec == c.name && x.message == s.name)
+                .filter(|x| x.codec == name && x.message == s.name)
                 .count();
-            assert_eq!(rows + fails, 1, "{} {}", c.name, s.name);
-            if c.slug.starts_with("native") {
-                assert_eq!(rows, 1, "{} {} failed", c.name, s.name);
+            assert_eq!(rows + fails, 1, "{name} {}", s.name);
+            if c.kind() == Kind::Native {
+                assert_eq!(rows, 1, "{name} {} failed", s.name);
             }
         }
     }
@@ -61,9 +77,9 @@ fn every_message_and_codec_is_measured_or_reported() {
         assert!(row.size > 0 && row.encode_us >= 0.0 && row.decode_us >= 0.0);
     }
     // One summary line per codec with rows, in registry order.
-    let with_rows: Vec<&str> = codecs::all()
+    let with_rows: Vec<String> = codecs::all()
         .into_iter()
-        .map(|c| c.name)
+        .map(|c| c.to_string())
         .filter(|n| r.rows.iter().any(|x| x.codec == *n))
         .collect();
     let summary: Vec<String> = r.summary().into_iter().map(|s| s.codec).collect();
@@ -81,11 +97,12 @@ fn sizes_match_transform_files() {
     let written = transform::write(&samples, &codecs::all(), dir.path()).unwrap();
     assert_eq!(written.len(), codecs::all().len());
     for c in codecs::all() {
-        for row in r.rows.iter().filter(|x| x.codec == c.name) {
-            let f = dir
-                .path()
-                .join(c.slug)
-                .join(format!("{}.{}", row.message, c.ext));
+        for row in r.rows.iter().filter(|x| x.codec == c.to_string()) {
+            let f = dir.path().join(c.slug().unwrap()).join(format!(
+                "{}.{}",
+                row.message,
+                c.extension()
+            ));
             assert_eq!(
                 std::fs::metadata(&f).unwrap().len() as usize,
                 row.size,
@@ -95,7 +112,10 @@ fn sizes_match_transform_files() {
             // And the file decodes back to the message.
             let bytes = std::fs::read(&f).unwrap();
             let s = samples.iter().find(|s| s.name == row.message).unwrap();
-            assert_eq!((c.decode)(&bytes).unwrap(), *c.model_for(&s.msg).unwrap());
+            assert_eq!(
+                c.decode(&bytes).unwrap(),
+                *codecs::model_for(&c, &s.msg).unwrap()
+            );
         }
     }
 }
@@ -105,7 +125,7 @@ fn outputs_are_written_and_readable() {
     let samples = samples();
     let r = tiny_run(&samples);
     let dir = tempfile::tempdir().unwrap();
-    let written = report::write_all(&r, dir.path()).unwrap();
+    let written = report::write_all(&r, &[], dir.path()).unwrap();
     for metric in ["size", "encode", "decode", "total"] {
         let png = std::fs::read(dir.path().join(format!("{metric}.png"))).unwrap();
         assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{metric}.png");
@@ -171,7 +191,7 @@ fn cli_meas_and_transform_end_to_end() {
     let args = megaco_bench::BenchArgs {
         command: Some(megaco_bench::BenchCommand::Meas(megaco_bench::MeasArgs {
             factor: 0.0001,
-            out: out.clone(),
+            out: Some(out.clone()),
         })),
         common: megaco_bench::CommonArgs {
             corpus: Some(corpus.clone()),
@@ -257,8 +277,7 @@ fn otp_output_parses() {
 
 #[test]
 fn otp_escript_measures_every_config_when_available() {
-    if !megaco_bench::otp::available() {
-        eprintln!("escript or OTP megaco not available; skipped");
+    if !otp_available() {
         return;
     }
     let c = megaco::corpus::load(&common::corpus_dir().join("time_test.msgs")).unwrap();
@@ -274,19 +293,10 @@ fn otp_escript_measures_every_config_when_available() {
         .collect();
     let r = megaco_bench::otp::run(&samples, "pretty", &["meas".into(), "0.0001".into()]).unwrap();
     let configs: HashSet<&str> = r.rows.iter().map(|x| x.codec.as_str()).collect();
-    for want in [
-        "pretty",
-        "compact",
-        "ber",
-        "ber [native]",
-        "per",
-        "per [native]",
-        "erl_dist",
-        "erl_dist [megaco_compressed]",
-        "erl_dist [compressed]",
-        "erl_dist [megaco_compressed,compressed]",
-    ] {
-        assert!(configs.contains(want), "{want} missing");
+    // Every configuration of ours has its OTP twin measured.
+    for c in codecs::all() {
+        let want = codecs::otp_twin(&c).unwrap();
+        assert!(configs.contains(want), "{want} ({c}) missing");
         assert_eq!(r.rows.iter().filter(|x| x.codec == want).count(), 2);
     }
     // OTP's pretty encoding of msg01a is the bundled vector.
@@ -301,8 +311,7 @@ fn otp_escript_measures_every_config_when_available() {
 
 #[test]
 fn otp_escript_mstone_reports_every_config_when_available() {
-    if !megaco_bench::otp::available() {
-        eprintln!("escript or OTP megaco not available; skipped");
+    if !otp_available() {
         return;
     }
     let c = megaco::corpus::load(&common::corpus_dir().join("time_test.msgs")).unwrap();
@@ -333,4 +342,110 @@ fn otp_escript_mstone_reports_every_config_when_available() {
     let (total, secs) = r.total.unwrap();
     assert_eq!(total, r.mstone.iter().map(|(_, n)| n).sum::<u64>());
     assert!(secs > 0.0);
+}
+
+/// The bench measures every codec configuration the library has, by the
+/// library's names, each beside an OTP configuration.
+#[test]
+fn every_codec_config_of_the_library_is_in_the_bench() {
+    use megaco::ber::{BerConfig, Mapping};
+    use megaco::native::NativeConfig;
+    use megaco::per::PerConfig;
+
+    let mut library = vec![
+        Encoding::pretty(),
+        Encoding::compact(),
+        Encoding::Ber(BerConfig::default()),
+        Encoding::Ber(BerConfig::otp()),
+        Encoding::Ber(BerConfig {
+            mapping: Mapping::Native,
+            ..BerConfig::otp()
+        }),
+        Encoding::Per(PerConfig::default()),
+        Encoding::Per(PerConfig::native()),
+    ];
+    library.extend(NativeConfig::ALL.map(Encoding::Native));
+    let bench: Vec<String> = codecs::all().iter().map(|e| e.to_string()).collect();
+    assert_eq!(bench.len(), library.len(), "{bench:?}");
+    for e in &library {
+        let name = e.name().expect("a named configuration");
+        assert!(bench.iter().any(|b| b == name), "{name} not in the bench");
+        assert!(codecs::otp_twin(e).is_some(), "{name} has no OTP twin");
+        // `--codec` takes the name and the slug.
+        for given in [name, e.slug().unwrap()] {
+            let picked = codecs::select(&[given.to_string()]).unwrap();
+            assert_eq!(picked[0].to_string(), name);
+        }
+    }
+    // A run over one message has a row for each, in the same order.
+    let one: Vec<Sample> = samples().into_iter().take(1).collect();
+    let r = meas::run(&one, &codecs::all(), Duration::from_micros(20), |_, _| {});
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let rows: Vec<&str> = r.rows.iter().map(|x| x.codec.as_str()).collect();
+    assert_eq!(rows, bench);
+}
+
+#[test]
+fn the_bundled_corpus_is_the_repository_one() {
+    let repo = common::corpus_dir();
+    assert_eq!(
+        megaco_bench::samples::BUNDLED,
+        std::fs::read(repo.join("time_test.msgs")).unwrap(),
+        "crates/megaco-bench/data/time_test.msgs differs from corpus/time_test.msgs"
+    );
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    assert_eq!(
+        std::fs::read(here.join("time_test.msgs.license")).unwrap(),
+        std::fs::read(repo.join("time_test.msgs.license")).unwrap()
+    );
+    let loaded = megaco_bench::samples::load(None, &[], None).unwrap();
+    assert_eq!(loaded.samples.len() + loaded.skipped.len(), 149);
+    assert!(loaded.origin.contains("bundled"), "{}", loaded.origin);
+    assert_eq!(loaded.codec, "pretty");
+}
+
+/// With OTP's rows, each chart holds a dashed line per OTP configuration
+/// in the colour of ours.
+#[test]
+fn charts_draw_otp_beside_ours() {
+    let samples = samples();
+    let ours = meas::run(
+        &samples,
+        &codecs::select(&["ber".into(), "per".into()]).unwrap(),
+        Duration::from_micros(20),
+        |_, _| {},
+    );
+    let otp: Vec<Row> = ours
+        .rows
+        .iter()
+        .map(|r| Row {
+            codec: r.codec.clone(),
+            encode_us: r.encode_us * 10.0 + 1.0,
+            decode_us: r.decode_us * 10.0 + 1.0,
+            ..r.clone()
+        })
+        .collect();
+    let plain = tempfile::tempdir().unwrap();
+    let with_otp = tempfile::tempdir().unwrap();
+    report::write_all(&ours, &[], plain.path()).unwrap();
+    report::write_all(&ours, &otp, with_otp.path()).unwrap();
+    for metric in ["size", "encode", "decode", "total"] {
+        let a = std::fs::read_to_string(plain.path().join(format!("{metric}.svg"))).unwrap();
+        let b = std::fs::read_to_string(with_otp.path().join(format!("{metric}.svg"))).unwrap();
+        // A dashed line is drawn as many short segments.
+        let lines = |s: &str| s.matches("<polyline").count();
+        assert!(lines(&b) > lines(&a) + 20, "{metric}: no dashed OTP line");
+        // Same colours: OTP's strokes are ours.
+        let colours = |s: &str| -> HashSet<String> {
+            s.split("stroke=\"")
+                .skip(1)
+                .filter_map(|t| t.split('"').next())
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(colours(&a), colours(&b), "{metric}");
+        if b.contains("<text") {
+            assert!(b.contains("OTP ber") && b.contains("OTP per"), "{metric}");
+        }
+    }
 }

@@ -1,50 +1,83 @@
-//! Encoding selection for the CLI: sniffing input, decoding and encoding.
+//! Reading and writing messages for `convert`, `check` and `send`: the
+//! encodings by the library's names ([`megaco::codec::Encoding`]), what
+//! bytes that are no Megaco message look like, and errors that say so.
 
 use std::fmt;
+use std::str::FromStr;
 
 use clap::{Args, ValueEnum};
-use megaco::ber::{BerConfig, Dialect, Mapping, TermIdLevels};
-use megaco::codec::Kind;
-use megaco::per::PerConfig;
+use megaco::ber::{Dialect, Mapping, TermIdLevels};
+use megaco::codec::{sniff, DecodeError, Encoding, Kind};
 use megaco::MegacoMessage;
 
-/// Encodings `convert --from` accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InputFormat {
-    /// Sniff the encoding from the bytes.
+/// What `convert --from` takes: `auto`, an encoding, or the model as JSON.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// Recognise the encoding by the bytes' signature.
     Auto,
-    /// Pretty text.
-    Pretty,
-    /// Compact text.
-    Compact,
-    /// ASN.1 BER.
-    Ber,
-    /// ASN.1 aligned PER (as Erlang/OTP encodes it).
-    Per,
-}
-
-/// Encodings `convert --to` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// Pretty text (long keywords, indented).
-    Pretty,
-    /// Compact text (short keywords, no optional whitespace).
-    Compact,
-    /// The model as JSON.
+    /// The model as JSON (`megaco::json`: `{"megaco_json": 1, "message": …}`).
     Json,
-    /// ASN.1 BER.
-    Ber,
-    /// ASN.1 aligned PER (as Erlang/OTP encodes it).
-    Per,
+    /// This encoding.
+    Known(Encoding),
 }
 
-impl OutputFormat {
-    /// Whether the output is text meant for a terminal.
-    pub fn is_text(self) -> bool {
-        matches!(
-            self,
-            OutputFormat::Pretty | OutputFormat::Compact | OutputFormat::Json
-        )
+impl FromStr for Input {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Input::Auto),
+            "json" => Ok(Input::Json),
+            // Text is read the same whatever its style.
+            "text" => Ok(Input::Known(Encoding::pretty())),
+            _ => s
+                .parse()
+                .map(Input::Known)
+                .map_err(|e| format!("{e}, auto, text, json")),
+        }
+    }
+}
+
+/// What `convert --to` writes: an encoding, or the model as JSON.
+#[derive(Debug, Clone)]
+pub enum Output {
+    /// The decoded model as JSON.
+    Json,
+    /// This encoding.
+    Wire(Encoding),
+}
+
+impl FromStr for Output {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "json" => Ok(Output::Json),
+            _ => s
+                .parse()
+                .map(Output::Wire)
+                .map_err(|e| format!("{e}, json")),
+        }
+    }
+}
+
+impl Output {
+    /// Whether the output is text (ends with a newline unless `--exact`;
+    /// fit for a terminal).
+    pub fn is_text(&self) -> bool {
+        match self {
+            Output::Json => true,
+            Output::Wire(e) => e.is_text(),
+        }
+    }
+}
+
+impl fmt::Display for Output {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Output::Json => f.write_str("json"),
+            Output::Wire(e) => e.fmt(f),
+        }
     }
 }
 
@@ -57,95 +90,57 @@ pub enum DialectArg {
     Otp,
 }
 
-/// Options of the binary codecs.
-#[derive(Debug, Clone, Args)]
+/// Options of the binary codecs, applied to the encoding read and the one
+/// written.
+#[derive(Debug, Clone, Default, Args)]
 pub struct BinaryOptions {
-    /// BER value wrapping, on output and on input.
-    #[arg(long, value_enum, default_value_t = DialectArg::Standard)]
-    pub dialect: DialectArg,
-    /// Bits per termination-id level (BER and PER), e.g. `8,8,8`.
-    #[arg(long, value_delimiter = ',', default_value = "8,8,8")]
-    pub levels: Vec<u8>,
+    /// BER value wrapping, on output and on input [default: the
+    /// encoding's: standard for `ber`, otp for `ber-otp`]; the standard
+    /// decoder also reads OTP's values.
+    #[arg(long, value_enum)]
+    pub dialect: Option<DialectArg>,
+    /// Bits per termination-id level (BER and PER), e.g. `8,8,8`
+    /// [default: 8,8,8].
+    #[arg(long, value_delimiter = ',')]
+    pub levels: Option<Vec<u8>>,
     /// No name or termination-id mapping (OTP's `[native]` config): names
     /// and ids travel as their ASN.1 codes in `0x…` text form.
     #[arg(long)]
     pub native: bool,
 }
 
-impl Default for BinaryOptions {
-    fn default() -> Self {
-        BinaryOptions {
-            dialect: DialectArg::Standard,
-            levels: vec![8, 8, 8],
-            native: false,
-        }
-    }
-}
-
-/// The codec configurations the options select.
-pub struct Configs {
-    ber: BerConfig,
-    per: PerConfig,
-}
-
 impl BinaryOptions {
-    /// Builds the codec configurations, checking the level widths.
-    pub fn configs(&self) -> anyhow::Result<Configs> {
-        let mapping = if self.native {
-            Mapping::Native
-        } else {
-            Mapping::Text(
-                TermIdLevels::new(&self.levels)
-                    .map_err(|e| anyhow::anyhow!("--levels {:?}: {e}", self.levels))?,
-            )
+    /// `encoding` with these options applied (BER and PER only).
+    pub fn apply(&self, encoding: Encoding) -> anyhow::Result<Encoding> {
+        let mapping = |current: Mapping| -> anyhow::Result<Mapping> {
+            if self.native {
+                return Ok(Mapping::Native);
+            }
+            match &self.levels {
+                Some(levels) => {
+                    Ok(Mapping::Text(TermIdLevels::new(levels).map_err(|e| {
+                        anyhow::anyhow!("--levels {levels:?}: {e}")
+                    })?))
+                }
+                None => Ok(current),
+            }
         };
-        let dialect = match self.dialect {
-            DialectArg::Standard => Dialect::Standard,
-            DialectArg::Otp => Dialect::Otp,
-        };
-        Ok(Configs {
-            ber: BerConfig {
-                dialect,
-                mapping: mapping.clone(),
-                ..BerConfig::default()
-            },
-            per: PerConfig {
-                mapping,
-                ..PerConfig::default()
-            },
-        })
-    }
-}
-
-/// What the bytes look like.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Detected {
-    /// Text, pretty or compact.
-    Text,
-    /// Starts like a BER `MegacoMessage` (a SEQUENCE).
-    Ber,
-    /// Anything else: PER has no signature.
-    Per,
-}
-
-impl Detected {
-    /// Guesses the encoding of a message ([`megaco::codec::sniff`]);
-    /// whatever is neither text nor BER is taken for PER.
-    pub fn sniff(bytes: &[u8]) -> Detected {
-        match megaco::codec::sniff(bytes) {
-            Some(Kind::Text) => Detected::Text,
-            Some(Kind::Ber) => Detected::Ber,
-            _ => Detected::Per,
-        }
-    }
-}
-
-impl fmt::Display for Detected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Detected::Text => "text",
-            Detected::Ber => "ber",
-            Detected::Per => "per",
+        Ok(match encoding {
+            Encoding::Ber(mut c) => {
+                if let Some(d) = self.dialect {
+                    c.dialect = match d {
+                        DialectArg::Standard => Dialect::Standard,
+                        DialectArg::Otp => Dialect::Otp,
+                    };
+                }
+                c.mapping = mapping(c.mapping)?;
+                Encoding::Ber(c)
+            }
+            Encoding::Per(mut c) => {
+                c.mapping = mapping(c.mapping)?;
+                Encoding::Per(c)
+            }
+            other => other,
         })
     }
 }
@@ -159,54 +154,258 @@ pub fn looks_like_term_file(bytes: &[u8]) -> bool {
         .is_some_and(|&b| b == b'{' || b == b'%')
 }
 
-/// A decode failure, printed after `file:` as `line:col: message` for text
-/// and `offset: message` for binary input.
-#[derive(Debug)]
-pub enum DecodeFailure {
-    /// The text decoder failed.
-    Text(megaco::text::TextError),
-    /// The BER decoder failed.
-    Ber(megaco::ber::BerError),
-    /// The PER decoder failed.
-    Per(megaco::per::PerError),
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What well-known kinds of file that are no Megaco message look like.
+fn looks_like(bytes: &[u8]) -> Option<&'static str> {
+    const SIGNATURES: &[(&[u8], &str)] = &[
+        (b"\xD4\xC3\xB2\xA1", "a pcap capture file"),
+        (b"\xA1\xB2\xC3\xD4", "a pcap capture file"),
+        (b"\x4D\x3C\xB2\xA1", "a pcap capture file"),
+        (b"\xA1\xB2\x3C\x4D", "a pcap capture file"),
+        (b"\x0A\x0D\x0D\x0A", "a pcapng capture file"),
+        (b"\xFF\xFE", "UTF-16 text (byte-order mark FF FE)"),
+        (b"\xFE\xFF", "UTF-16 text (byte-order mark FE FF)"),
+        (b"\x1F\x8B", "gzip-compressed data"),
+        (b"PK\x03\x04", "a zip archive"),
+        (b"\x7FELF", "an executable (ELF)"),
+        (b"\x89PNG", "a PNG image"),
+        (b"%PDF", "a PDF document"),
+    ];
+    SIGNATURES
+        .iter()
+        .find(|(magic, _)| bytes.starts_with(magic))
+        .map(|(_, what)| *what)
 }
 
-impl fmt::Display for DecodeFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+/// Why the bytes given are not a message that could be read.
+#[derive(Debug)]
+pub enum InputError {
+    /// Nothing at all.
+    Empty,
+    /// The bytes are no Megaco message at all; what they look like.
+    NotMegaco(String),
+    /// The JSON reader failed (`--from json`).
+    Json(megaco::json::JsonError),
+    /// A decoder failed.
+    Decode {
+        /// The encoding tried.
+        encoding: Encoding,
+        /// Its error.
+        error: DecodeError,
+        /// Whether the encoding was guessed (PER has no signature).
+        guessed: bool,
+        /// What the bytes look like, when that is another encoding than
+        /// the one given.
+        hint: Option<String>,
+    },
+}
+
+impl InputError {
+    /// The error after the input's name: `NAME:LINE:COL: message` for
+    /// text, `NAME:OFFSET: message` for binary input, `NAME: message` when
+    /// the input is no Megaco message.
+    pub fn located(&self, name: &str) -> String {
         match self {
-            DecodeFailure::Text(e) => write!(f, "{}:{}: {}", e.line, e.column, e.kind),
-            DecodeFailure::Ber(e) => write!(f, "{}: BER: {e}", e.offset()),
-            DecodeFailure::Per(e) => write!(f, "{}: PER: {e}", e.byte_offset()),
+            InputError::Empty => format!("{name}: empty: not a Megaco message"),
+            InputError::NotMegaco(what) => format!("{name}: not a Megaco message ({what})"),
+            InputError::Json(megaco::json::JsonError::Syntax {
+                line,
+                column,
+                message,
+            }) => format!("{name}:{line}:{column}: JSON: {message}"),
+            InputError::Json(e) => format!("{name}: JSON: {e}"),
+            InputError::Decode {
+                encoding,
+                error,
+                guessed,
+                hint,
+            } => {
+                let at = match error.line_column() {
+                    Some((line, column)) => format!("{line}:{column}"),
+                    None => error.offset().to_string(),
+                };
+                let what = match error {
+                    DecodeError::Text(e) => e.kind.to_string(),
+                    other => other.to_string(),
+                };
+                let mut s = if *guessed {
+                    format!(
+                        "{name}:{at}: not a Megaco message? It has no text or BER signature, \
+                         and read as {encoding} (the only encoding without one) it fails: {what}"
+                    )
+                } else {
+                    format!("{name}:{at}: {what}")
+                };
+                if let Some(h) = hint {
+                    s.push_str(&format!(" ({h})"));
+                }
+                s
+            }
+        }
+    }
+
+    /// The input around the error, for a terminal (see [`text_snippet`]
+    /// and [`hex_snippet`]); empty when the input is no Megaco message.
+    pub fn snippet(&self, input: &[u8]) -> String {
+        match self {
+            InputError::Decode { error, .. } if error.kind() == Kind::Text => {
+                text_snippet(input, error.offset())
+            }
+            InputError::Decode { error, .. } => hex_snippet(input, error.offset()),
+            _ => String::new(),
         }
     }
 }
 
-impl std::error::Error for DecodeFailure {}
+/// Decodes one message: with `input`'s encoding, or with the one the bytes
+/// announce ([`Encoding::guess`]); `options` apply to BER and PER. Returns
+/// the message and the encoding that read it.
+pub fn read_message(
+    bytes: &[u8],
+    input: &Input,
+    options: &BinaryOptions,
+) -> Result<(MegacoMessage, Encoding), ReadError> {
+    let foreign = looks_like(bytes);
+    let (encoding, guessed) = match input {
+        Input::Json => {
+            let msg = megaco::json::from_slice(bytes).map_err(InputError::Json)?;
+            // JSON is no wire encoding: report it as read by the text codec.
+            return Ok((msg, Encoding::pretty()));
+        }
+        // The native format names its configuration in its header byte.
+        Input::Known(e) => match Encoding::guess(bytes) {
+            Some(g) if e.kind() == Kind::Native && g.kind() == Kind::Native => (g, false),
+            _ => (options.apply(e.clone())?, false),
+        },
+        Input::Auto => {
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return Err(InputError::Empty.into());
+            }
+            if let Some(what) = foreign {
+                return Err(InputError::NotMegaco(what.to_string()).into());
+            }
+            if let Some(rest) = bytes.strip_prefix(UTF8_BOM) {
+                return Err(InputError::NotMegaco(bom(rest)).into());
+            }
+            match Encoding::guess(bytes) {
+                Some(e) => {
+                    let guessed = e.kind() == Kind::Per;
+                    (options.apply(e)?, guessed)
+                }
+                // Text that lacks its header: the text decoder says where.
+                None if looks_textual(bytes) => (Encoding::pretty(), false),
+                None => return Err(InputError::NotMegaco(unknown_binary(bytes)).into()),
+            }
+        }
+    };
+    match encoding.decode(bytes) {
+        Ok(msg) => Ok((msg, encoding)),
+        Err(error) => {
+            let hint = match input {
+                Input::Auto | Input::Json => None,
+                Input::Known(_) => hint(bytes, &encoding),
+            };
+            Err(InputError::Decode {
+                encoding,
+                error,
+                guessed,
+                hint,
+            }
+            .into())
+        }
+    }
+}
+
+/// Either the input could not be read, or the options are wrong.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The bytes.
+    Input(Box<InputError>),
+    /// The options (`--levels`).
+    Options(anyhow::Error),
+}
+
+impl From<InputError> for ReadError {
+    fn from(e: InputError) -> Self {
+        ReadError::Input(Box::new(e))
+    }
+}
+
+impl From<anyhow::Error> for ReadError {
+    fn from(e: anyhow::Error) -> Self {
+        ReadError::Options(e)
+    }
+}
+
+impl ReadError {
+    /// The error as one line after the input's name.
+    pub fn located(&self, name: &str) -> String {
+        match self {
+            ReadError::Input(e) => e.located(name),
+            ReadError::Options(e) => format!("{e:#}"),
+        }
+    }
+}
+
+/// What a file starting with a byte-order mark is.
+fn bom(rest: &[u8]) -> String {
+    let valid = sniff(rest) == Some(Kind::Text) && megaco::text::decode(rest).is_ok();
+    if valid {
+        "it starts with a UTF-8 byte-order mark, EF BB BF, which Megaco text does not allow; \
+         the rest is a valid message: remove the first 3 bytes"
+            .to_string()
+    } else {
+        "it starts with a UTF-8 byte-order mark, EF BB BF, which Megaco text does not allow"
+            .to_string()
+    }
+}
+
+/// Printable ASCII and whitespace only (text with a broken header).
+fn looks_textual(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+}
+
+fn unknown_binary(bytes: &[u8]) -> String {
+    let head: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!(
+        "it starts {}, which is neither text (`MEGACO/` or `!/`), BER (0x30), \
+         PER as Erlang/OTP writes it, nor the native format (0xa0-0xa3)",
+        head.join(" ")
+    )
+}
+
+/// When `encoding` failed on bytes that look like something else, what
+/// they look like.
+fn hint(bytes: &[u8], encoding: &Encoding) -> Option<String> {
+    if let Some(what) = looks_like(bytes) {
+        return Some(format!("the input looks like {what}"));
+    }
+    if bytes.starts_with(UTF8_BOM) {
+        return Some("the input starts with a UTF-8 byte-order mark".to_string());
+    }
+    let other = Encoding::guess(bytes)?;
+    (other.kind() != encoding.kind()).then(|| {
+        format!(
+            "the input looks like {}: try --from {} or --from auto",
+            other,
+            other.slug().unwrap_or("auto")
+        )
+    })
+}
+
+/// Encodes one message.
+pub fn write_message(msg: &MegacoMessage, to: &Output) -> anyhow::Result<Vec<u8>> {
+    Ok(match to {
+        Output::Wire(e) => e.encode(msg)?,
+        Output::Json => megaco::json::to_string_pretty(msg)?.into_bytes(),
+    })
+}
 
 /// Margin before every snippet line.
 const GUTTER: &str = "    | ";
-
-impl DecodeFailure {
-    /// Where the error is, as a byte offset into the input.
-    pub fn offset(&self) -> usize {
-        match self {
-            DecodeFailure::Text(e) => e.offset,
-            DecodeFailure::Ber(e) => e.offset(),
-            DecodeFailure::Per(e) => e.byte_offset(),
-        }
-    }
-
-    /// The input around the error, for a terminal: for text the offending
-    /// line with a caret under the column, for binary input a hex dump of
-    /// up to 16 bytes with a caret under the byte. Each line starts with
-    /// `    | ` and ends with a newline.
-    pub fn snippet(&self, input: &[u8]) -> String {
-        match self {
-            DecodeFailure::Text(_) => text_snippet(input, self.offset()),
-            _ => hex_snippet(input, self.offset()),
-        }
-    }
-}
 
 /// The line holding `offset` (tabs and unprintable bytes shown as one
 /// character each, so the caret lines up), at most 100 columns of it.
@@ -264,76 +463,52 @@ fn hex_snippet(input: &[u8], offset: usize) -> String {
     format!("{GUTTER}{label}{}\n{GUTTER}{pad}^^{note}\n", hex.join(" "))
 }
 
-/// Decodes one message.
-pub fn decode(
-    bytes: &[u8],
-    from: InputFormat,
-    cfg: &Configs,
-) -> Result<(MegacoMessage, Detected), DecodeFailure> {
-    let kind = match from {
-        InputFormat::Auto => Detected::sniff(bytes),
-        InputFormat::Pretty | InputFormat::Compact => Detected::Text,
-        InputFormat::Ber => Detected::Ber,
-        InputFormat::Per => Detected::Per,
-    };
-    let text = || megaco::text::decode(bytes).map_err(DecodeFailure::Text);
-    let ber = || megaco::ber::decode(bytes, &cfg.ber).map_err(DecodeFailure::Ber);
-    let per = || megaco::per::decode(bytes, &cfg.per).map_err(DecodeFailure::Per);
-    let result = match (from, kind) {
-        (InputFormat::Auto, Detected::Ber) => {
-            // A PER message can start with 0x30 too: fall back, but report
-            // the BER error if neither reads it.
-            ber().or_else(|e| per().map_err(|_| e))
-        }
-        (InputFormat::Auto, Detected::Per) => {
-            // Neither text nor BER: PER, or else text's error says where the
-            // bytes stop looking like a message.
-            per().or_else(|e| if bytes.is_ascii() { text() } else { Err(e) })
-        }
-        (_, Detected::Text) => text(),
-        (_, Detected::Ber) => ber(),
-        (_, Detected::Per) => per(),
-    };
-    result.map(|m| (m, kind))
-}
-
-/// Encodes one message.
-pub fn encode(msg: &MegacoMessage, to: OutputFormat, cfg: &Configs) -> anyhow::Result<Vec<u8>> {
-    Ok(match to {
-        OutputFormat::Pretty => megaco::text::encode_pretty(msg)?,
-        OutputFormat::Compact => megaco::text::encode_compact(msg)?,
-        OutputFormat::Ber => megaco::ber::encode(msg, &cfg.ber)?,
-        OutputFormat::Per => megaco::per::encode(msg, &cfg.per)?,
-        OutputFormat::Json => {
-            let mut v = serde_json::to_vec_pretty(msg)?;
-            v.push(b'\n');
-            v
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn auto(bytes: &[u8]) -> Result<Encoding, String> {
+        read_message(bytes, &Input::Auto, &BinaryOptions::default())
+            .map(|(_, e)| e)
+            .map_err(|e| e.located("f"))
+    }
+
     #[test]
-    fn sniffs_text_after_comments_and_whitespace() {
-        assert_eq!(Detected::sniff(b"MEGACO/1 [1.2.3.4]"), Detected::Text);
-        assert_eq!(Detected::sniff(b"  ; hi\n!/1 [1.2.3.4]"), Detected::Text);
-        assert_eq!(Detected::sniff(b"megaco/3 <a>"), Detected::Text);
-        assert_eq!(Detected::sniff(b"\x30\x81"), Detected::Ber);
-        assert_eq!(Detected::sniff(b"\x00\x01"), Detected::Per);
-        assert_eq!(Detected::sniff(b""), Detected::Per);
+    fn the_encoding_is_recognised() {
+        assert_eq!(
+            auto(b"MEGACO/1 [1.2.3.4] T=1{C=-{AV=ROOT}}")
+                .unwrap()
+                .to_string(),
+            "pretty"
+        );
+        assert_eq!(
+            auto(b"  ; hi\n!/1 [1.2.3.4] PN=1{}").unwrap().to_string(),
+            "compact"
+        );
+        let err = auto(b"\x30\x81").unwrap_err();
+        assert!(err.starts_with("f:"), "{err}");
+        assert_eq!(auto(b"").unwrap_err(), "f: empty: not a Megaco message");
+        assert!(auto(b"\xd4\xc3\xb2\xa1\x02\x00")
+            .unwrap_err()
+            .contains("not a Megaco message (a pcap capture file)"));
+        assert!(auto(b"\xef\xbb\xbf!/1 <a> PN=1{}")
+            .unwrap_err()
+            .contains("the rest is a valid message"));
+        assert!(auto(b"\xee\x01\x02")
+            .unwrap_err()
+            .contains("it starts ee 01 02, which is neither text"));
+        // ASCII without a header: the text decoder's position.
+        assert!(auto(b"hello").unwrap_err().starts_with("f:1:1: "));
     }
 
     #[test]
     fn snippets_point_at_the_error() {
-        let e = megaco::text::decode(b"!/1 [1.2.3.4]\nT=1{\tC=x{}}").unwrap_err();
-        let f = DecodeFailure::Text(e);
-        assert_eq!(
-            f.snippet(b"!/1 [1.2.3.4]\nT=1{\tC=x{}}"),
-            "    | T=1{ C=x{}}\n    |        ^\n"
-        );
+        let input = b"!/1 [1.2.3.4]\nT=1{\tC=x{}}";
+        let Err(ReadError::Input(e)) = read_message(input, &Input::Auto, &Default::default())
+        else {
+            panic!("decoded");
+        };
+        assert_eq!(e.snippet(input), "    | T=1{ C=x{}}\n    |        ^\n");
         let bytes = (0u8..40).collect::<Vec<u8>>();
         assert_eq!(
             hex_snippet(&bytes, 20),
@@ -353,12 +528,48 @@ mod tests {
     }
 
     #[test]
-    fn levels_are_checked() {
+    fn options_apply_to_binary_encodings() {
         let bad = BinaryOptions {
-            levels: vec![],
+            levels: Some(vec![]),
             ..BinaryOptions::default()
         };
-        assert!(bad.configs().is_err());
-        assert!(BinaryOptions::default().configs().is_ok());
+        assert!(bad.apply(Encoding::per()).is_err());
+        assert!(bad.apply(Encoding::pretty()).is_ok());
+        let otp = BinaryOptions {
+            dialect: Some(DialectArg::Otp),
+            ..BinaryOptions::default()
+        };
+        let ber: Encoding = "ber".parse().unwrap();
+        assert_eq!(otp.apply(ber).unwrap().to_string(), "ber [otp]");
+        let native = BinaryOptions {
+            native: true,
+            ..BinaryOptions::default()
+        };
+        assert_eq!(
+            native.apply(Encoding::per()).unwrap().to_string(),
+            "per [native]"
+        );
+        let levels = BinaryOptions {
+            levels: Some(vec![4, 4]),
+            ..BinaryOptions::default()
+        };
+        assert_eq!(
+            levels.apply(Encoding::per()).unwrap().to_string(),
+            "per [levels 4.4]"
+        );
+    }
+
+    #[test]
+    fn names_on_the_command_line() {
+        assert!(matches!("auto".parse::<Input>(), Ok(Input::Auto)));
+        assert!(matches!("json".parse::<Output>(), Ok(Output::Json)));
+        let to: Output = "native-compact".parse().unwrap();
+        assert_eq!(to.to_string(), "native [compact]");
+        assert!(!to.is_text());
+        let err = "xml".parse::<Output>().unwrap_err();
+        assert!(
+            err.contains("known: pretty, compact") && err.ends_with("json"),
+            "{err}"
+        );
     }
 }

@@ -4,16 +4,18 @@
 #![forbid(unsafe_code)]
 
 mod codec;
+mod load;
 mod net;
+mod pcap;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use codec::{BinaryOptions, InputFormat, OutputFormat};
+use codec::{BinaryOptions, Input, Output};
 
 /// Megaco/H.248 messages: convert, check, transform and benchmark; act as a
 /// controller or gateway, or send a message to a peer.
@@ -29,17 +31,35 @@ enum Command {
     /// Convert one message from one encoding to another.
     ///
     /// Reads FILE (or standard input) and writes the message in the
-    /// encoding given by --to to OUT (or standard output).
+    /// encoding given by --to to OUT (or standard output). Text output
+    /// (pretty, compact, json) ends with a newline, as text tools' output
+    /// does; --exact writes the encoder's bytes alone (what Erlang/OTP's
+    /// encoders write, without the newline). Binary output is not written
+    /// to a terminal unless --force.
+    #[command(
+        mut_arg("from", |a| a.help(format!(
+            "The input encoding: auto (recognised by its signature), text, or one of: {}",
+            encoding_names()
+        ))),
+        mut_arg("to", |a| a.help(format!(
+            "The output encoding: json (the decoded model), or one of: {}",
+            encoding_names()
+        ))),
+    )]
     Convert {
-        /// The input encoding; `auto` sniffs it from the bytes.
-        #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
-        from: InputFormat,
-        /// The output encoding.
-        #[arg(long, value_enum)]
-        to: OutputFormat,
+        #[arg(long, value_name = "ENCODING", default_value = "auto")]
+        from: Input,
+        #[arg(long, value_name = "ENCODING")]
+        to: Output,
         /// Where to write (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Write the encoder's bytes exactly: no newline after text.
+        #[arg(long)]
+        exact: bool,
+        /// Write binary output to a terminal anyway.
+        #[arg(short, long)]
+        force: bool,
         /// The input message (default or `-`: standard input).
         file: Option<PathBuf>,
         #[command(flatten)]
@@ -47,7 +67,8 @@ enum Command {
     },
     /// Decode every FILE and report those that fail.
     ///
-    /// Each file holds one message in any encoding, or is an OTP corpus
+    /// Each file holds one message in any encoding (text, BER, PER or the
+    /// native format, recognised by their signatures), or is an OTP corpus
     /// term file (`{Codec, [{Name, <<"...">>}]}.`) whose messages are each
     /// checked. Prints one `file:line:col: message` line per failure (for
     /// binary input `file:offset: message`), then the input around the
@@ -65,30 +86,40 @@ enum Command {
     },
     /// Encode a corpus with every codec config: one directory per
     /// encoding, one file per message.
+    ///
+    /// With one argument, OUTDIR, the bundled corpus (Erlang/OTP's
+    /// time_test.msgs, 149 messages) is written.
     Transform(megaco_bench::TransformArgs),
     /// Measure the codecs on a corpus, side by side with Erlang/OTP's.
     ///
-    /// Without a subcommand: a quick comparison on the bundled corpus,
-    /// including OTP's codecs when `escript` and OTP's megaco are found.
+    /// Without a subcommand: a quick comparison (about 12 s) on the
+    /// bundled corpus, including OTP's codecs when `escript` and OTP's
+    /// megaco are found.
     /// `meas` mirrors OTP's megaco_codec_meas (table, TSV, JSON, charts),
     /// `mstone` its MStone throughput test.
     Bench(megaco_bench::BenchArgs),
     /// Run a controller (MGC) that answers every request.
     ///
-    /// Accepts registrations (a ServiceChange gets a ServiceChangeReply
-    /// naming this controller's mid as MgcId), answers Notify with a
-    /// NotifyReply and any other command with error 501. Prints
-    /// `listening on udp|tcp ADDR` first, then each request received (`<-`,
-    /// the sender's address and mid) and reply sent (`->`), one compact
-    /// line each (or --pretty). Runs
-    /// until Ctrl-C or --count requests.
+    /// Listens on UDP and TCP, on the text port (2944) and the binary port
+    /// (2945, BER) at once (--listen, --encoding, --tcp, --udp to choose).
+    /// Answers every command of H.248.1 sensibly (a ServiceChange with this
+    /// controller's mid as MgcId, an Add on context `$` with a new context
+    /// and termination ids, ...), or as a --scenario file's rules say.
+    /// Logs `listening on udp|tcp ADDR KIND` for each socket, then each
+    /// request received (`<-`, the sender's address and mid) and reply sent
+    /// (`->`), one timestamped compact line each (or --pretty, --json).
+    /// Runs until SIGINT, SIGTERM or --count requests, then prints a
+    /// summary of counters on standard error.
     Mgc(net::MgcArgs),
-    /// Run a gateway (MG): register with a controller, optionally notify.
+    /// Run a gateway (MG): register with a controller, notify, run a script.
     ///
     /// Sends a ServiceChange (Restart, "901 mg col boot") on ROOT, then one
-    /// Notify per --notify, one at a time, printing each request (`->`) and
-    /// reply (`<-`). Exits 0 when all are answered without error, 1 on an
-    /// error reply, 3 on no reply (timeout, connection refused).
+    /// Notify per --notify, then the steps of a --scenario file, one at a
+    /// time, printing each request (`->`) and reply (`<-`), and answers the
+    /// controller's requests meanwhile (--stay: until SIGINT or SIGTERM).
+    /// Exits 0 when all are answered without error (and every step
+    /// passed), 1 on an error reply or a failed step, 3 on no reply
+    /// (timeout, connection refused).
     Mg(net::MgArgs),
     /// Send the transaction requests of a message file to a peer.
     ///
@@ -103,19 +134,77 @@ enum Command {
     /// answered without error, 1 if a reply carries an error descriptor, 3
     /// if one got no reply, 2 for a file without requests.
     Send(net::SendArgs),
+    /// Read the H.248 messages of packet captures (pcap, pcapng).
+    ///
+    /// UDP, TCP (reassembled, TPKT framed) and SCTP (PPID 7), over IPv4
+    /// and IPv6 (fragments reassembled); H.248 is found on ports 2944,
+    /// 2945 and --port, and by its signature elsewhere. Prints one line
+    /// per message (packet, time, source -> destination, transport,
+    /// encoding, compact text), or JSON Lines (--json), or the
+    /// transaction summary (--stats); --flow draws the ladder diagram.
+    /// Messages that do not decode and packets that cannot be read are
+    /// listed with their packet number. Exits 1 if there were any.
+    Pcap(pcap::PcapArgs),
+    /// Load a controller with simulated gateways (or gateways with a
+    /// controller), sipp-style: live progress, throughput, latency
+    /// percentiles, charts.
+    ///
+    /// N gateways, each with its own socket and mid, register with the
+    /// controller at --mgc and run calls (by default Add, Modify, Notify,
+    /// Subtract) at --rate transactions per second in all, or as fast as
+    /// answers come, for --duration seconds. Prints sent, answered,
+    /// failed and timed-out transactions, throughput and latency
+    /// p50/p90/p99/p99.9/max; --out writes charts and JSON. Loopback
+    /// targets only, unless --allow-remote. Exit status 3 when nothing was
+    /// answered.
+    Load(load::LoadArgs),
+}
+
+/// `megaco bench fanout` beside `megaco bench`'s own modes.
+fn command() -> clap::Command {
+    Cli::command().mut_subcommand("bench", |bench| {
+        bench.subcommand(<load::FanoutArgs as clap::Args>::augment_args(
+            clap::Command::new("fanout").about(
+                "Fan-out: one controller, one request to each of N gateways, time per destination as N grows",
+            ),
+        ))
+    })
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = command().get_matches();
+    if let Some(("bench", bench)) = matches.subcommand() {
+        if let Some(("fanout", m)) = bench.subcommand() {
+            let result = load::FanoutArgs::from_arg_matches(m).map(|mut args| {
+                args.vs_otp = m.try_get_one::<bool>("vs_otp").ok().flatten() == Some(&true);
+                args
+            });
+            let args = result.unwrap_or_else(|e| e.exit());
+            return finish(load::run_fanout(args));
+        }
+    }
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Convert {
             from,
             to,
             output,
+            exact,
+            force,
             file,
             binary,
-        } => convert(from, to, &binary, output.as_deref(), file.as_deref())
-            .map(|()| ExitCode::SUCCESS),
+        } => convert(
+            &from,
+            &to,
+            &binary,
+            &Destination {
+                path: output.as_deref(),
+                exact,
+                force,
+            },
+            file.as_deref(),
+        )
+        .map(|()| ExitCode::SUCCESS),
         Command::Check {
             files,
             verbose,
@@ -126,7 +215,13 @@ fn main() -> ExitCode {
         Command::Mgc(args) => net::mgc(args),
         Command::Mg(args) => net::mg(args),
         Command::Send(args) => net::send(args),
+        Command::Pcap(args) => pcap::run(args),
+        Command::Load(args) => load::run_load(args),
     };
+    finish(result)
+}
+
+fn finish(result: Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -155,26 +250,61 @@ fn read_stdin() -> Result<(String, Vec<u8>)> {
     Ok(("<stdin>".to_string(), bytes))
 }
 
+/// The names `--from` and `--to` take, for the help.
+fn encoding_names() -> String {
+    let slugs: Vec<&str> = megaco::codec::Encoding::named()
+        .iter()
+        .filter_map(|e| e.slug())
+        .collect();
+    slugs.join(", ")
+}
+
+/// Where `convert` writes, and how.
+struct Destination<'a> {
+    /// A file, or standard output.
+    path: Option<&'a Path>,
+    /// No newline after text.
+    exact: bool,
+    /// Binary to a terminal.
+    force: bool,
+}
+
 fn convert(
-    from: InputFormat,
-    to: OutputFormat,
+    from: &Input,
+    to: &Output,
     binary: &BinaryOptions,
-    output: Option<&Path>,
+    dest: &Destination,
     file: Option<&Path>,
 ) -> Result<()> {
-    let cfg = binary.configs()?;
+    let to = match to {
+        Output::Wire(e) => Output::Wire(binary.apply(e.clone())?),
+        Output::Json => Output::Json,
+    };
     let (name, bytes) = read_input(file)?;
-    let (msg, _) = codec::decode(&bytes, from, &cfg).map_err(|e| anyhow::anyhow!("{name}:{e}"))?;
-    let out =
-        codec::encode(&msg, to, &cfg).with_context(|| format!("encoding {name} as {to:?}"))?;
-    match output {
+    if codec::looks_like_term_file(&bytes) && matches!(from, Input::Auto) {
+        anyhow::bail!(
+            "{name}: a corpus term file (many messages), not one message: \
+             `megaco check {name}` checks each, `megaco transform {name} OUTDIR` converts them all"
+        );
+    }
+    let (msg, _) = codec::read_message(&bytes, from, binary)
+        .map_err(|e| anyhow::anyhow!("{}", e.located(&name)))?;
+    let mut out =
+        codec::write_message(&msg, &to).with_context(|| format!("encoding {name} as {to}"))?;
+    if to.is_text() && !dest.exact && !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    match dest.path {
         Some(p) => std::fs::write(p, &out).with_context(|| format!("writing {}", p.display()))?,
         None => {
             let mut stdout = std::io::stdout().lock();
-            stdout.write_all(&out)?;
-            if to.is_text() && !out.ends_with(b"\n") && std::io::IsTerminal::is_terminal(&stdout) {
-                stdout.write_all(b"\n")?;
+            if !to.is_text() && !dest.force && std::io::IsTerminal::is_terminal(&stdout) {
+                anyhow::bail!(
+                    "not writing binary {to} to a terminal: use -o FILE or redirect \
+                     standard output (--force writes it anyway)"
+                );
             }
+            stdout.write_all(&out)?;
             stdout.flush()?;
         }
     }
@@ -182,7 +312,6 @@ fn convert(
 }
 
 fn check(files: &[PathBuf], verbose: bool, binary: &BinaryOptions) -> Result<ExitCode> {
-    let cfg = binary.configs()?;
     let mut failed = 0usize;
     let mut total = 0usize;
     for path in files {
@@ -206,14 +335,15 @@ fn check(files: &[PathBuf], verbose: bool, binary: &BinaryOptions) -> Result<Exi
         };
         for (label, bytes) in messages {
             total += 1;
-            match codec::decode(&bytes, InputFormat::Auto, &cfg) {
-                Ok((_, kind)) if verbose => println!("{label}: ok ({kind})"),
+            match codec::read_message(&bytes, &Input::Auto, binary) {
+                Ok((_, encoding)) if verbose => println!("{label}: ok ({encoding})"),
                 Ok(_) => {}
-                Err(e) => {
+                Err(codec::ReadError::Input(e)) => {
                     failed += 1;
-                    println!("{label}:{e}");
+                    println!("{}", e.located(&label));
                     print!("{}", e.snippet(&bytes));
                 }
+                Err(e) => return Err(anyhow::anyhow!("{}", e.located(&label))),
             }
         }
     }

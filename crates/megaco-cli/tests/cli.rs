@@ -32,7 +32,7 @@ fn vector(codec: &str, name: &str) -> Vec<u8> {
 fn convert_pretty_to_compact_matches_otp_from_stdin_to_stdout() {
     for name in ["msg01a", "msg10", "msg72b01", "msg81a01"] {
         let out = megaco(
-            &["convert", "--to", "compact"],
+            &["convert", "--exact", "--to", "compact"],
             Some(&vector("pretty", name)),
         );
         assert!(
@@ -53,6 +53,7 @@ fn convert_compact_file_to_pretty_file_matches_otp() {
     let out = megaco(
         &[
             "convert",
+            "--exact",
             "--from",
             "compact",
             "--to",
@@ -81,6 +82,8 @@ fn convert_to_json_prints_the_model() {
     );
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["megaco_json"], 1);
+    let v = &v["message"];
     assert_eq!(v["mess"]["version"], 1);
     assert_eq!(v["mess"]["mid"], "[124.124.124.222]:55555");
 }
@@ -341,4 +344,102 @@ fn bench_meas_writes_tables_and_charts() {
         .count();
     assert_eq!(charts, 8, "four charts, PNG and SVG");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Text output ends with a newline (as text tools' output does), to a
+/// pipe and to a file alike; `--exact` writes the encoder's bytes.
+#[test]
+fn text_output_ends_with_a_newline_unless_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    for to in ["pretty", "compact", "json"] {
+        let out = megaco(&["convert", "--to", to], Some(&vector("pretty", "msg03")));
+        assert!(out.status.success());
+        assert!(out.stdout.ends_with(b"\n"), "{to}");
+        assert!(!out.stdout.ends_with(b"\n\n"), "{to}");
+        let file = dir.path().join(format!("{to}.out"));
+        let out = megaco(
+            &["convert", "--to", to, "-o", file.to_str().unwrap(), "-"],
+            Some(&vector("pretty", "msg03")),
+        );
+        assert!(out.status.success());
+        assert!(std::fs::read(&file).unwrap().ends_with(b"}\n"), "{to}");
+    }
+    let exact = megaco(
+        &["convert", "--exact", "--to", "compact"],
+        Some(&vector("pretty", "msg03")),
+    );
+    assert_eq!(exact.stdout, vector("compact", "msg03"));
+    // The newline is white space after the message: it reads back.
+    let with_newline = megaco(
+        &["convert", "--to", "compact"],
+        Some(&vector("pretty", "msg03")),
+    );
+    let back = megaco(
+        &["convert", "--exact", "--to", "compact"],
+        Some(&with_newline.stdout),
+    );
+    assert_eq!(back.stdout, vector("compact", "msg03"));
+}
+
+/// `--to native[-compact][-compressed]` writes the native format, and
+/// `--from native` (or auto) reads it back, whichever configuration its
+/// header names.
+#[test]
+fn convert_writes_and_reads_the_native_format() {
+    let pretty = vector("pretty", "msg72b01");
+    for to in [
+        "native",
+        "native-compact",
+        "native-compressed",
+        "native-compact-compressed",
+    ] {
+        let native = megaco(&["convert", "--to", to], Some(&pretty));
+        assert!(native.status.success(), "{to}");
+        assert_eq!(native.stdout[0] & 0xF0, 0xA0, "{to}: the header byte");
+        for from in ["auto", "native", to] {
+            let back = megaco(
+                &["convert", "--exact", "--from", from, "--to", "pretty"],
+                Some(&native.stdout),
+            );
+            assert!(
+                back.status.success(),
+                "{to} --from {from}: {}",
+                String::from_utf8_lossy(&back.stderr)
+            );
+            assert_eq!(back.stdout, pretty, "{to} --from {from}");
+        }
+    }
+}
+
+/// `check` recognises native files by their header and names their
+/// configuration, rather than reading them as PER.
+#[test]
+fn check_reads_native_files_as_native() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = megaco(
+        &[
+            "transform",
+            corpus().join("time_test.msgs").to_str().unwrap(),
+            dir.path().to_str().unwrap(),
+            "--codec",
+            "native-compact",
+        ],
+        None,
+    );
+    assert!(out.status.success());
+    let files: Vec<String> = std::fs::read_dir(dir.path().join("native-compact"))
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect();
+    assert_eq!(files.len(), 149);
+    let mut args = vec!["check", "-v"];
+    args.extend(files.iter().map(String::as_str));
+    let out = megaco(&args, None);
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        stdout.matches(": ok (native [compact])").count(),
+        149,
+        "{stdout}"
+    );
 }

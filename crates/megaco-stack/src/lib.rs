@@ -52,6 +52,8 @@ pub mod build;
 pub mod codec;
 mod driver;
 pub mod engine;
+#[cfg(feature = "scenario")]
+pub mod scenario;
 pub mod tcp;
 pub mod tpkt;
 pub mod udp;

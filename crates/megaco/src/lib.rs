@@ -4,6 +4,8 @@
 //! - [`model`]: the message types, one set for every protocol version.
 //! - [`version`]: which constructs each protocol version can carry.
 //! - [`codec`]: the codec as data ([`codec::Encoding`]), one decode error.
+//! - [`view`]: a borrowed, zero-allocation view of a message's header,
+//!   transactions, actions, commands and termination ids.
 //!
 //! Codecs are pure functions of their input: no I/O, no global state, safe
 //! to call from many threads at once.
@@ -15,6 +17,8 @@ pub mod ber;
 pub mod codec;
 pub mod corpus;
 pub mod error;
+#[cfg(feature = "serde")]
+pub mod json;
 pub mod limits;
 pub mod model;
 #[cfg(feature = "native")]
@@ -22,12 +26,8 @@ pub mod native;
 pub mod per;
 pub mod text;
 pub mod version;
+pub mod view;
 
 pub use error::EncodeError;
 pub use limits::Limits;
 pub use model::MegacoMessage;
-
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;

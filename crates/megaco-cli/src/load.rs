@@ -1,0 +1,768 @@
+//! `megaco load` and `megaco bench fanout`: the command-line side of the
+//! `megaco-load` crate (arguments, progress on standard error, tables on
+//! standard output, JSON, TSV and charts in `--out`).
+
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context as _, Result};
+use clap::{Args, ValueEnum};
+use megaco_load::fanout::{self, FanoutConfig, FanoutReport, Request, Row, Setup};
+use megaco_load::load::{self, LoadConfig, LoadReport, Role, Sample, Scenario};
+use megaco_load::otp::OtpNode;
+use megaco_load::{chart, check_target, memory, Wire};
+
+/// `megaco load`.
+#[derive(Debug, Clone, Args)]
+pub struct LoadArgs {
+    /// The controller to load (gateway role), or the address to listen on
+    /// (controller role, default 127.0.0.1:2944). Loopback only unless
+    /// --allow-remote. With --vs-otp and no --mgc, our own controller
+    /// (megaco_stack's UDP endpoint) is started for the run.
+    #[arg(long, value_name = "ADDR")]
+    pub mgc: Option<SocketAddr>,
+    /// Which side to play: `mg` (N gateways against one controller) or
+    /// `mgc` (one controller driving N gateways).
+    #[arg(long, value_enum, default_value_t = RoleArg::Mg)]
+    pub role: RoleArg,
+    /// How many gateways (1 to 10,000).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub mgs: usize,
+    /// Transactions started per second in all [default: as fast as the
+    /// controller answers].
+    #[arg(long, value_name = "TPS")]
+    pub rate: Option<f64>,
+    /// Seconds transactions are started (at most 3600).
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub duration: f64,
+    /// TCP with TPKT framing instead of UDP (gateway role).
+    #[arg(long)]
+    pub tcp: bool,
+    /// Wire encoding: pretty, compact, ber or per.
+    #[arg(long, value_name = "E", default_value = "pretty")]
+    pub encoding: Wire,
+    /// Protocol version of the messages sent.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub version: u8,
+    /// The calls: `call` (Add, Modify, Notify, Subtract), `notify`,
+    /// `audit`, or a file of step names, one a line.
+    #[arg(long, value_name = "FILE", default_value = "call")]
+    pub scenario: String,
+    /// Calls in flight per gateway [default: 8, or 50 ms of --rate].
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Seconds a request waits for its reply, resends included.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+    pub timeout: f64,
+    /// Resends over UDP within --timeout.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub resends: u32,
+    /// Controller role: wait for gateways started elsewhere (e.g. by
+    /// `megaco mg`) instead of simulating them.
+    #[arg(long)]
+    pub external: bool,
+    /// Step the rate FROM:TO:STEP (transactions per second), each step
+    /// for --duration, and report the knee.
+    #[arg(long, value_name = "FROM:TO:STEP")]
+    pub sweep: Option<String>,
+    /// The knee's p99 limit, milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 5.0)]
+    pub knee_p99: f64,
+    /// Also run the same load against Erlang/OTP's megaco controller (an
+    /// escript), in the same run, and print OTP/ours ratios.
+    #[arg(long)]
+    pub vs_otp: bool,
+    /// Print the report as JSON on standard output.
+    #[arg(long)]
+    pub json: bool,
+    /// Directory for load.json and the charts (latency and throughput
+    /// per second, PNG and SVG).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// No progress lines on standard error.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Allow a target outside loopback (127.0.0.0/8, ::1).
+    #[arg(long)]
+    pub allow_remote: bool,
+}
+
+/// The role, on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoleArg {
+    /// Gateways.
+    Mg,
+    /// A controller.
+    Mgc,
+}
+
+fn secs(s: f64, what: &str) -> Result<Duration> {
+    if !(s > 0.0 && s <= 3600.0) {
+        bail!("--{what} must be between 0 and 3600 seconds");
+    }
+    Ok(Duration::from_secs_f64(s))
+}
+
+/// Runs `megaco load`.
+pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
+    let role = match args.role {
+        RoleArg::Mg => Role::Mg,
+        RoleArg::Mgc => Role::Mgc,
+    };
+    if role == Role::Mgc && (args.tcp || args.vs_otp) {
+        bail!("--role mgc runs over UDP, without --vs-otp");
+    }
+    if args.rate.is_some_and(|r| !(r > 0.0 && r <= 10_000_000.0)) {
+        bail!("--rate must be a positive number of transactions per second");
+    }
+    let default_listen = SocketAddr::from(([127, 0, 0, 1], 2944));
+    let mut cfg = LoadConfig {
+        role,
+        mgs: args.mgs,
+        rate: args.rate,
+        duration: secs(args.duration, "duration")?,
+        tcp: args.tcp,
+        wire: args.encoding,
+        version: args.version,
+        scenario: Scenario::load(&args.scenario)?,
+        concurrency: args.concurrency,
+        timeout: secs(args.timeout, "timeout")?,
+        resends: args.resends,
+        simulate: !args.external,
+        ..LoadConfig::new(args.mgc.unwrap_or(default_listen))
+    };
+    let rates = args.sweep.as_deref().map(parse_sweep).transpose()?;
+    let quiet = args.quiet;
+    let mut progress = |s: &Sample| {
+        if !quiet {
+            eprintln!(
+                "{:6.1}s  sent {:>8}/s  answered {:>8}/s  outstanding {:>6}  errors {:>6}  p99 {:>8.3} ms",
+                s.t,
+                s.sent,
+                s.answered,
+                s.outstanding,
+                s.errors,
+                s.latency.p99_us as f64 / 1e3
+            );
+        }
+    };
+    let mut note = |s: &str| {
+        if !quiet {
+            eprintln!("== {s}");
+        }
+    };
+    // Ours: the given controller, or one started here for --vs-otp.
+    let mut _ours = None;
+    match (args.mgc, args.vs_otp, role) {
+        (Some(a), _, _) => check_target(a, args.allow_remote)?,
+        (None, true, Role::Mg) => {
+            let (child, port) = start_our_mgc(args.encoding, args.version, args.tcp)?;
+            _ours = Some(child);
+            cfg.target = SocketAddr::from(([127, 0, 0, 1], port));
+        }
+        (None, false, Role::Mg) => bail!("--mgc ADDR is required (or --vs-otp)"),
+        (None, _, Role::Mgc) => {}
+    }
+    let mut sides: Vec<(&str, Side)> = Vec::new();
+    note(&format!("ours: {}", cfg.target));
+    sides.push((
+        "ours",
+        run_side(
+            &cfg,
+            rates.as_deref(),
+            args.knee_p99,
+            &mut progress,
+            &mut note,
+        )?,
+    ));
+    drop(_ours);
+    if args.vs_otp {
+        if args.encoding == Wire::Per {
+            bail!("OTP's controller runs in pretty, compact or ber");
+        }
+        let bound =
+            cfg.duration * rates.as_ref().map_or(1, |r| r.len() as u32) + Duration::from_secs(120);
+        let node = OtpNode::mgc(0, args.tcp, args.encoding.name(), args.version, bound)?;
+        let otp_cfg = LoadConfig {
+            target: SocketAddr::from(([127, 0, 0, 1], node.port)),
+            ..cfg.clone()
+        };
+        note(&format!("OTP: {}", otp_cfg.target));
+        sides.push((
+            "otp",
+            run_side(
+                &otp_cfg,
+                rates.as_deref(),
+                args.knee_p99,
+                &mut progress,
+                &mut note,
+            )?,
+        ));
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (name, side) in &sides {
+            let last = match side {
+                Side::One(r) => r,
+                Side::Sweep(s) => s.steps.last().context("empty sweep")?,
+            };
+            let sub = if sides.len() > 1 {
+                dir.join(name)
+            } else {
+                dir.clone()
+            };
+            std::fs::create_dir_all(&sub)?;
+            let title = if *name == "otp" {
+                "OTP's controller"
+            } else {
+                "megaco load"
+            };
+            for p in chart::load(last, &sub, title)? {
+                eprintln!("wrote {}", p.display());
+            }
+        }
+        let json = side_json(&sides);
+        std::fs::write(dir.join("load.json"), serde_json::to_string_pretty(&json)?)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&side_json(&sides))?);
+    } else {
+        print!("{}", side_text(&sides));
+    }
+    let bad = sides.iter().any(|(_, s)| match s {
+        Side::One(r) => r.answered == 0,
+        Side::Sweep(s) => s.steps.iter().all(|r| r.answered == 0),
+    });
+    Ok(if bad {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+enum Side {
+    One(LoadReport),
+    Sweep(load::Sweep),
+}
+
+fn run_side(
+    cfg: &LoadConfig,
+    rates: Option<&[f64]>,
+    knee_p99: f64,
+    progress: &mut dyn FnMut(&Sample),
+    note: &mut dyn FnMut(&str),
+) -> Result<Side> {
+    Ok(match rates {
+        None => Side::One(load::run(cfg, progress)?),
+        Some(r) => Side::Sweep(load::sweep(
+            cfg,
+            r,
+            Duration::from_secs_f64(knee_p99 / 1e3),
+            progress,
+            note,
+        )?),
+    })
+}
+
+fn parse_sweep(s: &str) -> Result<Vec<f64>> {
+    let parts: Vec<f64> = s
+        .split(':')
+        .map(|p| p.parse::<f64>().with_context(|| format!("--sweep {s:?}")))
+        .collect::<Result<_>>()?;
+    let [from, to, step] = parts[..] else {
+        bail!("--sweep FROM:TO:STEP, e.g. 20000:200000:20000");
+    };
+    if !(from > 0.0 && to >= from && step > 0.0) || (to - from) / step > 50.0 {
+        bail!("--sweep {s:?}: FROM > 0, TO >= FROM, STEP > 0, at most 50 steps");
+    }
+    let mut v = Vec::new();
+    let mut r = from;
+    while r <= to + 1e-9 {
+        v.push(r);
+        r += step;
+    }
+    Ok(v)
+}
+
+fn side_json(sides: &[(&str, Side)]) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for (name, s) in sides {
+        let v = match s {
+            Side::One(r) => serde_json::to_value(r),
+            Side::Sweep(s) => serde_json::to_value(s),
+        };
+        m.insert(name.to_string(), v.unwrap_or_default());
+    }
+    serde_json::Value::Object(m)
+}
+
+fn ms(us: u64) -> String {
+    format!("{:.3}", us as f64 / 1e3)
+}
+
+fn side_text(sides: &[(&str, Side)]) -> String {
+    let mut out = String::new();
+    let ones: Vec<(&str, &LoadReport)> = sides
+        .iter()
+        .filter_map(|(n, s)| match s {
+            Side::One(r) => Some((*n, r)),
+            Side::Sweep(_) => None,
+        })
+        .collect();
+    if !ones.is_empty() {
+        let names: Vec<&str> = ones.iter().map(|(n, _)| *n).collect();
+        let _ = write!(out, "| | {} |", names.join(" | "));
+        if ones.len() == 2 {
+            out.push_str(" OTP/ours |");
+        }
+        out.push('\n');
+        out.push_str(&"| --- ".repeat(names.len() + 1 + usize::from(ones.len() == 2)));
+        out.push_str("|\n");
+        type F = fn(&LoadReport) -> f64;
+        let rows: [(&str, F, bool); 15] = [
+            ("gateways registered", |r| r.registered as f64, false),
+            ("transactions sent", |r| r.sent as f64, false),
+            ("answered", |r| r.answered as f64, false),
+            ("failed", |r| r.failed as f64, false),
+            ("timed out", |r| r.timed_out as f64, false),
+            (
+                "stray replies (malformed, unexpected, duplicate, late)",
+                |r| {
+                    (r.errors.malformed + r.errors.unexpected + r.errors.duplicate + r.errors.late)
+                        as f64
+                },
+                false,
+            ),
+            ("resent", |r| r.resent as f64, false),
+            ("calls completed", |r| r.calls as f64, false),
+            ("throughput (transactions/s)", |r| r.throughput, true),
+            ("latency p50 (ms)", |r| r.latency.p50_us as f64 / 1e3, true),
+            ("latency p90 (ms)", |r| r.latency.p90_us as f64 / 1e3, true),
+            ("latency p99 (ms)", |r| r.latency.p99_us as f64 / 1e3, true),
+            (
+                "latency p99.9 (ms)",
+                |r| r.latency.p999_us as f64 / 1e3,
+                true,
+            ),
+            ("latency max (ms)", |r| r.latency.max_us as f64 / 1e3, true),
+            ("latency mean (ms)", |r| r.latency.mean_us / 1e3, true),
+        ];
+        for (label, f, ratio) in rows {
+            let _ = write!(out, "| {label} |");
+            for (_, r) in &ones {
+                let v = f(r);
+                if v.fract() == 0.0 && v.abs() < 1e15 {
+                    let _ = write!(out, " {v:.0} |");
+                } else {
+                    let _ = write!(out, " {v:.3} |");
+                }
+            }
+            if ones.len() == 2 {
+                let (a, b) = (f(ones[0].1), f(ones[1].1));
+                if ratio && a > 0.0 {
+                    let _ = write!(out, " {:.2} |", b / a);
+                } else {
+                    out.push_str(" |");
+                }
+            }
+            out.push('\n');
+        }
+    }
+    for (name, s) in sides {
+        let Side::Sweep(sw) = s else { continue };
+        let _ = writeln!(out, "\n{name}: rate sweep\n");
+        out.push_str("| target (/s) | throughput (/s) | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | timed out | failed |\n");
+        out.push_str("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for r in &sw.steps {
+            let _ = writeln!(
+                out,
+                "| {:.0} | {:.0} | {} | {} | {} | {} | {} | {} |",
+                r.rate.unwrap_or(0.0),
+                r.throughput,
+                ms(r.latency.p50_us),
+                ms(r.latency.p99_us),
+                ms(r.latency.p999_us),
+                ms(r.latency.max_us),
+                r.timed_out,
+                r.failed
+            );
+        }
+        let rate =
+            |k: Option<f64>| k.map_or("none".to_string(), |k| format!("{k:.0} transactions/s"));
+        let _ = writeln!(
+            out,
+            "\n{name}: knee (highest rate answered in full, nothing lost): {}; with p99 <= {} ms too: {}",
+            rate(sw.knee),
+            ms(sw.p99_limit_us),
+            rate(sw.knee_p99)
+        );
+    }
+    out
+}
+
+/// Starts our controller (megaco_stack's UDP endpoint) as a child process
+/// of this binary; returns it and its port.
+fn start_our_mgc(wire: Wire, version: u8, tcp: bool) -> Result<(Child, u16)> {
+    if tcp {
+        bail!("with --tcp, give --mgc (e.g. a `megaco mgc --tcp` started beforehand)");
+    }
+    let exe = std::env::current_exe().context("finding this program")?;
+    let mut child = std::process::Command::new(exe)
+        .args(serve_args(wire, version))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context("starting our controller")?;
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().context("stdout")?),
+        &mut line,
+    )?;
+    let port = line
+        .trim()
+        .strip_prefix("port\t")
+        .context("our controller did not start")?
+        .parse()?;
+    Ok((Child(child), port))
+}
+
+fn serve_args(wire: Wire, version: u8) -> Vec<String> {
+    vec![
+        "bench".into(),
+        "fanout".into(),
+        "--serve-mgc".into(),
+        "--encoding".into(),
+        wire.name().into(),
+        "--version".into(),
+        version.to_string(),
+    ]
+}
+
+/// A child process stopped on drop.
+struct Child(std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        drop(self.0.stdin.take());
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+// ---------------------------------------------------------------- fanout
+
+/// `megaco bench fanout`.
+#[derive(Debug, Clone, Args)]
+pub struct FanoutArgs {
+    /// The largest number of destinations (at most 10,000).
+    #[arg(long, value_name = "N", default_value_t = 901)]
+    pub max: usize,
+    /// Destinations grow by this much: 1, 1 + STEP, ... up to --max.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub step: usize,
+    /// Passes per N; the fastest is reported.
+    #[arg(long, default_value_t = 5)]
+    pub passes: usize,
+    /// Wire encoding: pretty, compact, ber or per.
+    #[arg(long, value_name = "E", default_value = "pretty")]
+    pub encoding: Wire,
+    /// Protocol version.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub version: u8,
+    /// The request: `audit` (AuditValue of ROOT) or `modify`.
+    #[arg(long, value_enum, default_value_t = RequestArg::Audit)]
+    pub request: RequestArg,
+    /// Controller shards (and gateway threads) of the multiple setups.
+    #[arg(long, default_value_t = 2)]
+    pub shards: usize,
+    /// Only this setup (e.g. `template/trusted/single`); repeatable.
+    #[arg(long = "setup", value_name = "NAME")]
+    pub setups: Vec<String>,
+    /// Leave out the `stack` row (megaco_stack's UDP driver).
+    #[arg(long)]
+    pub no_stack: bool,
+    /// Leave out the wildcard table.
+    #[arg(long)]
+    pub no_wildcard: bool,
+    /// Also fan out from Erlang/OTP's megaco: `megaco bench`'s global
+    /// `--vs-otp`.
+    #[arg(skip)]
+    pub vs_otp: bool,
+    /// Also measure the controller's RSS with 1, 1,000 and 10,000
+    /// registered gateways (ours; OTP's with --vs-otp).
+    #[arg(long)]
+    pub memory: bool,
+    /// Seconds a round waits for replies beyond its sends.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+    pub timeout: f64,
+    /// Directory for fanout.tsv, fanout.json and the charts.
+    #[arg(long, value_name = "DIR", default_value = "bench-out/fanout")]
+    pub out: PathBuf,
+    /// Print the report as JSON on standard output instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Run a controller for the memory measurement (internal).
+    #[arg(long, hide = true)]
+    pub serve_mgc: bool,
+}
+
+/// The request, on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RequestArg {
+    /// AuditValue of ROOT.
+    Audit,
+    /// Modify of one termination.
+    Modify,
+}
+
+/// Runs `megaco bench fanout`.
+pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
+    if args.serve_mgc {
+        memory::serve_stack_mgc(args.encoding, args.version)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !(1..=64).contains(&args.shards) || !(1..=1000).contains(&args.passes) {
+        bail!("--shards is 1 to 64 and --passes 1 to 1000");
+    }
+    let all = Setup::all();
+    let setups = if args.setups.is_empty() {
+        all
+    } else {
+        let mut v = Vec::new();
+        for name in &args.setups {
+            match all.iter().find(|s| s.name() == *name) {
+                Some(s) => v.push(*s),
+                None => bail!(
+                    "unknown setup {name:?}; one of: {}",
+                    all.iter().map(Setup::name).collect::<Vec<_>>().join(", ")
+                ),
+            }
+        }
+        v
+    };
+    let cfg = FanoutConfig {
+        ns: fanout::steps(args.max, args.step),
+        passes: args.passes,
+        wire: args.encoding,
+        version: args.version,
+        request: match args.request {
+            RequestArg::Audit => Request::Audit,
+            RequestArg::Modify => Request::Modify,
+        },
+        shards: args.shards,
+        setups,
+        stack: !args.no_stack,
+        wildcard: !args.no_wildcard,
+        timeout: secs(args.timeout, "timeout")?,
+        faults: vec![],
+        otp: args.vs_otp,
+    };
+    let mut progress = |s: &str| eprintln!("== {s}");
+    let report = fanout::run(&cfg, &mut progress)?;
+    let mem = if args.memory {
+        let exe = std::env::current_exe()?;
+        let serve = serve_args(args.encoding, args.version);
+        let serve: Vec<&str> = serve.iter().map(String::as_str).collect();
+        Some(memory::measure(
+            (&exe, &serve),
+            &[1, 1000, 10_000],
+            args.encoding,
+            args.version,
+            args.vs_otp,
+            &mut progress,
+        )?)
+    } else {
+        None
+    };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let json = serde_json::json!({ "fanout": report, "memory": mem });
+    std::fs::write(
+        args.out.join("fanout.json"),
+        serde_json::to_string_pretty(&json)?,
+    )?;
+    std::fs::write(args.out.join("fanout.tsv"), tsv(&report))?;
+    for p in chart::fanout(&report, &args.out)? {
+        eprintln!("wrote {}", p.display());
+    }
+    eprintln!("wrote {}/fanout.json and fanout.tsv", args.out.display());
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        print!("{}", fanout_text(&report, mem.as_ref()));
+    }
+    let lost = report
+        .setups
+        .iter()
+        .chain(&report.wildcard)
+        .flat_map(|s| &s.rows)
+        .any(|r| r.answered < r.sent);
+    Ok(if lost {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// One line per setup and N: times, the profile, the counts.
+pub fn tsv(report: &FanoutReport) -> String {
+    let mut out = String::from(
+        "setup\tdestinations\ttime_us\tper_destination_us\tbuild_us\tencode_us\tengine_us\tsend_us\treceive_us\tdecode_us\tmatch_us\tsent\tanswered\ttimeouts\terrors\n",
+    );
+    for s in report
+        .setups
+        .iter()
+        .chain(&report.wildcard)
+        .chain(&report.otp)
+    {
+        for r in &s.rows {
+            let p = r.profile.unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{}\t{}\t{:.1}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{}\t{}\t{}\t{}",
+                s.name,
+                r.destinations,
+                r.time_us,
+                r.per_destination_us,
+                p.build_us,
+                p.encode_us,
+                p.engine_us,
+                p.send_us,
+                p.receive_us,
+                p.decode_us,
+                p.match_us,
+                r.sent,
+                r.answered,
+                r.timeouts,
+                r.errors.total()
+            );
+        }
+    }
+    out
+}
+
+fn table(out: &mut String, title: &str, unit: &str, rows: &[Row]) {
+    let _ = writeln!(out, "\n{title}\n");
+    let _ = writeln!(
+        out,
+        "| {unit} | Time (µs) | Time per {} (µs) |",
+        unit.trim_end_matches('s').to_lowercase()
+    );
+    out.push_str("| ---: | ---: | ---: |\n");
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {:.1} | {:.3} |",
+            r.destinations, r.time_us, r.per_destination_us
+        );
+    }
+}
+
+/// The tables: one per setup, the profiles, the counts, OTP's ratios and
+/// memory.
+pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> String {
+    let mut out = String::new();
+    for s in report.setups.iter().chain(&report.otp) {
+        table(&mut out, &s.name, "Destinations", &s.rows);
+    }
+    if let Some(w) = &report.wildcard {
+        table(
+            &mut out,
+            "wildcard (one gateway, AuditValue = 00000001/*)",
+            "Terminations",
+            &w.rows,
+        );
+    }
+    out.push_str("\nPer-stage profile at the largest N (µs per destination; multiple: the shards' summed time)\n\n");
+    out.push_str(
+        "| setup | N | build | encode | engine | send | receive | decode | match | total |\n",
+    );
+    out.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for s in report.setups.iter().chain(&report.wildcard) {
+        let Some(r) = s.rows.last() else { continue };
+        let Some(p) = r.profile else { continue };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            s.name,
+            r.destinations,
+            p.build_us,
+            p.encode_us,
+            p.engine_us,
+            p.send_us,
+            p.receive_us,
+            p.decode_us,
+            p.match_us,
+            p.total_us
+        );
+    }
+    out.push_str("\nCounts over all passes\n\n| setup | sent | answered | timed out | errors |\n| --- | ---: | ---: | ---: | ---: |\n");
+    for s in report
+        .setups
+        .iter()
+        .chain(&report.wildcard)
+        .chain(&report.otp)
+    {
+        let sum = |f: fn(&Row) -> u64| s.rows.iter().map(f).sum::<u64>();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            s.name,
+            sum(|r| r.sent),
+            sum(|r| r.answered),
+            sum(|r| r.timeouts),
+            sum(|r| r.errors.total())
+        );
+    }
+    if let Some(otp) = &report.otp {
+        out.push_str("\nOTP/ours, time per destination\n\n| setup |");
+        for r in &otp.rows {
+            let _ = write!(out, " N = {} |", r.destinations);
+        }
+        out.push('\n');
+        out.push_str(&"| ---: ".repeat(otp.rows.len() + 1));
+        out.push_str("|\n");
+        for s in &report.setups {
+            let _ = write!(out, "| {} |", s.name);
+            for (o, r) in otp.rows.iter().zip(&s.rows) {
+                let _ = write!(
+                    out,
+                    " {:.1} |",
+                    o.per_destination_us / r.per_destination_us.max(1e-9)
+                );
+            }
+            out.push('\n');
+        }
+    }
+    for s in &report.setups {
+        if let (Some(a), Some(b)) = (s.rows.iter().find(|r| r.destinations >= 101), s.rows.last()) {
+            if b.destinations > a.destinations {
+                let _ = writeln!(
+                    out,
+                    "{}: time per destination at N = {} is {:.2}x that at N = {}",
+                    s.name,
+                    b.destinations,
+                    b.per_destination_us / a.per_destination_us.max(1e-9),
+                    a.destinations
+                );
+            }
+        }
+    }
+    if let Some(m) = mem {
+        out.push_str("\nController RSS with registered gateways\n\n| gateways | ours (KiB) | OTP (KiB) |\n| ---: | ---: | ---: |\n");
+        for r in &m.rows {
+            let otp = r.otp_bytes.map_or("-".into(), |b| (b / 1024).to_string());
+            let _ = writeln!(out, "| {} | {} | {} |", r.mgs, r.ours_bytes / 1024, otp);
+        }
+        let _ = writeln!(
+            out,
+            "\nbytes per registered gateway: ours {:.0}, OTP {}",
+            m.ours_bytes_per_mg,
+            m.otp_bytes_per_mg.map_or("-".into(), |b| format!("{b:.0}"))
+        );
+    }
+    out
+}

@@ -1,0 +1,75 @@
+//! The `otp` row of the fan-out: Erlang/OTP's megaco as the controller
+//! (`megaco:cast/3` to every registered gateway, replies through
+//! `handle_trans_reply`), fanning out to the same simulated gateways.
+
+use std::time::Duration;
+
+use anyhow::{bail, Context as _};
+use megaco::codec::Encoding;
+
+use super::{FanoutConfig, Request, Row, SetupResult};
+use crate::farm::{Farm, FarmConfig};
+use crate::otp::OtpNode;
+use crate::{msg, Errors, Wire};
+
+/// Runs the rounds through OTP; returns its table and the node's facts.
+pub(super) fn run(
+    cfg: &FanoutConfig,
+    progress: &mut dyn FnMut(&str),
+) -> anyhow::Result<(SetupResult, Vec<(String, String)>)> {
+    if cfg.wire == Wire::Per {
+        bail!("OTP's side runs in pretty, compact or ber");
+    }
+    let max = cfg.ns.iter().copied().max().unwrap_or(1);
+    let mut node = OtpNode::fanout(cfg.wire.name(), cfg.version, Duration::from_secs(900))?;
+    progress(&format!(
+        "otp: registering {max} simulated gateways with OTP's controller"
+    ));
+    let farm = Farm::start(FarmConfig {
+        mgs: max,
+        threads: 1,
+        wire: cfg.wire,
+        version: cfg.version,
+        register_to: vec![std::net::SocketAddr::from(([127, 0, 0, 1], node.port))],
+        ..FarmConfig::default()
+    })?;
+    farm.wait_registered(Duration::from_secs(30) + Duration::from_millis(3 * max as u64));
+    let known = node.registered()?;
+    if known < max {
+        bail!("only {known} of {max} gateways registered with OTP's controller");
+    }
+    let action = match cfg.request {
+        Request::Modify => msg::modify(
+            megaco::model::ContextId::NULL,
+            msg::termination(crate::farm::PREFIX, 0),
+        ),
+        _ => msg::audit_root(),
+    };
+    let mid = crate::farm::mid_of(std::net::SocketAddr::from(([127, 0, 0, 1], node.port)));
+    let text = Encoding::pretty()
+        .encode(&msg::request(mid, cfg.version, 1, vec![action]))
+        .context("encoding the request for OTP")?;
+    let mut result = SetupResult::new("otp".into());
+    for &n in &cfg.ns {
+        progress(&format!("otp: N = {n}"));
+        let passes = node.round(n, cfg.passes.max(1), &text)?;
+        let best = passes.iter().map(|p| p.micros).min().unwrap_or(0) as f64;
+        let answered: u64 = passes.iter().map(|p| p.answered).sum();
+        let errors: u64 = passes.iter().map(|p| p.errors).sum();
+        result.rows.push(Row {
+            destinations: n,
+            time_us: best,
+            per_destination_us: best / n.max(1) as f64,
+            profile: None,
+            sent: (n * passes.len()) as u64,
+            answered,
+            timeouts: 0,
+            errors: Errors {
+                error_replies: errors,
+                ..Errors::default()
+            },
+        });
+    }
+    farm.stop();
+    Ok((result, node.info.clone()))
+}

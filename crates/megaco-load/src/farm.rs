@@ -1,0 +1,438 @@
+//! Simulated gateways: many MGs, each its own UDP socket and mid, served by
+//! a few threads. Each registers with a controller (a ServiceChange,
+//! resent until answered) and answers every request it gets with a
+//! well-formed reply ([`crate::msg::Gateway`]). Some can be told to
+//! misbehave ([`Fault`]), to check that controllers count bad replies.
+//!
+//! A request seen before (the same bytes but for the transaction id, with
+//! an answer that does not change: no new context) is answered from a
+//! template of its reply, so that the gateways' cost stays small beside
+//! the controller's being measured.
+//!
+//! ```no_run
+//! use megaco_load::farm::{Farm, FarmConfig};
+//!
+//! let mgc = "127.0.0.1:2944".parse().unwrap();
+//! let farm = Farm::start(FarmConfig { mgs: 100, register_to: vec![mgc], ..FarmConfig::default() })?;
+//! farm.wait_registered(std::time::Duration::from_secs(5));
+//! println!("{} of 100 registered", farm.registered());
+//! farm.stop();
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use megaco::model::*;
+use megaco::MegacoMessage;
+use megaco_stack::build;
+use mio::{Events, Interest, Poll, Token};
+
+use crate::msg::{self, Gateway};
+use crate::net;
+use crate::scan::{scan_span, Head};
+use crate::template::Template;
+use crate::Wire;
+
+/// How a simulated gateway misbehaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Answers with bytes that decode as nothing.
+    Garbage,
+    /// Sends each reply twice.
+    Duplicate,
+    /// Answers under a transaction id no one asked about.
+    WrongId,
+    /// Never answers (after registering).
+    Silent,
+    /// Answers with an error descriptor (500).
+    ErrorReply,
+}
+
+/// What the farm simulates.
+#[derive(Debug, Clone)]
+pub struct FarmConfig {
+    /// How many gateways.
+    pub mgs: usize,
+    /// How many threads serve them.
+    pub threads: usize,
+    /// The wire encoding.
+    pub wire: Wire,
+    /// The protocol version of the registration.
+    pub version: u8,
+    /// Gateway `i` registers with `register_to[i % len]` (none: no
+    /// registration).
+    pub register_to: Vec<SocketAddr>,
+    /// Terminations each gateway holds (for wildcards), at start.
+    pub terminations: usize,
+    /// Gateways that misbehave, by index.
+    pub faults: Vec<(usize, Fault)>,
+}
+
+impl Default for FarmConfig {
+    fn default() -> Self {
+        FarmConfig {
+            mgs: 1,
+            threads: 1,
+            wire: Wire::Pretty,
+            version: 1,
+            register_to: vec![],
+            terminations: 1,
+            faults: vec![],
+        }
+    }
+}
+
+/// Counters of a farm.
+#[derive(Debug, Default)]
+struct Shared {
+    stop: AtomicBool,
+    registered: AtomicUsize,
+    answered: AtomicU64,
+    malformed: AtomicU64,
+    terminations: AtomicUsize,
+}
+
+/// Running simulated gateways; stopped (and joined) by [`Farm::stop`] or
+/// on drop.
+#[derive(Debug)]
+pub struct Farm {
+    addrs: Vec<SocketAddr>,
+    shared: Arc<Shared>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+/// The prefix of every simulated gateway's terminations.
+pub const PREFIX: &str = "00000001";
+
+/// A gateway's mid: its own address, as `[127.0.0.1]:PORT`.
+pub fn mid_of(addr: SocketAddr) -> Mid {
+    match addr {
+        SocketAddr::V4(a) => Mid::Ip4(Ip4Address {
+            address: a.ip().octets(),
+            port: Some(a.port()),
+        }),
+        SocketAddr::V6(a) => Mid::Ip6(Ip6Address {
+            address: a.ip().octets(),
+            port: Some(a.port()),
+        }),
+    }
+}
+
+impl Farm {
+    /// Binds the gateways' sockets (loopback, ephemeral ports) and starts
+    /// the threads; registrations go out at once.
+    pub fn start(config: FarmConfig) -> io::Result<Farm> {
+        let family = config
+            .register_to
+            .first()
+            .copied()
+            .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 0)));
+        let threads = config.threads.clamp(1, config.mgs.max(1));
+        let mut socks: Vec<Vec<(usize, mio::net::UdpSocket)>> =
+            (0..threads).map(|_| Vec::new()).collect();
+        let mut addrs = Vec::with_capacity(config.mgs);
+        for i in 0..config.mgs {
+            let s = net::udp(net::loopback_like(family), false)?;
+            addrs.push(s.local_addr()?);
+            socks[i % threads].push((i, s));
+        }
+        let shared = Arc::new(Shared {
+            terminations: AtomicUsize::new(config.terminations),
+            ..Shared::default()
+        });
+        let faults: HashMap<usize, Fault> = config.faults.iter().copied().collect();
+        let mut handles = Vec::new();
+        for group in socks {
+            let shared = shared.clone();
+            let config = config.clone();
+            let faults = faults.clone();
+            handles.push(std::thread::spawn(move || {
+                if let Err(e) = serve(group, &config, &faults, &shared) {
+                    eprintln!("megaco-load: simulated gateways stopped: {e}");
+                }
+            }));
+        }
+        Ok(Farm {
+            addrs,
+            shared,
+            threads: handles,
+        })
+    }
+
+    /// The gateways' addresses, by index.
+    pub fn addrs(&self) -> &[SocketAddr] {
+        &self.addrs
+    }
+
+    /// How many registrations were answered.
+    pub fn registered(&self) -> usize {
+        self.shared.registered.load(Ordering::Relaxed)
+    }
+
+    /// Waits until every gateway is registered or `limit` passed; whether
+    /// all are.
+    pub fn wait_registered(&self, limit: Duration) -> bool {
+        let end = Instant::now() + limit;
+        while self.registered() < self.addrs.len() {
+            if Instant::now() >= end {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        true
+    }
+
+    /// Requests answered so far.
+    pub fn answered(&self) -> u64 {
+        self.shared.answered.load(Ordering::Relaxed)
+    }
+
+    /// Messages that did not decode.
+    pub fn malformed(&self) -> u64 {
+        self.shared.malformed.load(Ordering::Relaxed)
+    }
+
+    /// Sets how many terminations each gateway holds from now on.
+    pub fn set_terminations(&self, n: usize) {
+        self.shared.terminations.store(n, Ordering::Relaxed);
+    }
+
+    /// Stops the threads and waits for them.
+    pub fn stop(mut self) {
+        self.halt();
+    }
+
+    fn halt(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        for h in self.threads.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for Farm {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+struct Mg {
+    index: usize,
+    sock: mio::net::UdpSocket,
+    mid: Mid,
+    gateway: Gateway,
+    registered: bool,
+    fault: Option<Fault>,
+}
+
+/// Registration requests carry this transaction id.
+const REGISTER_TID: u32 = 1;
+
+fn serve(
+    group: Vec<(usize, mio::net::UdpSocket)>,
+    config: &FarmConfig,
+    faults: &HashMap<usize, Fault>,
+    shared: &Shared,
+) -> io::Result<()> {
+    let encoding = config.wire.encoding();
+    let mut poll = Poll::new()?;
+    let mut mgs = Vec::with_capacity(group.len());
+    for (k, (index, mut sock)) in group.into_iter().enumerate() {
+        poll.registry()
+            .register(&mut sock, Token(k), Interest::READABLE)?;
+        let mid = mid_of(sock.local_addr()?);
+        mgs.push(Mg {
+            index,
+            sock,
+            mid,
+            gateway: Gateway::new(PREFIX, config.terminations),
+            registered: config.register_to.is_empty(),
+            fault: faults.get(&index).copied(),
+        });
+    }
+    let register = |mg: &Mg| -> io::Result<()> {
+        let Some(to) = (!config.register_to.is_empty())
+            .then(|| config.register_to[mg.index % config.register_to.len()])
+        else {
+            return Ok(());
+        };
+        let sc = build::service_change(
+            TerminationId::root(),
+            ServiceChangeMethod::Restart,
+            "901 mg col boot",
+        );
+        let bytes = encoding
+            .encode(&msg::request(
+                mg.mid.clone(),
+                config.version,
+                REGISTER_TID,
+                vec![sc],
+            ))
+            .map_err(io::Error::other)?;
+        // A refused registration (no controller yet) is retried.
+        let _ = net::send_to(&mg.sock, &bytes, to);
+        Ok(())
+    };
+    for mg in &mgs {
+        register(mg)?;
+    }
+    let mut next_resend = Instant::now() + Duration::from_millis(500);
+    let mut events = Events::with_capacity(1024);
+    let mut buf = vec![0u8; net::MAX_DATAGRAM];
+    let mut out = Vec::with_capacity(2048);
+    // Reply templates by gateway and request bytes around the id.
+    let mut cache: HashMap<(usize, Vec<u8>, Vec<u8>), Template> = HashMap::new();
+    let mut cache_terminations = usize::MAX;
+    while !shared.stop.load(Ordering::Relaxed) {
+        poll.poll(&mut events, Some(Duration::from_millis(20)))?;
+        for ev in &events {
+            let mg = &mut mgs[ev.token().0];
+            loop {
+                let (n, from) = match mg.sock.recv_from(&mut buf) {
+                    Ok(r) => r,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(_) => continue,
+                };
+                let bytes = &buf[..n];
+                let terminations = shared.terminations.load(Ordering::Relaxed);
+                mg.gateway.set_terminations(terminations);
+                if terminations != cache_terminations {
+                    cache.clear();
+                    cache_terminations = terminations;
+                }
+                // A request answered before: its reply from the template.
+                let seen = match scan_span(&encoding, bytes) {
+                    Some((Head::Request(tid), span)) if mg.fault.is_none() => {
+                        let key = (
+                            mg.index,
+                            bytes[..span.start].to_vec(),
+                            bytes[span.end..].to_vec(),
+                        );
+                        Some((tid, key))
+                    }
+                    _ => None,
+                };
+                if let Some((tid, key)) = &seen {
+                    if let Some(reply) = cache.get_mut(key) {
+                        out.clear();
+                        if reply.write(*tid, 0, &mut out).is_ok() {
+                            let _ = net::send_to(&mg.sock, &out, from);
+                            shared.answered.fetch_add(1, Ordering::Relaxed);
+                            continue;
+                        }
+                    }
+                }
+                let Ok(msg) = encoding.decode(bytes) else {
+                    shared.malformed.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                };
+                if let (Some((_, key)), Some(t)) = (seen, cacheable(mg, &msg, &encoding)) {
+                    cache.insert(key, t);
+                }
+                answer(mg, msg, from, config, shared, &mut out);
+            }
+        }
+        if Instant::now() >= next_resend {
+            next_resend = Instant::now() + Duration::from_millis(500);
+            for mg in mgs.iter().filter(|m| !m.registered) {
+                register(mg)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn answer(
+    mg: &mut Mg,
+    msg: MegacoMessage,
+    from: SocketAddr,
+    config: &FarmConfig,
+    shared: &Shared,
+    out: &mut Vec<u8>,
+) {
+    let encoding = config.wire.encoding();
+    let version = msg.mess.version;
+    let MessageBody::Transactions(ts) = msg.mess.body else {
+        return;
+    };
+    for t in ts {
+        match t {
+            Transaction::Request(r) => {
+                let n = shared.terminations.load(Ordering::Relaxed);
+                mg.gateway.set_terminations(n);
+                let mut result = mg.gateway.answer(&r.actions);
+                let mut tid = r.transaction_id;
+                match mg.fault {
+                    Some(Fault::Silent) => continue,
+                    Some(Fault::Garbage) => {
+                        let _ = net::send_to(&mg.sock, b"\x00garbage\xff", from);
+                        continue;
+                    }
+                    Some(Fault::WrongId) => tid = tid.wrapping_add(1_000_000_000),
+                    Some(Fault::ErrorReply) => result = error(500, "Simulated failure"),
+                    _ => {}
+                }
+                out.clear();
+                let reply = msg::reply(mg.mid.clone(), version, tid, result);
+                if encoding.encode_into(&reply, out).is_err() || out.len() > net::MAX_DATAGRAM {
+                    out.clear();
+                    let too_big = error(500, "Reply too large for one datagram");
+                    let reply = msg::reply(mg.mid.clone(), version, tid, too_big);
+                    if encoding.encode_into(&reply, out).is_err() {
+                        continue;
+                    }
+                }
+                let _ = net::send_to(&mg.sock, out, from);
+                if mg.fault == Some(Fault::Duplicate) {
+                    let _ = net::send_to(&mg.sock, out, from);
+                }
+                shared.answered.fetch_add(1, Ordering::Relaxed);
+            }
+            Transaction::Reply(r) if r.transaction_id == REGISTER_TID && !mg.registered => {
+                mg.registered = true;
+                shared.registered.fetch_add(1, Ordering::Relaxed);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A reply template for `msg`, when its answer does not change from one
+/// time to the next (no new context, no termination chosen).
+fn cacheable(mg: &Mg, msg: &MegacoMessage, encoding: &megaco::codec::Encoding) -> Option<Template> {
+    let MessageBody::Transactions(ts) = &msg.mess.body else {
+        return None;
+    };
+    let [Transaction::Request(r)] = ts.as_slice() else {
+        return None;
+    };
+    let fixed = r.actions.iter().all(|a| {
+        a.context_id != ContextId::CHOOSE
+            && a.command_requests
+                .iter()
+                .all(|c| !matches!(c.command, Command::Add(_)))
+    });
+    if !fixed {
+        return None;
+    }
+    let result = mg.gateway.clone().answer(&r.actions);
+    let (mid, version) = (mg.mid.clone(), msg.mess.version);
+    Some(Template::new(
+        encoding.clone(),
+        false,
+        Box::new(move |tid, _| msg::reply(mid.clone(), version, tid, result.clone())),
+    ))
+}
+
+fn error(code: u16, text: &str) -> TransactionResult {
+    TransactionResult::Error(ErrorDescriptor {
+        error_code: code,
+        error_text: Some(text.into()),
+    })
+}

@@ -1,0 +1,149 @@
+//! Load and fan-out for Megaco/H.248: how many transactions a second a
+//! controller carries and with what latency (`megaco load`), and what it
+//! costs a controller to reach many gateways at once (`megaco bench
+//! fanout`), side by side with Erlang/OTP's megaco stack.
+//!
+//! - [`load`]: the load generator (gateway or controller role, UDP or
+//!   TCP, any encoding, a rate or as fast as answered, a rate sweep and
+//!   its knee), with HdrHistogram latency.
+//! - [`fanout`]: one request to each of N registered gateways, time per
+//!   destination as N grows, per setup (per-destination or template,
+//!   trusted or untrusted, single or multiple), with a per-stage profile;
+//!   and a wildcard answered for N terminations inside one gateway.
+//! - [`farm`]: simulated gateways, each its own socket and mid.
+//! - [`otp`]: Erlang/OTP's megaco driven the same way (an escript), and
+//!   [`memory`]: controllers' RSS per registered gateway.
+//! - [`template`]: messages encoded once, the transaction and context ids
+//!   patched per send; [`scan`]: a reply's transaction id read without
+//!   decoding it; [`msg`]: the requests, a simulated gateway's answers,
+//!   and the check of a reply against its request; [`chart`]: the charts.
+//!
+//! Every run targets loopback addresses only unless told otherwise
+//! ([`check_target`]), is bounded in count and time, and stops by itself.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod chart;
+pub mod fanout;
+pub mod farm;
+pub mod load;
+pub mod memory;
+pub mod msg;
+pub mod net;
+pub mod otp;
+pub mod scan;
+pub mod template;
+
+use std::net::SocketAddr;
+
+use megaco::codec::Encoding;
+
+/// The wire encodings a run speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Wire {
+    /// Pretty text.
+    Pretty,
+    /// Compact text.
+    Compact,
+    /// BER as Erlang/OTP writes it.
+    Ber,
+    /// Aligned PER.
+    Per,
+}
+
+impl Wire {
+    /// Every wire encoding.
+    pub const ALL: [Wire; 4] = [Wire::Pretty, Wire::Compact, Wire::Ber, Wire::Per];
+
+    /// The codec.
+    pub fn encoding(self) -> Encoding {
+        match self {
+            Wire::Pretty => Encoding::pretty(),
+            Wire::Compact => Encoding::compact(),
+            Wire::Ber => Encoding::ber(),
+            Wire::Per => Encoding::per(),
+        }
+    }
+
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Wire::Pretty => "pretty",
+            Wire::Compact => "compact",
+            Wire::Ber => "ber",
+            Wire::Per => "per",
+        }
+    }
+}
+
+impl std::str::FromStr for Wire {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Wire::ALL
+            .into_iter()
+            .find(|w| w.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| format!("unknown encoding {s:?} (pretty, compact, ber or per)"))
+    }
+}
+
+/// Refuses a target outside loopback (127.0.0.0/8, ::1) unless
+/// `allow_remote`: load and fan-out runs flood their target.
+///
+/// ```
+/// use megaco_load::check_target;
+/// assert!(check_target("127.0.0.1:2944".parse().unwrap(), false).is_ok());
+/// assert!(check_target("192.0.2.1:2944".parse().unwrap(), false).is_err());
+/// assert!(check_target("192.0.2.1:2944".parse().unwrap(), true).is_ok());
+/// ```
+pub fn check_target(addr: SocketAddr, allow_remote: bool) -> anyhow::Result<()> {
+    if addr.ip().is_loopback() || allow_remote {
+        Ok(())
+    } else {
+        anyhow::bail!(
+            "{addr} is not a loopback address; load runs flood their target, so they \
+             go to 127.0.0.0/8 or ::1 only unless --allow-remote is given"
+        )
+    }
+}
+
+/// Replies that were not good answers, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Errors {
+    /// Did not decode (or scan).
+    pub malformed: u64,
+    /// A reply to no request ever sent.
+    pub unexpected: u64,
+    /// A second reply to an answered request.
+    pub duplicate: u64,
+    /// A reply to a request already given up (timed out, or of an
+    /// earlier round).
+    pub late: u64,
+    /// From the wrong gateway, or to another command.
+    pub mismatched: u64,
+    /// An answer carrying an error descriptor.
+    pub error_replies: u64,
+}
+
+impl Errors {
+    /// Adds `o`'s counts.
+    pub fn add(&mut self, o: &Errors) {
+        self.malformed += o.malformed;
+        self.unexpected += o.unexpected;
+        self.duplicate += o.duplicate;
+        self.late += o.late;
+        self.mismatched += o.mismatched;
+        self.error_replies += o.error_replies;
+    }
+
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.malformed
+            + self.unexpected
+            + self.duplicate
+            + self.late
+            + self.mismatched
+            + self.error_replies
+    }
+}

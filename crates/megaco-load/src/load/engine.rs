@@ -1,0 +1,630 @@
+//! The load generator's loop: one thread, every socket under one poll.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _};
+use hdrhistogram::Histogram;
+use megaco::codec::Encoding;
+use megaco::model::*;
+use megaco_stack::build;
+use mio::{Events, Interest, Poll, Token};
+
+use super::conn::Sock;
+use super::{Latency, LoadConfig, LoadReport, Role, Sample, Step};
+use crate::farm::{self, Farm, FarmConfig};
+use crate::msg::{self, Gateway};
+use crate::net;
+use crate::template::Template;
+
+/// Marks the registration transaction of a link.
+const REGISTRATION: u32 = u32::MAX;
+/// At most this many transactions start between two reads.
+const SEND_BATCH: usize = 1024;
+/// How many given-up transaction ids a link remembers (to tell late
+/// replies from unexpected ones).
+const GIVEN_UP: usize = 4096;
+
+struct Link {
+    sock: usize,
+    peer: SocketAddr,
+    mid: Mid,
+    templates: Vec<Template>,
+    next_tid: u32,
+    out: HashMap<u32, Out>,
+    given_up: HashSet<u32>,
+    registered: bool,
+}
+
+struct Out {
+    call: u32,
+    ctx: u32,
+    first: Instant,
+    deadline: Instant,
+    resends_left: u32,
+}
+
+struct Call {
+    link: u32,
+    step: u8,
+    ctx: u32,
+}
+
+struct Gen<'a> {
+    cfg: &'a LoadConfig,
+    encoding: Encoding,
+    socks: Vec<Sock>,
+    links: Vec<Link>,
+    by_addr: HashMap<SocketAddr, u32>,
+    calls: Vec<Call>,
+    ready: VecDeque<u32>,
+    deadlines: VecDeque<(Instant, u32, u32)>,
+    gateway: Gateway,
+    scratch: Vec<u8>,
+    interval: Duration,
+    report: LoadReport,
+    all: Histogram<u64>,
+    tick: Histogram<u64>,
+    tick_sent: u64,
+    tick_answered: u64,
+    outstanding: u64,
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new(3).expect("3 significant figures is valid")
+}
+
+fn latency(h: &Histogram<u64>) -> Latency {
+    if h.is_empty() {
+        return Latency::default();
+    }
+    Latency {
+        p50_us: h.value_at_quantile(0.5),
+        p90_us: h.value_at_quantile(0.9),
+        p99_us: h.value_at_quantile(0.99),
+        p999_us: h.value_at_quantile(0.999),
+        max_us: h.max(),
+        mean_us: h.mean(),
+    }
+}
+
+/// Runs the load; `progress` gets one [`Sample`] a second.
+pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Result<LoadReport> {
+    if cfg.mgs == 0 || cfg.mgs > 10_000 {
+        bail!("--mgs must be 1 to 10,000 (asked for {})", cfg.mgs);
+    }
+    if cfg.duration > Duration::from_secs(3600) {
+        bail!("--duration is at most an hour");
+    }
+    let mut poll = Poll::new()?;
+    let resends = if cfg.tcp { 0 } else { cfg.resends };
+    let mut g = Gen {
+        cfg,
+        encoding: cfg.wire.encoding(),
+        socks: Vec::new(),
+        links: Vec::new(),
+        by_addr: HashMap::new(),
+        calls: Vec::new(),
+        ready: VecDeque::new(),
+        deadlines: VecDeque::new(),
+        gateway: Gateway::new(farm::PREFIX, 1),
+        scratch: Vec::with_capacity(4096),
+        interval: cfg.timeout / (resends + 1),
+        report: LoadReport {
+            mgs: cfg.mgs,
+            rate: cfg.rate,
+            concurrency: cfg.calls_per_mg(),
+            ..LoadReport::default()
+        },
+        all: histogram(),
+        tick: histogram(),
+        tick_sent: 0,
+        tick_answered: 0,
+        outstanding: 0,
+    };
+    let mut events = Events::with_capacity(1024);
+    let mut buf = vec![0u8; net::MAX_DATAGRAM];
+    let mut inbox: Vec<u8> = Vec::new();
+    let mut index: Vec<(usize, usize, SocketAddr, usize)> = Vec::new();
+    // Registration.
+    let mut _farm = None;
+    match cfg.role {
+        Role::Mg => {
+            for i in 0..cfg.mgs {
+                let mut sock = if cfg.tcp {
+                    Sock::tcp(cfg.target)
+                        .with_context(|| format!("connecting to tcp {}", cfg.target))?
+                } else {
+                    Sock::Udp(net::udp(net::loopback_like(cfg.target), false)?)
+                };
+                let local = match &mut sock {
+                    Sock::Udp(s) => {
+                        poll.registry().register(s, Token(i), Interest::READABLE)?;
+                        s.local_addr()?
+                    }
+                    Sock::Tcp(t) => {
+                        poll.registry()
+                            .register(&mut t.stream, Token(i), Interest::READABLE)?;
+                        t.stream.local_addr()?
+                    }
+                };
+                g.socks.push(sock);
+                g.add_link(i, cfg.target, farm::mid_of(local));
+                g.send_registration(i as u32, Instant::now());
+            }
+        }
+        Role::Mgc => {
+            let mut sock = net::udp(cfg.target, true)
+                .with_context(|| format!("listening on udp {}", cfg.target))?;
+            poll.registry()
+                .register(&mut sock, Token(0), Interest::READABLE)?;
+            let local = sock.local_addr()?;
+            g.socks.push(Sock::Udp(sock));
+            eprintln!("listening on udp {local}");
+            if cfg.simulate {
+                _farm = Some(Farm::start(FarmConfig {
+                    mgs: cfg.mgs,
+                    threads: 1,
+                    wire: cfg.wire,
+                    version: cfg.version,
+                    register_to: vec![local],
+                    terminations: 1,
+                    faults: vec![],
+                })?);
+            }
+        }
+    }
+    let reg_end = Instant::now() + cfg.register_window;
+    while g.report.registered < cfg.mgs && Instant::now() < reg_end {
+        g.io(
+            &mut poll,
+            &mut events,
+            &mut buf,
+            &mut inbox,
+            &mut index,
+            Duration::from_millis(5),
+        )?;
+        g.expire(Instant::now());
+    }
+    if g.report.registered == 0 {
+        bail!(
+            "no gateway registered with {} within {:?} (is a controller listening?)",
+            cfg.target,
+            cfg.register_window
+        );
+    }
+    // Calls.
+    let start = Instant::now();
+    let stop_at = start + cfg.duration;
+    let hard_end = stop_at + cfg.timeout + Duration::from_secs(1);
+    let mut next_tick = start + Duration::from_secs(1);
+    let mut last = start;
+    let mut allowance = 0.0f64;
+    g.tick_sent = 0;
+    loop {
+        let now = Instant::now();
+        if now < stop_at {
+            let budget = match cfg.rate {
+                Some(rate) => {
+                    let cap = (rate * 0.02).max(64.0);
+                    allowance = (allowance + rate * (now - last).as_secs_f64()).min(cap);
+                    allowance.floor() as usize
+                }
+                None => usize::MAX,
+            };
+            let mut k = 0;
+            while k < budget.min(SEND_BATCH) {
+                let Some(call) = g.ready.pop_front() else {
+                    break;
+                };
+                g.start_step(call, now);
+                k += 1;
+            }
+            allowance -= k as f64;
+        }
+        last = now;
+        let wait = if now >= stop_at {
+            Duration::from_millis(5)
+        } else if g.ready.is_empty() {
+            Duration::from_millis(2)
+        } else if let Some(rate) = cfg.rate {
+            Duration::from_secs_f64(((1.0 - allowance) / rate).clamp(0.0, 0.002))
+        } else {
+            Duration::ZERO
+        };
+        g.io(
+            &mut poll,
+            &mut events,
+            &mut buf,
+            &mut inbox,
+            &mut index,
+            wait,
+        )?;
+        let now = Instant::now();
+        g.expire(now);
+        if now >= next_tick {
+            next_tick += Duration::from_secs(1);
+            let s = g.sample((now - start).as_secs_f64());
+            g.report.series.push(s);
+            progress(&s);
+        }
+        if now >= stop_at && (g.outstanding == 0 || now >= hard_end) {
+            break;
+        }
+    }
+    // Whatever is still out timed out.
+    for l in &mut g.links {
+        for (_, o) in l.out.drain() {
+            if o.call != REGISTRATION {
+                g.report.timed_out += 1;
+            }
+        }
+    }
+    let seconds = cfg.duration.as_secs_f64();
+    let last_t = g.report.series.last().map_or(0.0, |s| s.t);
+    if last_t < (Instant::now() - start).as_secs_f64() - 0.05 {
+        let s = g.sample((Instant::now() - start).as_secs_f64());
+        g.report.series.push(s);
+    }
+    g.report.seconds = seconds;
+    g.report.throughput = g.report.answered as f64 / seconds.max(1e-9);
+    g.report.latency = latency(&g.all);
+    Ok(g.report)
+}
+
+impl Gen<'_> {
+    fn add_link(&mut self, sock: usize, peer: SocketAddr, mid: Mid) -> u32 {
+        let idx = self.links.len() as u32;
+        let has_add = self.cfg.scenario.steps.contains(&Step::Add);
+        let term = msg::termination(farm::PREFIX, idx as usize);
+        let templates = self
+            .cfg
+            .scenario
+            .steps
+            .iter()
+            .map(|&step| {
+                let (mid, term, version) = (mid.clone(), term.clone(), self.cfg.version);
+                let with_ctx = step.on_context() && has_add;
+                Template::new(
+                    self.encoding.clone(),
+                    with_ctx,
+                    Box::new(move |tid, ctx| {
+                        let ctx = if with_ctx {
+                            ContextId(ctx)
+                        } else {
+                            ContextId::NULL
+                        };
+                        let action = match step {
+                            Step::Add => msg::add(term.clone()),
+                            Step::Modify => msg::modify(ctx, term.clone()),
+                            Step::Notify => build::notify(ctx, term.clone(), 1, "al/of"),
+                            Step::Subtract => msg::subtract(ctx, term.clone()),
+                            Step::Audit => msg::audit_root(),
+                        };
+                        msg::request(mid.clone(), version, tid, vec![action])
+                    }),
+                )
+            })
+            .collect();
+        self.links.push(Link {
+            sock,
+            peer,
+            mid,
+            templates,
+            next_tid: 1,
+            out: HashMap::new(),
+            given_up: HashSet::new(),
+            registered: false,
+        });
+        self.by_addr.insert(peer, idx);
+        idx
+    }
+
+    fn send_registration(&mut self, link: u32, now: Instant) {
+        let l = &mut self.links[link as usize];
+        let tid = l.next_tid;
+        l.next_tid += 1;
+        let sc = build::service_change(
+            TerminationId::root(),
+            ServiceChangeMethod::Restart,
+            "901 mg col boot",
+        );
+        let m = msg::request(l.mid.clone(), self.cfg.version, tid, vec![sc]);
+        if let Ok(bytes) = self.encoding.encode(&m) {
+            let _ = self.socks[l.sock].send(&bytes, l.peer);
+        }
+        let deadline = now + self.interval;
+        l.out.insert(
+            tid,
+            Out {
+                call: REGISTRATION,
+                ctx: 0,
+                first: now,
+                deadline,
+                resends_left: 0,
+            },
+        );
+        self.deadlines.push_back((deadline, link, tid));
+    }
+
+    /// The link is registered: its calls begin.
+    fn registered(&mut self, link: u32) {
+        if self.links[link as usize].registered {
+            return;
+        }
+        self.links[link as usize].registered = true;
+        self.report.registered += 1;
+        for _ in 0..self.cfg.calls_per_mg() {
+            self.calls.push(Call {
+                link,
+                step: 0,
+                ctx: 0,
+            });
+            self.ready.push_back(self.calls.len() as u32 - 1);
+        }
+    }
+
+    fn start_step(&mut self, call: u32, now: Instant) {
+        let c = &self.calls[call as usize];
+        let (link, step, ctx) = (c.link, c.step, c.ctx);
+        let l = &mut self.links[link as usize];
+        let tid = l.next_tid;
+        l.next_tid = if tid >= 0x7FFF_FFFF { 1 } else { tid + 1 };
+        let deadline = now + self.interval;
+        l.out.insert(
+            tid,
+            Out {
+                call,
+                ctx,
+                first: now,
+                deadline,
+                resends_left: if self.cfg.tcp { 0 } else { self.cfg.resends },
+            },
+        );
+        self.deadlines.push_back((deadline, link, tid));
+        self.scratch.clear();
+        if l.templates[step as usize]
+            .write(tid, ctx, &mut self.scratch)
+            .is_ok()
+        {
+            let _ = self.socks[l.sock].send(&self.scratch, l.peer);
+        }
+        self.report.sent += 1;
+        self.tick_sent += 1;
+        self.outstanding += 1;
+    }
+
+    /// Resends or gives up what is due.
+    fn expire(&mut self, now: Instant) {
+        while let Some(&(at, link, tid)) = self.deadlines.front() {
+            if at > now {
+                break;
+            }
+            self.deadlines.pop_front();
+            let l = &mut self.links[link as usize];
+            let Some(o) = l.out.get_mut(&tid) else {
+                continue;
+            };
+            if o.deadline != at {
+                continue;
+            }
+            if o.resends_left > 0 {
+                o.resends_left -= 1;
+                o.deadline = now + self.interval;
+                self.deadlines.push_back((o.deadline, link, tid));
+                let (call, ctx) = (o.call, o.ctx);
+                let step = self.calls[call as usize].step;
+                self.scratch.clear();
+                if l.templates[step as usize]
+                    .write(tid, ctx, &mut self.scratch)
+                    .is_ok()
+                {
+                    let _ = self.socks[l.sock].send(&self.scratch, l.peer);
+                }
+                self.report.resent += 1;
+                continue;
+            }
+            let o = l.out.remove(&tid).expect("present");
+            if l.given_up.len() >= GIVEN_UP {
+                l.given_up.clear();
+            }
+            l.given_up.insert(tid);
+            if o.call == REGISTRATION {
+                // Registrations are retried until the window closes.
+                self.send_registration(link, now);
+                continue;
+            }
+            self.report.timed_out += 1;
+            self.outstanding -= 1;
+            self.restart(o.call);
+        }
+    }
+
+    fn restart(&mut self, call: u32) {
+        self.calls[call as usize].step = 0;
+        self.ready.push_back(call);
+    }
+
+    /// Waits up to `wait` for input and handles all of it.
+    #[allow(clippy::too_many_arguments)]
+    fn io(
+        &mut self,
+        poll: &mut Poll,
+        events: &mut Events,
+        buf: &mut [u8],
+        inbox: &mut Vec<u8>,
+        index: &mut Vec<(usize, usize, SocketAddr, usize)>,
+        wait: Duration,
+    ) -> anyhow::Result<()> {
+        for s in &mut self.socks {
+            if s.backlog() {
+                let _ = s.flush();
+            }
+        }
+        poll.poll(events, Some(wait))?;
+        inbox.clear();
+        index.clear();
+        for ev in events.iter() {
+            let s = ev.token().0;
+            let peer = self.cfg.target;
+            self.socks[s].receive(buf, peer, |bytes, from| {
+                let start = inbox.len();
+                inbox.extend_from_slice(bytes);
+                index.push((start, inbox.len(), from, s));
+            })?;
+        }
+        let now = Instant::now();
+        for &(a, b, from, s) in index.iter() {
+            self.message(&inbox[a..b], from, s, now);
+        }
+        Ok(())
+    }
+
+    fn message(&mut self, bytes: &[u8], from: SocketAddr, sock: usize, now: Instant) {
+        let Ok(m) = self.encoding.decode(bytes) else {
+            self.report.errors.malformed += 1;
+            return;
+        };
+        let link = match self.cfg.role {
+            Role::Mg if from == self.links[sock].peer => Some(sock as u32),
+            Role::Mg => None,
+            Role::Mgc => self.by_addr.get(&from).copied(),
+        };
+        let ts = match m.mess.body {
+            MessageBody::Error(_) => {
+                self.report.errors.error_replies += 1;
+                return;
+            }
+            MessageBody::Transactions(ts) => ts,
+        };
+        for t in ts {
+            match (t, link) {
+                (Transaction::Reply(r), Some(link)) => self.reply(link, r, now),
+                (Transaction::Pending(p), Some(link)) => {
+                    let l = &mut self.links[link as usize];
+                    if let Some(o) = l.out.get_mut(&p.transaction_id) {
+                        self.report.pendings += 1;
+                        o.resends_left = 0;
+                        o.deadline = now + self.cfg.timeout * 5;
+                        self.deadlines
+                            .push_back((o.deadline, link, p.transaction_id));
+                    }
+                }
+                (Transaction::Request(r), link) => self.request(r, link, from, sock, &m.mess.mid),
+                (Transaction::Reply(_) | Transaction::Pending(_), None) => {
+                    self.report.errors.unexpected += 1
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A request to us: a gateway registering (controller role), or a
+    /// controller asking something of a gateway.
+    fn request(
+        &mut self,
+        r: TransactionRequest,
+        link: Option<u32>,
+        from: SocketAddr,
+        sock: usize,
+        mid: &Mid,
+    ) {
+        let is_sc = r.actions.iter().any(|a| {
+            a.command_requests
+                .iter()
+                .any(|c| matches!(c.command, Command::ServiceChange(_)))
+        });
+        let link = match link {
+            Some(l) => l,
+            None if self.cfg.role == Role::Mgc && is_sc && self.links.len() < self.cfg.mgs => {
+                let local = match &self.socks[0] {
+                    Sock::Udp(s) => s.local_addr().ok(),
+                    Sock::Tcp(_) => None,
+                };
+                let me = farm::mid_of(local.unwrap_or(self.cfg.target));
+                let l = self.add_link(0, from, me);
+                let _ = mid;
+                self.registered(l);
+                l
+            }
+            None => {
+                self.report.errors.unexpected += 1;
+                return;
+            }
+        };
+        let l = &self.links[link as usize];
+        let result = self.gateway.answer(&r.actions);
+        let m = msg::reply(l.mid.clone(), self.cfg.version, r.transaction_id, result);
+        if let Ok(bytes) = self.encoding.encode(&m) {
+            let _ = self.socks[sock].send(&bytes, from);
+        }
+    }
+
+    fn reply(&mut self, link: u32, r: TransactionReply, now: Instant) {
+        let l = &mut self.links[link as usize];
+        let tid = r.transaction_id;
+        let Some(o) = l.out.remove(&tid) else {
+            if l.given_up.contains(&tid) {
+                self.report.errors.late += 1;
+            } else if tid < l.next_tid {
+                self.report.errors.duplicate += 1;
+            } else {
+                self.report.errors.unexpected += 1;
+            }
+            return;
+        };
+        if o.call == REGISTRATION {
+            if msg::check_reply(msg::Expect::ServiceChange, &r.result).is_ok() {
+                self.registered(link);
+            }
+            return;
+        }
+        self.outstanding -= 1;
+        let us = (now - o.first).as_micros().max(1) as u64;
+        let c = &mut self.calls[o.call as usize];
+        let step = self.cfg.scenario.steps[c.step as usize];
+        match msg::check_reply(step.expect(), &r.result) {
+            Ok(a) => {
+                self.report.answered += 1;
+                self.tick_answered += 1;
+                let _ = self.all.record(us);
+                let _ = self.tick.record(us);
+                if step == Step::Add {
+                    c.ctx = a.context.unwrap_or(0);
+                }
+                c.step += 1;
+                if usize::from(c.step) == self.cfg.scenario.steps.len() {
+                    c.step = 0;
+                    self.report.calls += 1;
+                }
+                self.ready.push_back(o.call);
+            }
+            Err(why) => {
+                self.report.failed += 1;
+                if why == "error reply" {
+                    self.report.errors.error_replies += 1;
+                } else {
+                    self.report.errors.mismatched += 1;
+                }
+                self.restart(o.call);
+            }
+        }
+    }
+
+    fn sample(&mut self, t: f64) -> Sample {
+        let s = Sample {
+            t,
+            sent: self.tick_sent,
+            answered: self.tick_answered,
+            outstanding: self.outstanding,
+            errors: self.report.failed + self.report.timed_out + self.report.errors.total()
+                - self.report.errors.error_replies.min(self.report.failed),
+            latency: latency(&self.tick),
+        };
+        self.tick.reset();
+        self.tick_sent = 0;
+        self.tick_answered = 0;
+        s
+    }
+}

@@ -1,0 +1,353 @@
+//! `megaco load`: a load generator for H.248 in the spirit of sipp.
+//!
+//! In the gateway role (the default), N simulated MGs, each with its own
+//! socket (UDP, or a TCP connection) and mid, register with the
+//! controller at `target` (a ServiceChange) and then run calls: each
+//! call is the scenario's steps in order (by default Add on a new context,
+//! Modify, Notify and Subtract on the context the Add reply named), each
+//! step waiting for the previous reply. Every MG keeps `concurrency` calls
+//! going. With a `rate`, transactions are started at that rate in all;
+//! without one, as fast as the controller answers. After `duration` no
+//! new transaction starts; the run waits for the outstanding ones up to
+//! the request timeout and stops.
+//!
+//! In the controller role, the generator listens; N gateways (simulated
+//! here, or started elsewhere, e.g. by `megaco mg`) register with it, and
+//! it runs the calls towards them.
+//!
+//! One thread does all the work: requests come from per-MG templates
+//! ([`crate::template`]) with the transaction and context ids patched in,
+//! so a transaction allocates nothing on the way out; replies are decoded
+//! in full and checked against their request ([`crate::msg::check_reply`]).
+//! Latency is the time from a transaction's first send to its reply, kept
+//! in an HdrHistogram (µs).
+//!
+//! Counts add up: `sent = answered + failed + timed_out` once the run has
+//! stopped. Replies that answer nothing are errors beside them
+//! (malformed, unexpected, duplicate, late).
+
+mod conn;
+mod engine;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Context as _};
+use serde::Serialize;
+
+use crate::msg::Expect;
+use crate::{Errors, Wire};
+
+pub use engine::run;
+
+/// Which side the generator plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// N gateways against one controller.
+    Mg,
+    /// One controller driving N gateways.
+    Mgc,
+}
+
+/// One step of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Step {
+    /// Add of the MG's termination to a new context (`$`).
+    Add,
+    /// Modify of it on the call's context.
+    Modify,
+    /// Notify (`al/of`) of it on the call's context.
+    Notify,
+    /// Subtract of it from the call's context.
+    Subtract,
+    /// AuditValue of ROOT.
+    Audit,
+}
+
+impl Step {
+    pub(crate) fn expect(self) -> Expect {
+        match self {
+            Step::Add => Expect::Add,
+            Step::Modify => Expect::Modify,
+            Step::Notify => Expect::Notify,
+            Step::Subtract => Expect::Subtract,
+            Step::Audit => Expect::Audit,
+        }
+    }
+
+    /// Whether the step runs on the context an Add made.
+    pub(crate) fn on_context(self) -> bool {
+        matches!(self, Step::Modify | Step::Notify | Step::Subtract)
+    }
+}
+
+/// The steps of a call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Scenario {
+    /// Its name (built-in) or file.
+    pub name: String,
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+}
+
+impl Scenario {
+    /// A built-in scenario: `call` (Add, Modify, Notify, Subtract; the
+    /// default), `notify` (one Notify) or `audit` (one AuditValue of
+    /// ROOT).
+    pub fn builtin(name: &str) -> Option<Scenario> {
+        let steps = match name {
+            "call" => vec![Step::Add, Step::Modify, Step::Notify, Step::Subtract],
+            "notify" => vec![Step::Notify],
+            "audit" => vec![Step::Audit],
+            _ => return None,
+        };
+        Some(Scenario {
+            name: name.into(),
+            steps,
+        })
+    }
+
+    /// A built-in name, or a file of step names (`add`, `modify`,
+    /// `notify`, `subtract`, `audit`), one a line, `#` starting a
+    /// comment. A step on a context needs an `add` before it.
+    pub fn load(name_or_file: &str) -> anyhow::Result<Scenario> {
+        if let Some(s) = Scenario::builtin(name_or_file) {
+            return Ok(s);
+        }
+        let path = Path::new(name_or_file);
+        let text = std::fs::read_to_string(path).with_context(|| {
+            format!(
+                "{name_or_file}: not a built-in scenario (call, notify, audit) nor a readable file"
+            )
+        })?;
+        Scenario::parse(name_or_file, &text)
+    }
+
+    /// Parses the step list of a scenario file.
+    pub fn parse(name: &str, text: &str) -> anyhow::Result<Scenario> {
+        let mut steps = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let word = line.split('#').next().unwrap_or("").trim();
+            if word.is_empty() {
+                continue;
+            }
+            steps.push(match word.to_ascii_lowercase().as_str() {
+                "add" => Step::Add,
+                "modify" => Step::Modify,
+                "notify" => Step::Notify,
+                "subtract" => Step::Subtract,
+                "audit" | "auditvalue" => Step::Audit,
+                other => bail!("{name}:{}: unknown step {other:?}", i + 1),
+            });
+        }
+        if steps.is_empty() {
+            bail!("{name}: no steps");
+        }
+        if let Some(at) = steps.iter().position(|s| s.on_context()) {
+            if !steps[..at].contains(&Step::Add) {
+                bail!(
+                    "{name}: {:?} needs an add before it (for its context)",
+                    steps[at]
+                );
+            }
+        }
+        Ok(Scenario {
+            name: name.into(),
+            steps,
+        })
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct LoadConfig {
+    /// Gateway role: the controller's address. Controller role: the
+    /// address to listen on.
+    pub target: SocketAddr,
+    /// Which side we play.
+    pub role: Role,
+    /// How many gateways.
+    pub mgs: usize,
+    /// Transactions started per second in all; `None` for as fast as
+    /// answers come.
+    pub rate: Option<f64>,
+    /// How long transactions are started.
+    pub duration: Duration,
+    /// TCP (TPKT) instead of UDP (gateway role).
+    pub tcp: bool,
+    /// The wire encoding.
+    pub wire: Wire,
+    /// The protocol version.
+    pub version: u8,
+    /// The calls.
+    pub scenario: Scenario,
+    /// Calls in flight per gateway; `None` for 8, or with a rate enough
+    /// for 50 ms of it.
+    pub concurrency: Option<usize>,
+    /// How long a request waits for its reply (in all, resends included).
+    pub timeout: Duration,
+    /// Resends over UDP within the timeout.
+    pub resends: u32,
+    /// Controller role: simulate the gateways here (else wait for them to
+    /// register from elsewhere).
+    pub simulate: bool,
+    /// How long registrations may take before the calls start anyway
+    /// (with the gateways registered by then; none is an error).
+    pub register_window: Duration,
+}
+
+impl LoadConfig {
+    /// Defaults for `mgs` gateways against `target`.
+    pub fn new(target: SocketAddr) -> Self {
+        LoadConfig {
+            target,
+            role: Role::Mg,
+            mgs: 10,
+            rate: None,
+            duration: Duration::from_secs(10),
+            tcp: false,
+            wire: Wire::Pretty,
+            version: 1,
+            scenario: Scenario::builtin("call").expect("built-in"),
+            concurrency: None,
+            timeout: Duration::from_secs(2),
+            resends: 1,
+            simulate: true,
+            register_window: Duration::from_secs(10),
+        }
+    }
+
+    pub(crate) fn calls_per_mg(&self) -> usize {
+        let c = match (self.concurrency, self.rate) {
+            (Some(c), _) => c,
+            (None, Some(rate)) => (rate * 0.05 / self.mgs.max(1) as f64).ceil() as usize,
+            (None, None) => 8,
+        };
+        c.clamp(1, 4096)
+    }
+}
+
+/// Latency percentiles, µs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Latency {
+    /// Median.
+    pub p50_us: u64,
+    /// 90th percentile.
+    pub p90_us: u64,
+    /// 99th.
+    pub p99_us: u64,
+    /// 99.9th.
+    pub p999_us: u64,
+    /// Largest.
+    pub max_us: u64,
+    /// Mean.
+    pub mean_us: f64,
+}
+
+/// One second of the run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Sample {
+    /// Seconds since the calls started (end of the interval).
+    pub t: f64,
+    /// Transactions started in the interval.
+    pub sent: u64,
+    /// Good replies in the interval.
+    pub answered: u64,
+    /// Awaiting a reply at the end of it.
+    pub outstanding: u64,
+    /// Failed, timed out and stray replies so far.
+    pub errors: u64,
+    /// Latency of the interval's replies.
+    pub latency: Latency,
+}
+
+/// What a run measured.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LoadReport {
+    /// Gateways asked for.
+    pub mgs: usize,
+    /// Gateways registered.
+    pub registered: usize,
+    /// Target rate (none: as fast as answered).
+    pub rate: Option<f64>,
+    /// Calls in flight per gateway.
+    pub concurrency: usize,
+    /// Transactions started (registrations not included).
+    pub sent: u64,
+    /// Answered as expected.
+    pub answered: u64,
+    /// Answered with an error, or with a reply to another command.
+    pub failed: u64,
+    /// No reply in time.
+    pub timed_out: u64,
+    /// Resent datagrams.
+    pub resent: u64,
+    /// Pendings received.
+    pub pendings: u64,
+    /// Calls completed (every step answered).
+    pub calls: u64,
+    /// Replies that answered nothing, and error replies.
+    pub errors: Errors,
+    /// Seconds transactions were started.
+    pub seconds: f64,
+    /// Answered per second over those.
+    pub throughput: f64,
+    /// Latency of every answered transaction.
+    pub latency: Latency,
+    /// Second by second.
+    pub series: Vec<Sample>,
+}
+
+/// One step of a rate sweep, and the knee.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sweep {
+    /// Each rate's run.
+    pub steps: Vec<LoadReport>,
+    /// The highest rate answered in full: throughput at least 95 % of it,
+    /// nothing timed out or failed.
+    pub knee: Option<f64>,
+    /// The highest rate answered in full with p99 within the limit too.
+    pub knee_p99: Option<f64>,
+    /// The p99 limit, µs.
+    pub p99_limit_us: u64,
+}
+
+/// Runs `config` at each of `rates` in turn and finds the knee.
+pub fn sweep(
+    config: &LoadConfig,
+    rates: &[f64],
+    p99_limit: Duration,
+    progress: &mut dyn FnMut(&Sample),
+    note: &mut dyn FnMut(&str),
+) -> anyhow::Result<Sweep> {
+    let limit = p99_limit.as_micros() as u64;
+    let mut steps = Vec::new();
+    let (mut knee, mut knee_p99) = (None, None);
+    for &rate in rates {
+        note(&format!("rate {rate:.0}/s"));
+        let r = run(
+            &LoadConfig {
+                rate: Some(rate),
+                ..config.clone()
+            },
+            progress,
+        )?;
+        let full = r.timed_out == 0 && r.failed == 0 && r.throughput >= 0.95 * rate;
+        if full {
+            knee = Some(rate);
+            if r.latency.p99_us <= limit {
+                knee_p99 = Some(rate);
+            }
+        }
+        steps.push(r);
+    }
+    Ok(Sweep {
+        steps,
+        knee,
+        knee_p99,
+        p99_limit_us: limit,
+    })
+}

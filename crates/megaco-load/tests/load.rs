@@ -1,0 +1,283 @@
+//! `megaco load`'s counts add up, in both roles, over UDP and TCP, and a
+//! misbehaving controller's replies are counted as errors.
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use megaco::model::*;
+use megaco_load::load::{self, LoadConfig, LoadReport, Role, Scenario};
+use megaco_load::msg::{self, Gateway};
+use megaco_load::Wire;
+
+/// A controller on a plain UDP socket answering as a gateway would
+/// (every command gets a well-formed reply); `fault(n)` may spoil the
+/// n-th request's answer.
+struct Mgc {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Spoil {
+    None,
+    Garbage,
+    Duplicate,
+    Error,
+    Silent,
+    Stray,
+}
+
+impl Mgc {
+    fn start(wire: Wire, fault: fn(u64) -> Spoil) -> Mgc {
+        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+        sock.set_read_timeout(Some(Duration::from_millis(20)))
+            .unwrap();
+        let addr = sock.local_addr().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let enc = wire.encoding();
+            let mut gw = Gateway::new("00000001", 1);
+            let mut buf = vec![0u8; 65536];
+            let mut n = 0u64;
+            let me = Mid::Device("mgc".into());
+            while !flag.load(Ordering::Relaxed) {
+                let Ok((len, from)) = sock.recv_from(&mut buf) else {
+                    continue;
+                };
+                let Ok(m) = enc.decode(&buf[..len]) else {
+                    continue;
+                };
+                let MessageBody::Transactions(ts) = m.mess.body else {
+                    continue;
+                };
+                for t in ts {
+                    let Transaction::Request(r) = t else { continue };
+                    let is_sc = matches!(
+                        r.actions[0].command_requests[0].command,
+                        Command::ServiceChange(_)
+                    );
+                    let spoil = if is_sc {
+                        Spoil::None
+                    } else {
+                        n += 1;
+                        fault(n)
+                    };
+                    let mut result = gw.answer(&r.actions);
+                    let mut tid = r.transaction_id;
+                    match spoil {
+                        Spoil::Silent => continue,
+                        Spoil::Garbage => {
+                            sock.send_to(b"garbage", from).unwrap();
+                            continue;
+                        }
+                        Spoil::Error => {
+                            result = TransactionResult::Error(ErrorDescriptor {
+                                error_code: 500,
+                                error_text: None,
+                            })
+                        }
+                        Spoil::Stray => tid += 1_000_000,
+                        _ => {}
+                    }
+                    let bytes = enc.encode(&msg::reply(me.clone(), 1, tid, result)).unwrap();
+                    sock.send_to(&bytes, from).unwrap();
+                    if spoil == Spoil::Duplicate {
+                        sock.send_to(&bytes, from).unwrap();
+                    }
+                }
+            }
+        });
+        Mgc {
+            addr,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Mgc {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.thread.take().map(|t| t.join());
+    }
+}
+
+fn adds_up(r: &LoadReport) {
+    assert_eq!(r.sent, r.answered + r.failed + r.timed_out, "{r:#?}");
+    let per_second: u64 = r.series.iter().map(|s| s.answered).sum();
+    assert_eq!(per_second, r.answered, "the series holds every answer");
+    assert!(!r.series.is_empty());
+    let json = serde_json::to_value(r).unwrap();
+    assert_eq!(json["sent"], r.sent);
+    assert!(json["latency"]["p99_us"].is_u64());
+}
+
+fn config(target: SocketAddr, wire: Wire) -> LoadConfig {
+    LoadConfig {
+        mgs: 4,
+        rate: Some(400.0),
+        duration: Duration::from_millis(1200),
+        wire,
+        timeout: Duration::from_millis(400),
+        ..LoadConfig::new(target)
+    }
+}
+
+#[test]
+fn gateways_against_a_controller_over_udp() {
+    for wire in [Wire::Compact, Wire::Ber] {
+        let mgc = Mgc::start(wire, |_| Spoil::None);
+        let r = load::run(&config(mgc.addr, wire), &mut |_| {}).unwrap();
+        adds_up(&r);
+        assert_eq!(r.registered, 4);
+        assert!(r.answered > 100, "{r:#?}");
+        assert_eq!(
+            (r.failed, r.timed_out, r.errors.total()),
+            (0, 0, 0),
+            "{r:#?}"
+        );
+        // Calls go Add, Modify, Notify, Subtract: a quarter of the answers
+        // complete one, give or take the calls in flight at the end.
+        assert!(
+            r.calls * 4 <= r.answered && r.calls * 4 + 4 * 16 >= r.answered,
+            "{r:#?}"
+        );
+    }
+}
+
+#[test]
+fn misbehaving_controller_is_counted() {
+    let mgc = Mgc::start(Wire::Pretty, |n| match n % 10 {
+        1 => Spoil::Garbage,
+        3 => Spoil::Duplicate,
+        5 => Spoil::Error,
+        7 => Spoil::Silent,
+        9 => Spoil::Stray,
+        _ => Spoil::None,
+    });
+    let cfg = LoadConfig {
+        scenario: Scenario::builtin("notify").unwrap(),
+        resends: 0,
+        ..config(mgc.addr, Wire::Pretty)
+    };
+    let r = load::run(&cfg, &mut |_| {}).unwrap();
+    adds_up(&r);
+    assert!(
+        r.errors.malformed > 0 && r.errors.duplicate > 0 && r.errors.unexpected > 0,
+        "{r:#?}"
+    );
+    assert_eq!(r.failed, r.errors.error_replies);
+    assert!(r.failed > 0 && r.timed_out > 0, "{r:#?}");
+}
+
+#[test]
+fn controller_role_drives_simulated_gateways() {
+    let cfg = LoadConfig {
+        role: Role::Mgc,
+        rate: None,
+        concurrency: Some(2),
+        mgs: 6,
+        duration: Duration::from_millis(800),
+        ..config("127.0.0.1:0".parse().unwrap(), Wire::Compact)
+    };
+    let r = load::run(&cfg, &mut |_| {}).unwrap();
+    adds_up(&r);
+    assert_eq!(r.registered, 6);
+    assert!(r.answered > 50);
+    assert_eq!(
+        (r.failed, r.timed_out, r.errors.total()),
+        (0, 0, 0),
+        "{r:#?}"
+    );
+}
+
+#[test]
+fn refuses_a_silent_target_in_bounded_time() {
+    // Nobody listens: registration fails within its window, no hang.
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let cfg = LoadConfig {
+        mgs: 1,
+        register_window: Duration::from_millis(500),
+        ..config(sock.local_addr().unwrap(), Wire::Pretty)
+    };
+    let t = std::time::Instant::now();
+    assert!(load::run(&cfg, &mut |_| {}).is_err());
+    assert!(t.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn scenario_files() {
+    let s = Scenario::parse("x", "# a call\nadd\nmodify # again\nsubtract\n").unwrap();
+    assert_eq!(s.steps.len(), 3);
+    assert!(Scenario::parse("x", "modify\n").is_err());
+    assert!(Scenario::parse("x", "dance\n").is_err());
+    assert!(Scenario::parse("x", "").is_err());
+}
+
+#[test]
+fn gateways_over_tcp() {
+    use megaco_stack::engine::Config;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = rt
+        .block_on(megaco_stack::tcp::Listener::bind(
+            "127.0.0.1:0".parse().unwrap(),
+            Config::new(Mid::Device("mgc".into())),
+        ))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    rt.spawn(async move {
+        while let Ok((_conn, incoming)) = listener.accept().await {
+            tokio::spawn(
+                incoming.serve(
+                    |_, actions| async move { Gateway::new("00000001", 1).answer(&actions) },
+                ),
+            );
+        }
+    });
+    let cfg = LoadConfig {
+        tcp: true,
+        ..config(addr, Wire::Compact)
+    };
+    let r = load::run(&cfg, &mut |_| {}).unwrap();
+    adds_up(&r);
+    assert_eq!(r.registered, 4);
+    assert!(r.answered > 100, "{r:#?}");
+    assert_eq!(r.timed_out, 0);
+    // A fresh gateway per request gives every Add context 1: still a
+    // real context.
+    assert_eq!((r.failed, r.errors.total()), (0, 0), "{r:#?}");
+    rt.shutdown_timeout(Duration::from_millis(100));
+}
+
+#[test]
+fn gateways_against_otp() {
+    if !megaco_load::otp::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "escript (Erlang/OTP) is required under CI"
+        );
+        eprintln!("SKIPPED: escript not installed");
+        return;
+    }
+    let node =
+        megaco_load::otp::OtpNode::mgc(0, false, "compact", 1, Duration::from_secs(60)).unwrap();
+    assert!(node.rss().unwrap() > 0);
+    let target: SocketAddr = format!("127.0.0.1:{}", node.port).parse().unwrap();
+    let r = load::run(&config(target, Wire::Compact), &mut |_| {}).unwrap();
+    adds_up(&r);
+    assert_eq!(r.registered, 4);
+    assert!(r.answered > 100, "{r:#?}");
+    assert_eq!(
+        (r.failed, r.timed_out, r.errors.total()),
+        (0, 0, 0),
+        "{r:#?}"
+    );
+}

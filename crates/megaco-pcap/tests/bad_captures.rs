@@ -1,0 +1,350 @@
+//! Captures are untrusted input: truncated files, absurd lengths, corrupt
+//! headers, frames cut by the snapshot length and TCP streams with holes
+//! are reported per packet, and the rest of the capture is still read.
+
+mod common;
+
+use common::*;
+use megaco_pcap::write::{build, Writer};
+use megaco_pcap::{Capture, FileError, LinkType, Options, ProblemKind};
+
+fn udp_ips(n: usize) -> (Vec<Vector>, Vec<Vec<u8>>) {
+    let sent = vectors("compact")[..n].to_vec();
+    let ips = sent
+        .iter()
+        .map(|v| {
+            build::udp(
+                "10.0.0.1:2944".parse().unwrap(),
+                "10.0.0.2:2944".parse().unwrap(),
+                &v.bytes,
+            )
+        })
+        .collect();
+    (sent, ips)
+}
+
+/// Where each pcap record ends (after the 24-byte file header).
+fn record_ends(file: &[u8]) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut at = 24;
+    while at + 16 <= file.len() {
+        let caplen = u32::from_le_bytes(file[at + 8..at + 12].try_into().unwrap()) as usize;
+        at += 16 + caplen;
+        ends.push(at);
+    }
+    ends
+}
+
+#[test]
+fn a_file_truncated_anywhere_gives_the_whole_records_and_one_report() {
+    let (sent, ips) = udp_ips(6);
+    for ng in [false, true] {
+        let file = capture(&ips, ng);
+        // Every byte of the headers, around every record boundary, and
+        // every 7th byte inside records.
+        let ends = record_ends(&file);
+        let near = |c: usize| ends.iter().any(|&e| c.abs_diff(e) <= 2);
+        for cut in (0..file.len()).filter(|&c| c < 100 || near(c) || c % 7 == 0) {
+            let part = &file[..cut];
+            let Ok(c) = Capture::new(part, Options::default()) else {
+                // Too short for a header: refused at once.
+                assert!(cut < 64, "{cut}");
+                continue;
+            };
+            let mut messages = Vec::new();
+            let mut problems = Vec::new();
+            for e in c {
+                match e {
+                    megaco_pcap::Event::Message(m) => messages.push(*m),
+                    megaco_pcap::Event::Problem(p) => problems.push(p),
+                }
+            }
+            if !ng {
+                let whole = record_ends(&file).iter().filter(|&&e| e <= cut).count();
+                assert_eq!(messages.len(), whole, "cut at {cut}");
+                let at_boundary = cut == 24 || record_ends(&file).contains(&cut);
+                if at_boundary {
+                    assert!(problems.is_empty(), "cut at {cut}: {problems:?}");
+                } else {
+                    assert!(
+                        matches!(
+                            &problems[..],
+                            [p] if matches!(p.kind, ProblemKind::File(FileError::Truncated { .. }))
+                        ),
+                        "cut at {cut}: {problems:?}"
+                    );
+                }
+            }
+            assert_same(&messages, &sent[..messages.len()]);
+        }
+    }
+}
+
+#[test]
+fn absurd_record_lengths_stop_the_file_with_a_report() {
+    let (sent, ips) = udp_ips(4);
+    let mut file = capture(&ips, false);
+    let third = record_ends(&file)[1];
+    file[third + 8..third + 12].copy_from_slice(&0x7FFF_FFF0u32.to_le_bytes());
+    let (messages, problems) = read(&file);
+    assert_same(&messages, &sent[..2]);
+    assert!(
+        matches!(
+            &problems[..],
+            [p] if matches!(p.kind, ProblemKind::File(FileError::AbsurdLength { .. }))
+        ),
+        "{problems:?}"
+    );
+
+    // pcapng: a block length that is not a multiple of 4 or runs past
+    // the file.
+    let mut file = capture(&ips, true);
+    let len = file.len();
+    // The last block's length.
+    let last = len - u32::from_le_bytes(file[len - 4..].try_into().unwrap()) as usize;
+    file[last + 4..last + 8].copy_from_slice(&0x0FFF_FFF0u32.to_le_bytes());
+    let (messages, problems) = read(&file);
+    assert_same(&messages, &sent[..3]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(matches!(problems[0].kind, ProblemKind::File(_)));
+}
+
+#[test]
+fn large_records_are_read() {
+    let (sent, ips) = udp_ips(2);
+    let mut w = Writer::pcap(Vec::new(), LinkType::ETHERNET).unwrap();
+    w.packet(time(0), &build::ethernet(&ips[0])).unwrap();
+    // A 200 KB frame of another protocol: larger than the first buffer.
+    let mut jumbo = vec![0u8; 200_000];
+    jumbo[12..14].copy_from_slice(&0x88B5u16.to_be_bytes());
+    w.packet(time(1), &jumbo).unwrap();
+    w.packet(time(2), &build::ethernet(&ips[1])).unwrap();
+    let (messages, problems) = read(&w.into_inner());
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_same(&messages, &sent);
+}
+
+#[test]
+fn not_a_capture_is_refused() {
+    for bytes in [
+        &b""[..],
+        b"MEGACO/1 [10.0.0.1]",
+        &[0xD4, 0xC3, 0xB2],
+        &[0u8; 100],
+    ] {
+        assert!(Capture::new(bytes, Options::default()).is_err());
+    }
+}
+
+#[test]
+fn snap_length_cuts_and_corrupt_headers_are_reported_per_packet() {
+    let (sent, ips) = udp_ips(6);
+    let mut w = Writer::pcap(Vec::new(), LinkType::ETHERNET).unwrap();
+    for (i, ip) in ips.iter().enumerate() {
+        let frame = build::ethernet(ip);
+        match i {
+            // Cut by the snapshot length.
+            1 => w.packet_cut(time(i), &frame, 60).unwrap(),
+            // An IPv4 header length past the packet.
+            2 => {
+                let mut f = frame.clone();
+                f[14] = 0x4F;
+                f.truncate(14 + 40);
+                w.packet(time(i), &f).unwrap();
+            }
+            // A UDP length past the datagram.
+            3 => {
+                let mut f = frame.clone();
+                f[14 + 20 + 4..14 + 20 + 6].copy_from_slice(&0xFFF0u16.to_be_bytes());
+                w.packet(time(i), &f).unwrap();
+            }
+            // An Ethernet frame too short for its header.
+            4 => w.packet(time(i), &frame[..10]).unwrap(),
+            _ => w.packet(time(i), &frame).unwrap(),
+        }
+    }
+    let (messages, problems) = read(&w.into_inner());
+    assert_same(&messages, &[sent[0].clone(), sent[5].clone()]);
+    let by_packet: Vec<(u64, &ProblemKind)> =
+        problems.iter().map(|p| (p.packet, &p.kind)).collect();
+    assert!(
+        matches!(
+            by_packet[..],
+            [
+                (2, ProblemKind::SnapCut { captured: 60, .. }),
+                (3, ProblemKind::Malformed(_)),
+                (4, ProblemKind::Malformed(_)),
+                (5, ProblemKind::Malformed(_)),
+            ]
+        ),
+        "{by_packet:?}"
+    );
+}
+
+#[test]
+fn a_tcp_stream_with_holes_reports_them_and_reads_on() {
+    let sent = vectors("ber")[..12].to_vec();
+    let frames: Vec<Vec<u8>> = sent.iter().map(|v| build::tpkt(&v.bytes)).collect();
+    let stream: Vec<u8> = frames.concat();
+    let side = TcpSide::new("10.0.0.1:40000", "10.0.0.2:2945", 7);
+    // One segment per frame, but frame 3 is lost and frame 7 loses its
+    // last 5 bytes (cut by the snapshot length).
+    let mut w = Writer::pcap(Vec::new(), LinkType::ETHERNET).unwrap();
+    w.packet(time(0), &build::ethernet(&side.syn())).unwrap();
+    let mut at = 0;
+    for (i, f) in frames.iter().enumerate() {
+        let frame = build::ethernet(&side.segment(&stream, at, f.len()));
+        match i {
+            3 => {}
+            7 => w.packet_cut(time(i + 1), &frame, frame.len() - 5).unwrap(),
+            _ => w.packet(time(i + 1), &frame).unwrap(),
+        }
+        at += f.len();
+    }
+    w.packet(time(20), &build::ethernet(&side.fin(stream.len())))
+        .unwrap();
+    let (messages, problems) = read(&w.into_inner());
+    let expect: Vec<Vector> = sent
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 3 && *i != 7)
+        .map(|(_, v)| v.clone())
+        .collect();
+    assert_same(&messages, &expect);
+    let holes: Vec<&ProblemKind> = problems
+        .iter()
+        .map(|p| &p.kind)
+        .filter(|k| matches!(k, ProblemKind::TcpHole { .. }))
+        .collect();
+    assert_eq!(holes.len(), 2, "{problems:?}");
+    assert!(
+        matches!(holes[0], ProblemKind::TcpHole { bytes, partial: 0, .. } if *bytes == frames[3].len() as u64)
+    );
+    assert!(
+        matches!(holes[1], ProblemKind::TcpHole { bytes: 5, partial, .. } if *partial == frames[7].len() - 5)
+    );
+    assert!(problems
+        .iter()
+        .any(|p| matches!(p.kind, ProblemKind::SnapCut { .. }) && p.packet == 8));
+}
+
+#[test]
+fn flow_table_and_early_bytes_are_bounded() {
+    let mut o = Options::default();
+    o.limits.max_flows = 4;
+    o.limits.max_early_bytes = 2000;
+    let msg = &vectors("compact")[0].bytes;
+    let frame = build::tpkt(msg);
+    let mut w = Writer::pcap(Vec::new(), LinkType::ETHERNET).unwrap();
+    let mut n = 0;
+    for conn in 0..10 {
+        let side = TcpSide::new(&format!("10.0.0.1:{}", 40000 + conn), "10.0.0.2:2944", 1);
+        w.packet(
+            time(n),
+            &build::ethernet(&side.segment(&frame, 0, frame.len())),
+        )
+        .unwrap();
+        n += 1;
+        // Far-ahead segments that can never be delivered.
+        for k in 1..8 {
+            let seg = build::tcp(
+                side.src,
+                side.dst,
+                10_000 * k,
+                0,
+                build::flags::PSH,
+                &[0u8; 700],
+            );
+            w.packet(time(n), &build::ethernet(&seg)).unwrap();
+            n += 1;
+        }
+    }
+    let (messages, problems) = read_with(&w.into_inner(), o);
+    assert_eq!(messages.len(), 10);
+    assert!(problems
+        .iter()
+        .any(|p| matches!(p.kind, ProblemKind::FlowEvicted(_))));
+    assert!(problems
+        .iter()
+        .any(|p| matches!(p.kind, ProblemKind::TcpHole { .. })));
+    // Held bytes never exceeded the bound: an evicted flow held at most
+    // max_early_bytes plus one frame.
+    for p in &problems {
+        if let ProblemKind::FlowEvicted(held) = p.kind {
+            assert!(held <= 2000 + 65_535, "{held}");
+        }
+    }
+}
+
+#[test]
+fn sctp_garbage_is_reported() {
+    let src = "10.0.0.1:2944".parse().unwrap();
+    let dst = "10.0.0.2:2944".parse().unwrap();
+    let msg = &vectors("compact")[0].bytes;
+    let good = build::sctp(
+        src,
+        dst,
+        1,
+        &[build::DataChunk {
+            tsn: 1,
+            stream: 0,
+            ppid: 7,
+            begin: true,
+            end: true,
+            data: msg,
+        }],
+    );
+    let mut bad = good.clone();
+    // The chunk length runs past the packet.
+    bad[20 + 12 + 2..20 + 12 + 4].copy_from_slice(&0xFFFFu16.to_be_bytes());
+    let middle = build::sctp(
+        src,
+        dst,
+        1,
+        &[build::DataChunk {
+            tsn: 9,
+            stream: 0,
+            ppid: 7,
+            begin: false,
+            end: true,
+            data: b"orphan",
+        }],
+    );
+    let (messages, problems) = read(&capture(&[bad, middle, good], false));
+    assert_eq!(messages.len(), 1);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems
+        .iter()
+        .all(|p| matches!(p.kind, ProblemKind::Sctp(_))));
+}
+
+#[test]
+fn random_damage_never_panics() {
+    let (_, ips) = udp_ips(8);
+    let side = TcpSide::new("10.0.0.1:40000", "10.0.0.2:2945", 7);
+    let stream: Vec<u8> = vectors("ber")[..4]
+        .iter()
+        .flat_map(|v| build::tpkt(&v.bytes))
+        .collect();
+    let mut all = ips;
+    all.push(side.syn());
+    all.extend(
+        stream
+            .chunks(50)
+            .enumerate()
+            .map(|(i, c)| side.segment(&stream, i * 50, c.len())),
+    );
+    let mut rng = Rng(7);
+    for ng in [false, true] {
+        let file = capture(&all, ng);
+        for _ in 0..400 {
+            let mut f = file.clone();
+            for _ in 0..1 + rng.below(8) {
+                let i = rng.below(f.len());
+                f[i] = rng.next() as u8;
+            }
+            let events = Capture::new(&f[..], Options::default()).map(|c| c.count());
+            assert!(events.unwrap_or(0) < 1000);
+        }
+    }
+}

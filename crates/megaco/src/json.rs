@@ -1,0 +1,215 @@
+//! The JSON form of the model, a documented and versioned contract.
+//!
+//! A message is written inside an envelope that names the format version:
+//!
+//! ```json
+//! {"megaco_json": 1, "message": {"auth_header": null, "mess": {…}}}
+//! ```
+//!
+//! `message` is the model ([`MegacoMessage`]) as its serde derives write
+//! it in human-readable formats. The shape is described by the JSON
+//! Schema `docs/json/megaco-message.schema.json` and by
+//! `docs/json/README.md`; every corpus message is checked against the
+//! schema by the tests. The version changes when a document valid for one
+//! version would mean something else, or be refused, under the next.
+//!
+//! Readers take the envelope and ignore fields beside `megaco_json` and
+//! `message`, so the JSON Lines of `megaco pcap --json` (which add the
+//! packet, time, addresses, …) read back as messages too.
+//!
+//! ```
+//! let msg = megaco::text::decode(b"!/1 [10.0.0.1]:2944 T=9{C=-{AV=ROOT}}")?;
+//! let json = megaco::json::to_string(&msg)?;
+//! assert!(json.starts_with(r#"{"megaco_json":1,"message":{"#));
+//! assert_eq!(megaco::json::from_str(&json)?, msg);
+//!
+//! // Other fields are ignored; the version is checked.
+//! let line = json.replacen('{', r#"{"packet":7,"#, 1);
+//! assert_eq!(megaco::json::from_str(&line)?, msg);
+//! let future = json.replacen(r#""megaco_json":1"#, r#""megaco_json":2"#, 1);
+//! assert!(matches!(
+//!     megaco::json::from_str(&future),
+//!     Err(megaco::json::JsonError::Version { found: 2 })
+//! ));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::MegacoMessage;
+
+/// The version of the JSON form this crate writes and reads.
+pub const FORMAT_VERSION: u64 = 1;
+
+/// The envelope's version field.
+pub const VERSION_KEY: &str = "megaco_json";
+
+#[derive(Serialize)]
+struct EnvelopeRef<'a> {
+    megaco_json: u64,
+    message: &'a MegacoMessage,
+}
+
+#[derive(Deserialize)]
+struct Envelope {
+    megaco_json: u64,
+    message: MegacoMessage,
+}
+
+/// Why JSON could not be read (or, rarely, written).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum JsonError {
+    /// Not JSON, or JSON that does not fit the model: where and why.
+    #[error("line {line}, column {column}: {message}")]
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What was wrong.
+        message: String,
+    },
+    /// A JSON object without the `megaco_json` version field.
+    #[error("not a megaco JSON document: no \"megaco_json\" version field (expected {{\"megaco_json\": 1, \"message\": {{…}}}})")]
+    MissingVersion,
+    /// A format version this crate does not read.
+    #[error("megaco JSON format version {found}; this version of the library reads version {FORMAT_VERSION}")]
+    Version {
+        /// The version found.
+        found: u64,
+    },
+}
+
+impl From<serde_json::Error> for JsonError {
+    fn from(e: serde_json::Error) -> Self {
+        let text = e.to_string();
+        // serde_json appends " at line L column C"; keep the message alone.
+        let message = match text.rfind(" at line ") {
+            Some(i) => text[..i].to_string(),
+            None => text,
+        };
+        JsonError::Syntax {
+            line: e.line(),
+            column: e.column(),
+            message,
+        }
+    }
+}
+
+/// The message as one line of JSON, in its envelope.
+pub fn to_string(msg: &MegacoMessage) -> Result<String, JsonError> {
+    Ok(serde_json::to_string(&envelope(msg))?)
+}
+
+/// The message as indented JSON, in its envelope.
+pub fn to_string_pretty(msg: &MegacoMessage) -> Result<String, JsonError> {
+    Ok(serde_json::to_string_pretty(&envelope(msg))?)
+}
+
+/// The message as JSON bytes, in its envelope.
+pub fn to_vec(msg: &MegacoMessage) -> Result<Vec<u8>, JsonError> {
+    Ok(serde_json::to_vec(&envelope(msg))?)
+}
+
+/// Writes the message as JSON, in its envelope.
+pub fn to_writer(writer: impl std::io::Write, msg: &MegacoMessage) -> Result<(), JsonError> {
+    Ok(serde_json::to_writer(writer, &envelope(msg))?)
+}
+
+/// The message as a [`serde_json::Value`], in its envelope.
+pub fn to_value(msg: &MegacoMessage) -> Result<Value, JsonError> {
+    Ok(serde_json::to_value(envelope(msg))?)
+}
+
+/// The model alone as a [`serde_json::Value`] (what the envelope's
+/// `message` holds), for embedding in other documents.
+pub fn message_to_value(msg: &MegacoMessage) -> Result<Value, JsonError> {
+    Ok(serde_json::to_value(msg)?)
+}
+
+fn envelope(msg: &MegacoMessage) -> EnvelopeRef<'_> {
+    EnvelopeRef {
+        megaco_json: FORMAT_VERSION,
+        message: msg,
+    }
+}
+
+/// Reads a message from JSON bytes (an envelope).
+pub fn from_slice(bytes: &[u8]) -> Result<MegacoMessage, JsonError> {
+    match serde_json::from_slice::<Envelope>(bytes) {
+        Ok(e) => check(e),
+        Err(e) => Err(diagnose(serde_json::from_slice::<Value>(bytes).ok(), e)),
+    }
+}
+
+/// Reads a message from a JSON string (an envelope).
+#[allow(clippy::should_implement_trait)]
+pub fn from_str(text: &str) -> Result<MegacoMessage, JsonError> {
+    from_slice(text.as_bytes())
+}
+
+/// Reads a message from a [`serde_json::Value`] (an envelope).
+pub fn from_value(value: Value) -> Result<MegacoMessage, JsonError> {
+    match serde_json::from_value::<Envelope>(value.clone()) {
+        Ok(e) => check(e),
+        Err(e) => Err(diagnose(Some(value), e)),
+    }
+}
+
+fn check(e: Envelope) -> Result<MegacoMessage, JsonError> {
+    if e.megaco_json == FORMAT_VERSION {
+        Ok(e.message)
+    } else {
+        Err(JsonError::Version {
+            found: e.megaco_json,
+        })
+    }
+}
+
+/// A version problem explains a failure better than the model's error.
+fn diagnose(value: Option<Value>, e: serde_json::Error) -> JsonError {
+    if let Some(Value::Object(o)) = value {
+        match o.get(VERSION_KEY) {
+            None => return JsonError::MissingVersion,
+            Some(v) => {
+                if let Some(found) = v.as_u64().filter(|&n| n != FORMAT_VERSION) {
+                    return JsonError::Version { found };
+                }
+            }
+        }
+    }
+    e.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_say_where_and_what() {
+        let msg = crate::text::decode(b"!/1 [10.0.0.1] T=9{C=-{AV=ROOT}}").unwrap();
+        let json = to_string_pretty(&msg).unwrap();
+        assert_eq!(from_str(&json).unwrap(), msg);
+        let e = from_str("{\"megaco_json\": 1,\n \"message\": 5}").unwrap_err();
+        assert!(matches!(e, JsonError::Syntax { line: 2, .. }), "{e}");
+        assert!(matches!(from_str("[1]"), Err(JsonError::Syntax { .. })));
+        assert!(matches!(
+            from_str(r#"{"message": {}}"#),
+            Err(JsonError::MissingVersion)
+        ));
+        assert!(matches!(
+            from_str("{"),
+            Err(JsonError::Syntax { line: 1, .. })
+        ));
+        let v = to_value(&msg).unwrap();
+        assert_eq!(v["megaco_json"], 1);
+        assert_eq!(v["message"], message_to_value(&msg).unwrap());
+        assert_eq!(from_value(v).unwrap(), msg);
+        let mut out = Vec::new();
+        to_writer(&mut out, &msg).unwrap();
+        assert_eq!(out, to_vec(&msg).unwrap());
+        assert_eq!(from_slice(&out).unwrap(), msg);
+    }
+}

@@ -1,0 +1,118 @@
+"""Type stubs of the native module (megaco._megaco)."""
+
+import os
+from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
+
+__version__: str
+
+Dialect = Literal["standard", "otp"]
+WireEncoding = Literal["compact", "pretty", "ber", "per"]
+
+class MegacoError(ValueError):
+    """Base class of the errors of this package."""
+
+class DecodeError(MegacoError):
+    """Bytes that do not decode."""
+
+    codec: Literal["text", "ber", "per", "native"]
+    offset: int
+    """0-based byte offset where the decoder stopped."""
+    line: Optional[int]
+    """For text: the 1-based line."""
+    column: Optional[int]
+    """For text: the 1-based column (in bytes)."""
+
+class EncodeError(MegacoError):
+    """A message that cannot be written in the encoding asked for."""
+
+class JsonError(MegacoError):
+    """A dict or JSON text that is not the megaco JSON form."""
+
+    line: Optional[int]
+    column: Optional[int]
+
+class CaptureError(OSError):
+    """A capture file that cannot be opened, or is not pcap or pcapng."""
+
+class Message:
+    """One Megaco/H.248 message (any protocol version). Compares by value."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def mid(self) -> str:
+        """The sender's mid in text form, e.g. ``[10.0.0.1]:2944``."""
+    def to_dict(self) -> Dict[str, Any]:
+        """``{"megaco_json": 1, "message": {...}}``, as ``megaco convert --to json`` prints."""
+    def to_json(self) -> str: ...
+    @staticmethod
+    def from_dict(d: Dict[str, Any]) -> "Message": ...
+    @staticmethod
+    def from_json(text: str) -> "Message": ...
+    def encode(
+        self,
+        encoding: WireEncoding,
+        *,
+        dialect: Dialect = "standard",
+        levels: Optional[Sequence[int]] = None,
+        native: bool = False,
+    ) -> bytes: ...
+    def __eq__(self, other: object) -> bool: ...
+
+class Packet:
+    """One H.248 message found in a capture."""
+
+    number: int
+    """The packet that completed it, numbered from 1 as Wireshark does."""
+    time: float
+    """Seconds since the epoch."""
+    src: Tuple[str, int]
+    dst: Tuple[str, int]
+    transport: Literal["udp", "tcp", "sctp"]
+    encoding: Literal["text", "ber", "per"]
+    data: bytes
+    message: Union[Message, DecodeError]
+    """The decoded message, or the error that says why it did not decode."""
+    @property
+    def ok(self) -> bool: ...
+
+class Problem:
+    """Something in a capture that could not be read."""
+
+    number: int
+    time: float
+    description: str
+
+class PcapReader(Iterator[Packet]):
+    problems: List[Problem]
+    """What could not be read so far."""
+    def __iter__(self) -> "PcapReader": ...
+    def __next__(self) -> Packet: ...
+
+def decode(
+    data: bytes,
+    encoding: Literal["auto", "text", "pretty", "compact", "ber", "per"] = "auto",
+    *,
+    dialect: Dialect = "standard",
+    levels: Optional[Sequence[int]] = None,
+    native: bool = False,
+) -> Message: ...
+def encode(
+    msg: Message,
+    encoding: WireEncoding,
+    *,
+    dialect: Dialect = "standard",
+    levels: Optional[Sequence[int]] = None,
+    native: bool = False,
+) -> bytes: ...
+def sniff(data: bytes) -> Optional[Literal["text", "ber", "per", "native"]]: ...
+def version_of(data: bytes, encoding: Optional[Literal["text", "pretty", "compact", "ber", "per"]] = None) -> int: ...
+def read_pcap(
+    path: Union[str, "os.PathLike[str]"],
+    *,
+    ports: Optional[Sequence[int]] = None,
+    sniff: bool = True,
+    dialect: Dialect = "standard",
+    levels: Optional[Sequence[int]] = None,
+    native: bool = False,
+) -> PcapReader: ...

@@ -1,0 +1,500 @@
+//! The `megaco` Python package's native module (`megaco._megaco`): a thin
+//! layer over the `megaco` and `megaco-pcap` crates.
+#![forbid(unsafe_code)]
+
+use std::net::SocketAddr;
+
+use megaco::ber::{BerConfig, Dialect, Mapping, TermIdLevels};
+use megaco::codec::{self, Encoding, Kind};
+use megaco::per::PerConfig;
+use megaco::MegacoMessage;
+use megaco_pcap::{Capture, Event, Options};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+create_exception!(
+    megaco,
+    MegacoError,
+    PyValueError,
+    "Base class of the errors of this package."
+);
+create_exception!(
+    megaco,
+    DecodeError,
+    MegacoError,
+    "Bytes that do not decode: `codec`, `offset` (0-based byte), and for text `line` and `column` (1-based)."
+);
+create_exception!(
+    megaco,
+    EncodeError,
+    MegacoError,
+    "A message that cannot be written in the encoding asked for."
+);
+create_exception!(
+    megaco,
+    JsonError,
+    MegacoError,
+    "A dict (or JSON) that is not the megaco JSON form: `line` and `column` where known."
+);
+create_exception!(
+    megaco,
+    CaptureError,
+    PyOSError,
+    "A capture file that cannot be opened or is not pcap or pcapng."
+);
+
+/// The codec options shared by `decode`, `encode` and `read_pcap`.
+fn configs(dialect: &str, levels: Option<Vec<u8>>, native: bool) -> PyResult<(BerConfig, PerConfig)> {
+    let mapping = if native {
+        Mapping::Native
+    } else {
+        let levels = levels.unwrap_or_else(|| vec![8, 8, 8]);
+        Mapping::Text(
+            TermIdLevels::new(&levels)
+                .map_err(|e| PyValueError::new_err(format!("levels {levels:?}: {e}")))?,
+        )
+    };
+    let dialect = match dialect {
+        "standard" => Dialect::Standard,
+        "otp" => Dialect::Otp,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "dialect {other:?}: expected \"standard\" or \"otp\""
+            )))
+        }
+    };
+    Ok((
+        BerConfig {
+            dialect,
+            mapping: mapping.clone(),
+            ..BerConfig::default()
+        },
+        PerConfig {
+            mapping,
+            ..PerConfig::default()
+        },
+    ))
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Text => "text",
+        Kind::Ber => "ber",
+        Kind::Per => "per",
+        Kind::Native => "native",
+    }
+}
+
+/// A `DecodeError` exception value carrying where the decoder stopped.
+fn decode_error(py: Python<'_>, e: &codec::DecodeError) -> PyErr {
+    let err = DecodeError::new_err(e.to_string());
+    let value = err.value(py);
+    let (line, column) = match e.line_column() {
+        Some((l, c)) => (Some(l), Some(c)),
+        None => (None, None),
+    };
+    let set = || -> PyResult<()> {
+        value.setattr("codec", kind_name(e.kind()))?;
+        value.setattr("offset", e.offset())?;
+        value.setattr("line", line)?;
+        value.setattr("column", column)?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(other) => other,
+    }
+}
+
+fn json_error(py: Python<'_>, e: megaco::json::JsonError) -> PyErr {
+    let (line, column) = match &e {
+        megaco::json::JsonError::Syntax { line, column, .. } => (Some(*line), Some(*column)),
+        _ => (None, None),
+    };
+    let err = JsonError::new_err(e.to_string());
+    let value = err.value(py);
+    if let Err(other) = value
+        .setattr("line", line)
+        .and_then(|()| value.setattr("column", column))
+    {
+        return other;
+    }
+    err
+}
+
+/// One Megaco/H.248 message (any protocol version).
+#[pyclass(module = "megaco", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct Message {
+    msg: MegacoMessage,
+}
+
+#[pymethods]
+impl Message {
+    /// The protocol version, 1 to 3.
+    #[getter]
+    fn version(&self) -> u8 {
+        self.msg.mess.version
+    }
+
+    /// The sender's mid in text form (`[10.0.0.1]:2944`, `<mg.example.net>`).
+    #[getter]
+    fn mid(&self) -> PyResult<String> {
+        let text = megaco::text::encode_compact(&self.msg)
+            .map_err(|e| EncodeError::new_err(e.to_string()))?;
+        let head = String::from_utf8_lossy(&text);
+        Ok(head
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string())
+    }
+
+    /// The message as a dict in the megaco JSON form (what
+    /// `megaco convert --to json` prints): `{"megaco_json": 1, "message": {...}}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let text = megaco::json::to_string(&self.msg).map_err(|e| json_error(py, e))?;
+        py.import("json")?.call_method1("loads", (text,))
+    }
+
+    /// The message as a JSON string in the megaco JSON form.
+    fn to_json(&self, py: Python<'_>) -> PyResult<String> {
+        megaco::json::to_string(&self.msg).map_err(|e| json_error(py, e))
+    }
+
+    /// A message from a dict in the megaco JSON form.
+    #[staticmethod]
+    fn from_dict(py: Python<'_>, d: &Bound<'_, PyDict>) -> PyResult<Message> {
+        let text: String = py
+            .import("json")?
+            .call_method1("dumps", (d,))?
+            .extract()?;
+        Message::from_json(py, &text)
+    }
+
+    /// A message from a JSON string in the megaco JSON form.
+    #[staticmethod]
+    fn from_json(py: Python<'_>, text: &str) -> PyResult<Message> {
+        megaco::json::from_str(text)
+            .map(|msg| Message { msg })
+            .map_err(|e| json_error(py, e))
+    }
+
+    /// The message in an encoding: see `megaco.encode`.
+    #[pyo3(signature = (encoding, *, dialect="standard", levels=None, native=false))]
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        encoding: &str,
+        dialect: &str,
+        levels: Option<Vec<u8>>,
+        native: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        encode(py, self, encoding, dialect, levels, native)
+    }
+
+    fn __repr__(&self) -> String {
+        match megaco::text::encode_compact(&self.msg) {
+            Ok(t) => {
+                let one: Vec<&str> = std::str::from_utf8(&t)
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .collect();
+                let mut s = one.join(" ");
+                if s.chars().count() > 100 {
+                    s = s.chars().take(99).collect::<String>() + "…";
+                }
+                format!("<megaco.Message {s}>")
+            }
+            Err(e) => format!("<megaco.Message (not writable as text: {e})>"),
+        }
+    }
+
+    /// The message in pretty text.
+    fn __str__(&self) -> String {
+        megaco::text::encode_pretty(&self.msg)
+            .map(|t| String::from_utf8_lossy(&t).into_owned())
+            .unwrap_or_else(|e| format!("(not writable as text: {e})"))
+    }
+}
+
+/// Decodes one message. `encoding` is "auto" (sniffed: text, BER, else
+/// PER), "text" (also "pretty", "compact"), "ber" or "per".
+#[pyfunction]
+#[pyo3(signature = (data, encoding="auto", *, dialect="standard", levels=None, native=false))]
+fn decode(
+    py: Python<'_>,
+    data: &[u8],
+    encoding: &str,
+    dialect: &str,
+    levels: Option<Vec<u8>>,
+    native: bool,
+) -> PyResult<Message> {
+    let (ber, per) = configs(dialect, levels, native)?;
+    let kind = match encoding {
+        "auto" => match codec::sniff(data) {
+            Some(Kind::Text) => Kind::Text,
+            Some(Kind::Ber) => Kind::Ber,
+            _ => Kind::Per,
+        },
+        "text" | "pretty" | "compact" => Kind::Text,
+        "ber" => Kind::Ber,
+        "per" => Kind::Per,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "encoding {other:?}: expected \"auto\", \"text\", \"pretty\", \"compact\", \"ber\" or \"per\""
+            )))
+        }
+    };
+    let codec = match kind {
+        Kind::Text => Encoding::pretty(),
+        Kind::Ber => Encoding::Ber(ber),
+        _ => Encoding::Per(per),
+    };
+    codec
+        .decode(data)
+        .map(|msg| Message { msg })
+        .map_err(|e| decode_error(py, &e))
+}
+
+/// Encodes a message: "compact" or "pretty" text, "ber" (`dialect`
+/// "standard" or "otp") or "per"; `levels` are the termination-id level
+/// widths of the binary codecs (default [8, 8, 8]) and `native` turns
+/// their name and termination-id mapping off (Erlang/OTP's `[native]`).
+#[pyfunction]
+#[pyo3(signature = (msg, encoding, *, dialect="standard", levels=None, native=false))]
+fn encode<'py>(
+    py: Python<'py>,
+    msg: &Message,
+    encoding: &str,
+    dialect: &str,
+    levels: Option<Vec<u8>>,
+    native: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (ber, per) = configs(dialect, levels, native)?;
+    let codec = match encoding {
+        "compact" => Encoding::compact(),
+        "pretty" => Encoding::pretty(),
+        "ber" => Encoding::Ber(ber),
+        "per" => Encoding::Per(per),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "encoding {other:?}: expected \"compact\", \"pretty\", \"ber\" or \"per\""
+            )))
+        }
+    };
+    let bytes = codec
+        .encode(&msg.msg)
+        .map_err(|e| EncodeError::new_err(e.to_string()))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Guesses the encoding of a message from its first bytes: "text", "ber",
+/// "per" (a guess decoding must confirm) or None.
+#[pyfunction]
+fn sniff(data: &[u8]) -> Option<&'static str> {
+    codec::sniff(data).map(kind_name)
+}
+
+/// The protocol version of a message from its header alone, as Erlang/OTP's
+/// `version_of/2` reads it; the encoding is sniffed unless given.
+#[pyfunction]
+#[pyo3(signature = (data, encoding=None))]
+fn version_of(py: Python<'_>, data: &[u8], encoding: Option<&str>) -> PyResult<u8> {
+    let kind = match encoding {
+        None => codec::sniff(data).unwrap_or(Kind::Per),
+        Some("text" | "pretty" | "compact") => Kind::Text,
+        Some("ber") => Kind::Ber,
+        Some("per") => Kind::Per,
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "encoding {other:?}: expected \"text\", \"ber\" or \"per\""
+            )))
+        }
+    };
+    let codec = match kind {
+        Kind::Text => Encoding::pretty(),
+        Kind::Ber => Encoding::Ber(BerConfig::default()),
+        _ => Encoding::per(),
+    };
+    codec.version_of(data).map_err(|e| decode_error(py, &e))
+}
+
+fn addr(a: SocketAddr) -> (String, u16) {
+    (a.ip().to_string(), a.port())
+}
+
+/// One H.248 message found in a capture.
+#[pyclass(module = "megaco", frozen, get_all)]
+pub struct Packet {
+    /// The packet that completed it, numbered from 1 as Wireshark does.
+    number: u64,
+    /// When it was captured: seconds since the epoch.
+    time: f64,
+    /// Sender: (address, port).
+    src: (String, u16),
+    /// Receiver: (address, port).
+    dst: (String, u16),
+    /// "udp", "tcp" or "sctp".
+    transport: &'static str,
+    /// "text", "ber" or "per".
+    encoding: &'static str,
+    /// The message's bytes.
+    data: Py<PyBytes>,
+    /// The decoded `Message`, or the `DecodeError` that says why not.
+    message: PyObject,
+}
+
+#[pymethods]
+impl Packet {
+    /// Whether the message decoded.
+    #[getter]
+    fn ok(&self, py: Python<'_>) -> bool {
+        self.message.bind(py).is_instance_of::<Message>()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "<megaco.Packet {} {}:{} -> {}:{} {} {} {}>",
+            self.number,
+            self.src.0,
+            self.src.1,
+            self.dst.0,
+            self.dst.1,
+            self.transport,
+            self.encoding,
+            if self.ok(py) { "ok" } else { "error" }
+        )
+    }
+}
+
+/// Something in a capture that could not be read (a truncated file, a
+/// frame cut by the snapshot length, bytes missing from a TCP stream, ...).
+#[pyclass(module = "megaco", frozen, get_all)]
+pub struct Problem {
+    /// The packet concerned.
+    number: u64,
+    /// When it was captured: seconds since the epoch.
+    time: f64,
+    /// What went wrong.
+    description: String,
+}
+
+#[pymethods]
+impl Problem {
+    fn __repr__(&self) -> String {
+        format!("<megaco.Problem packet {}: {}>", self.number, self.description)
+    }
+}
+
+/// The H.248 messages of a capture, in capture order; `problems` lists
+/// what could not be read so far.
+#[pyclass(module = "megaco")]
+pub struct PcapReader {
+    /// Behind a lock: the reader is shared with Python, which may hold it
+    /// from any thread.
+    capture: std::sync::Mutex<Option<Capture<'static>>>,
+    #[pyo3(get)]
+    problems: Vec<Py<Problem>>,
+}
+
+#[pymethods]
+impl PcapReader {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Packet>> {
+        let mut guard = self
+            .capture
+            .lock()
+            .map_err(|_| CaptureError::new_err("the capture reader failed earlier"))?;
+        loop {
+            let Some(capture) = guard.as_mut() else {
+                return Ok(None);
+            };
+            match capture.next() {
+                None => {
+                    *guard = None;
+                    return Ok(None);
+                }
+                Some(Event::Problem(p)) => self.problems.push(Py::new(
+                    py,
+                    Problem {
+                        number: p.packet,
+                        time: p.time.as_secs_f64(),
+                        description: p.kind.to_string(),
+                    },
+                )?),
+                Some(Event::Message(m)) => {
+                    let message = match &m.message {
+                        Ok(msg) => Py::new(py, Message { msg: msg.clone() })?.into_any(),
+                        Err(e) => decode_error(py, e).into_value(py).into_any(),
+                    };
+                    return Ok(Some(Packet {
+                        number: m.packet,
+                        time: m.time.as_secs_f64(),
+                        src: addr(m.src),
+                        dst: addr(m.dst),
+                        transport: m.transport.as_str(),
+                        encoding: kind_name(m.encoding),
+                        data: PyBytes::new(py, &m.bytes).unbind(),
+                        message,
+                    }));
+                }
+            }
+        }
+    }
+}
+
+/// Reads the H.248 messages of a pcap or pcapng file. `ports` are ports
+/// carrying H.248 besides 2944 and 2945; `sniff` also finds it elsewhere
+/// by its signature.
+#[pyfunction]
+#[pyo3(signature = (path, *, ports=None, sniff=true, dialect="standard", levels=None, native=false))]
+fn read_pcap(
+    path: std::path::PathBuf,
+    ports: Option<Vec<u16>>,
+    sniff: bool,
+    dialect: &str,
+    levels: Option<Vec<u8>>,
+    native: bool,
+) -> PyResult<PcapReader> {
+    let (ber, per) = configs(dialect, levels, native)?;
+    let mut options = Options {
+        sniff,
+        ber,
+        per,
+        ..Options::default()
+    };
+    options.ports.extend(ports.unwrap_or_default());
+    let capture = Capture::open_with(&path, options)
+        .map_err(|e| CaptureError::new_err(format!("{}: {e}", path.display())))?;
+    Ok(PcapReader {
+        capture: std::sync::Mutex::new(Some(capture)),
+        problems: Vec::new(),
+    })
+}
+
+#[pymodule]
+fn _megaco(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Message>()?;
+    m.add_class::<Packet>()?;
+    m.add_class::<Problem>()?;
+    m.add_class::<PcapReader>()?;
+    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(encode, m)?)?;
+    m.add_function(wrap_pyfunction!(sniff, m)?)?;
+    m.add_function(wrap_pyfunction!(version_of, m)?)?;
+    m.add_function(wrap_pyfunction!(read_pcap, m)?)?;
+    m.add("MegacoError", py.get_type::<MegacoError>())?;
+    m.add("DecodeError", py.get_type::<DecodeError>())?;
+    m.add("EncodeError", py.get_type::<EncodeError>())?;
+    m.add("JsonError", py.get_type::<JsonError>())?;
+    m.add("CaptureError", py.get_type::<CaptureError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
