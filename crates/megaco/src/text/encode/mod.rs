@@ -59,6 +59,9 @@ pub enum Style {
 /// - a ServiceChange's v2/v3 audit items (`serviceChangeInfo`) are written
 ///   as the bare audit items the ABNF asks for (`Media, Events`); OTP
 ///   fails on them;
+/// - a value holding upper-case letters is written quoted (`"ABC"`), so
+///   that it reads back as it is; OTP writes it bare, and a bare value
+///   reads back lower-cased;
 /// - audit-reply items that OTP cannot write (`Events`, `Signals`,
 ///   `EventBuffer` in [`EmptyDescriptors`](crate::model::AuditReturnParameter::EmptyDescriptors))
 ///   are written as their keywords.

@@ -352,10 +352,13 @@ impl Enc<'_> {
         }
     }
 
-    /// A VALUE: written bare if every character is safe, else quoted.
+    /// A VALUE: written bare if every character is safe and none is an
+    /// upper-case letter, else quoted. (A bare value reads back
+    /// lower-cased, so `"ABC"` stays quoted to keep its case; OTP writes it
+    /// bare and reads back `abc`.)
     pub(super) fn value(&mut self, s: &str) -> R {
         let sc = scan(s, "value")?;
-        if sc.count == 0 || !sc.safe {
+        if sc.count == 0 || !sc.safe || (!sc.quoted && s.bytes().any(|b| b.is_ascii_uppercase())) {
             self.byte(b'"');
             self.str(s);
             self.byte(b'"');
