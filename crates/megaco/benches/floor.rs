@@ -219,6 +219,7 @@ fn main() {
         ],
         passes,
     );
+    let text_enc = megaco::codec::Encoding::pretty();
     for dir in ["pretty", "compact"] {
         let inputs = vectors(dir);
         report(
@@ -231,6 +232,7 @@ fn main() {
                     "owned decode",
                     Box::new(|b| text::decode(b).map_or(0, |m| m.mess.version as usize)),
                 ),
+                ("borrowed view", Box::new(|b| view_walk(b, &text_enc))),
             ],
             passes,
         );
@@ -434,4 +436,23 @@ fn text_encoders(models: &[megaco::MegacoMessage], passes: usize) {
             println!("  {row:<24} {:>10.0} {:>8.2}", sum / n, sum / floor);
         }
     }
+}
+
+/// A walk of the borrowed view over every item of a message, reading what
+/// a router reads (transaction ids, commands, termination ids).
+fn view_walk(bytes: &[u8], enc: &megaco::codec::Encoding) -> usize {
+    use megaco::view::{Item, MessageView};
+    let Ok(view) = MessageView::parse(bytes, enc) else {
+        return 0;
+    };
+    let mut n = usize::from(view.version());
+    for item in view.items() {
+        n += match item {
+            Ok(Item::TerminationId(t)) => usize::from(t.is_root()) + 1,
+            Ok(Item::Command(c)) => c.kind as usize,
+            Ok(_) => 1,
+            Err(_) => return 0,
+        };
+    }
+    n
 }

@@ -186,18 +186,18 @@ fn digit_map_with_only_a_name_or_an_empty_body() {
     };
     assert_eq!(dm.digit_map_name.as_deref(), Some("dialplan0"));
     assert_eq!(dm.digit_map_value, None);
-    // An empty body reads as no value (the body is not parsed further,
-    // as OTP keeps it as a string).
-    let m = text_ok(&format!("{HDR}T=1{{C=1{{MF=a/1{{DM=dialplan0{{}}}}}}}}"));
-    let Command::Modify(amm) = &request(&m).actions[0].command_requests[0].command else {
-        panic!()
-    };
+    // An empty body is not a digit map value (`digitMap` is at least one
+    // digit string): refused, though OTP reads it as no value.
+    let e = text_err(&format!("{HDR}T=1{{C=1{{MF=a/1{{DM=dialplan0{{}}}}}}}}"));
     assert_eq!(
-        amm.descriptors[0],
-        AmmDescriptor::DigitMap(DigitMapDescriptor {
-            digit_map_name: Some(s("dialplan0").into()),
-            digit_map_value: None
-        })
+        e,
+        (
+            2,
+            29,
+            TextErrorKind::Missing {
+                what: "digit map (the value is empty)"
+            }
+        )
     );
     // Neither a name nor a body.
     let e = text_err(&format!("{HDR}T=1{{C=1{{MF=a/1{{DM=}}}}}}"));
@@ -535,9 +535,9 @@ fn per_absurd_lengths() {
 /// like; a keyword after them counts only where the triple can take it.
 #[test]
 fn topology_termination_ids_spelled_like_keywords() {
-    let m = text_ok(&format!(
-        "{HDR}T=1{{C=1{{TP{{st,bothway,Oneway,stream,ST,Isolate,Stream=2}}}}}}"
-    ));
+    // (A topology triple's stream is v2 and later.)
+    let m =
+        text_ok("!/3 [10.0.0.1]:2944\nT=1{C=1{TP{st,bothway,Oneway,stream,ST,Isolate,Stream=2}}}");
     let Some(cr) = &request(&m).actions[0].context_request else {
         panic!("no context request")
     };

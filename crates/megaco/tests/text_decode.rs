@@ -298,22 +298,57 @@ fn digit_map_timers() {
         Some(EventDm::DigitMapName("dialplan00".into()))
     );
 
-    // v2 `Z:` duration timer; in v1 OTP drops it.
-    let dm = |v: u8| {
-        let text = format!("!/{v} [10.0.0.1] T=1{{C=1{{MF=a/1{{DM{{ Z:7 , L:4,(1x|2xx) }}}}}}}}");
-        let m = decode(text.as_bytes()).unwrap();
-        let Command::Modify(amm) = &request(&m).actions[0].command_requests[0].command else {
-            panic!()
-        };
-        let AmmDescriptor::DigitMap(d) = &amm.descriptors[0] else {
-            panic!()
-        };
-        d.digit_map_value.clone().unwrap()
+    // `digitMapValue = ["T" COLON Timer COMMA] ["S" ...] ["L" ...] ["Z" ...]
+    // digitMap`: the timers in that order, each once, one or two digits,
+    // `Z` from v2 on; `DigitMap =` with its `=`.
+    let dm = |v: u8, value: &str| {
+        let text = format!("!/{v} [10.0.0.1] T=1{{C=1{{MF=a/1{{DM={{{value}}}}}}}}}");
+        decode(text.as_bytes()).map(|m| {
+            let Command::Modify(amm) = &request(&m).actions[0].command_requests[0].command else {
+                panic!()
+            };
+            let AmmDescriptor::DigitMap(d) = &amm.descriptors[0] else {
+                panic!()
+            };
+            d.digit_map_value.clone().unwrap()
+        })
     };
-    let v2 = dm(2);
+    let v2 = dm(2, " L:4 , Z:7,(1x|2xx) ").unwrap();
     assert_eq!((v2.duration_timer, v2.long_timer), (Some(7), Some(4)));
     assert_eq!(v2.digit_map_body, "(1x|2xx)");
-    assert_eq!(dm(1).duration_timer, None);
+    for (v, bad) in [
+        (1, "L:4,Z:7,(1x|2xx)"),
+        (2, "Z:7,L:4,(1x|2xx)"),
+        (2, "T:1,T:2,xx"),
+        (2, "T:100,xx"),
+        (2, "T:,xx"),
+        (2, "T:1 xx"),
+        (2, "T:1,"),
+        (2, " "),
+    ] {
+        let e = dm(v, bad).unwrap_err();
+        assert!(
+            matches!(
+                e.kind,
+                TextErrorKind::Invalid { .. }
+                    | TextErrorKind::OutOfRange { .. }
+                    | TextErrorKind::InvalidNumber { .. }
+                    | TextErrorKind::Missing { .. }
+            ),
+            "v{v} {bad:?}: {e}"
+        );
+    }
+    let e = decode(b"!/2 [10.0.0.1] T=1{C=1{MF=a/1{DM{xx}}}}").unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            TextErrorKind::Expected {
+                expected: "`=` after DigitMap",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
@@ -756,12 +791,14 @@ fn error_invalid_utf8_and_trailing_input() {
     let e = decode(b"!/1 [10.0.0.1]\nER=400{\"caf\xc3\"}").unwrap_err();
     assert_eq!(e.kind, TextErrorKind::InvalidUtf8);
     assert_eq!((e.line, e.column), (2, 12));
-    // UTF-8 in a quoted string is kept.
-    let m = decode("!/1 [10.0.0.1]\nER=400{\"café\"}".as_bytes()).unwrap();
-    let MessageBody::Error(ed) = &m.mess.body else {
-        panic!()
-    };
-    assert_eq!(ed.error_text.as_deref(), Some("café"));
+    // A quoted string holds printable ASCII and tabs only (`quotedString`
+    // of the ABNF), so valid UTF-8 beyond ASCII is refused there too.
+    let e = decode("!/1 [10.0.0.1]\nER=400{\"café\"}".as_bytes()).unwrap_err();
+    assert_eq!((e.line, e.column), (2, 12));
+    assert!(
+        matches!(&e.kind, TextErrorKind::Expected { found, .. } if found == "byte 0xC3"),
+        "{e}"
+    );
     let e = decode(b"!/1 [10.0.0.1]\nER=400{} junk").unwrap_err();
     assert!(
         matches!(&e.kind, TextErrorKind::Expected { found, .. } if found == "`junk`"),
@@ -806,7 +843,7 @@ fn modem_descriptor_kept_in_v1_dropped_later() {
 
 #[test]
 fn authentication_header() {
-    let m = decode(b"AU=0x01020304:0x0000000A:0x0102030405060708090A0B0C\n!/1 [10.0.0.1] P=1{C=-}")
+    let m = decode(b"AU=0x01020304:0x0000000A:0x0102030405060708090A0B0C\n!/3 [10.0.0.1] P=1{C=-}")
         .unwrap();
     assert_eq!(
         m.auth_header,
@@ -816,4 +853,17 @@ fn authentication_header() {
             ad: (1..=12).collect(),
         })
     );
+    // `AuthData = "0x" 24*64(HEXDIG)`: an odd number of digits is valid;
+    // the last one is an octet of its own, as OTP reads it.
+    let m = decode(b"AU=0x01020304:0x0000000A:0x0102030405060708090A0B0C1 !/3 [10.0.0.1] P=1{C=-}")
+        .unwrap();
+    let ad = m.auth_header.unwrap().ad;
+    assert_eq!((ad.len(), ad[12]), (13, 1));
+    for bad in [
+        "AU=0x01020304:0x0000000A:0x0102030405060708090A0B0 !/3 [10.0.0.1] P=1{C=-}",
+        "AU=0x0102030:0x0000000A:0x0102030405060708090A0B0C !/3 [10.0.0.1] P=1{C=-}",
+        "AU=0x01020304:0x0000000A:0x0102030405060708090A0B0C!/3 [10.0.0.1] P=1{C=-}",
+    ] {
+        assert!(decode(bad.as_bytes()).is_err(), "{bad}");
+    }
 }

@@ -78,6 +78,43 @@ pub(crate) fn is_ws(b: u8) -> bool {
     CLASS[b as usize] == SPACE
 }
 
+/// A numeric type of the ABNF: at most `digits` decimal digits, at most
+/// `max`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Num {
+    pub max: u64,
+    pub digits: usize,
+}
+
+/// `UINT16 = 1*5(DIGIT)`.
+pub(crate) const UINT16: Num = Num {
+    max: u16::MAX as u64,
+    digits: 5,
+};
+/// `UINT32 = 1*10(DIGIT)`.
+pub(crate) const UINT32: Num = Num {
+    max: u32::MAX as u64,
+    digits: 10,
+};
+/// `Version = 1*2(DIGIT)` (protocol, ServiceChange and profile versions).
+pub(crate) const VERSION: Num = Num { max: 99, digits: 2 };
+/// `ErrorCode = 1*4(DIGIT)`.
+pub(crate) const ERROR_CODE: Num = Num {
+    max: 9999,
+    digits: 4,
+};
+/// `Timer = 1*2DIGIT` (digit map timers).
+pub(crate) const TIMER: Num = Num { max: 99, digits: 2 };
+/// `priority = PriorityToken EQUAL UINT16`: the model holds a byte
+/// (H.248.1 defines 0 to 15).
+pub(crate) const PRIORITY: Num = Num {
+    max: u8::MAX as u64,
+    digits: 5,
+};
+/// `packagesItem = NAME "-" UINT16`, at most 99 as the ASN.1 (and OTP)
+/// bound it.
+pub(crate) const PACKAGE_VERSION: Num = Num { max: 99, digits: 5 };
+
 /// A word with its offset and, when it spells one in the message's
 /// version, its keyword.
 #[derive(Debug, Clone, Copy)]
@@ -88,6 +125,7 @@ pub(crate) struct Tok<'a> {
 }
 
 /// A cursor over one message.
+#[derive(Debug, Clone)]
 pub(crate) struct Lexer<'a> {
     /// The whole input (for positions and excerpts).
     input: &'a [u8],
@@ -245,6 +283,33 @@ impl<'a> Lexer<'a> {
     pub fn peek(&mut self) -> Option<u8> {
         self.ws();
         self.bytes().get(self.pos).copied()
+    }
+
+    /// The byte at the cursor, white space not skipped.
+    #[inline]
+    pub fn here(&self) -> Option<u8> {
+        self.bytes().get(self.pos).copied()
+    }
+
+    /// `SEP`: at least one space, tab, line end or comment (and any more).
+    pub fn sep(&mut self, what: &'static str) -> R<()> {
+        match self.here() {
+            Some(c) if is_ws(c) || c == b';' => {
+                self.ws();
+                Ok(())
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    /// Exactly the byte `b` at the cursor, no white space before it.
+    pub fn expect_here(&mut self, b: u8, what: &'static str) -> R<()> {
+        if self.here() == Some(b) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.expected(what))
+        }
     }
 
     /// Whether the input is used up (white space and comments aside).
@@ -408,24 +473,32 @@ impl<'a> Lexer<'a> {
 
     // ---- numbers ---------------------------------------------------------
 
-    /// `w` (at `at`) as a decimal number of at most `max_digits` digits
-    /// and at most `max`.
+    /// `w` (at `at`) as a number of the ABNF type `num`: decimal digits,
+    /// no more of them than the type has, and at most its largest value.
     #[inline]
-    pub fn number(&self, at: usize, w: &str, what: &'static str, max: u64) -> R<u64> {
-        match parse_decimal(w.as_bytes(), 19) {
-            Some(v) if v <= max => Ok(v),
-            Some(_) => Err(self.out_of_range(at, w, what, max)),
-            None if w.bytes().all(|b| b.is_ascii_digit()) && !w.is_empty() => {
-                Err(self.out_of_range(at, w, what, max))
+    pub fn number(&self, at: usize, w: &str, what: &'static str, num: Num) -> R<u64> {
+        match parse_decimal(w.as_bytes(), num.digits) {
+            Some(v) if v <= num.max => Ok(v),
+            Some(_) => Err(self.out_of_range(at, w, what, num.max)),
+            None if w.len() > num.digits && w.bytes().all(|b| b.is_ascii_digit()) => {
+                match parse_decimal(w.as_bytes(), 19) {
+                    Some(v) if v <= num.max => Err(self.bad_number(at, w, what)),
+                    _ => Err(self.out_of_range(at, w, what, num.max)),
+                }
             }
-            None => Err(self.err(
-                at,
-                TextErrorKind::InvalidNumber {
-                    what,
-                    found: excerpt(w.as_bytes()),
-                },
-            )),
+            None => Err(self.bad_number(at, w, what)),
         }
+    }
+
+    #[cold]
+    fn bad_number(&self, at: usize, w: &str, what: &'static str) -> Fail {
+        self.err(
+            at,
+            TextErrorKind::InvalidNumber {
+                what,
+                found: excerpt(w.as_bytes()),
+            },
+        )
     }
 
     #[cold]
@@ -440,35 +513,37 @@ impl<'a> Lexer<'a> {
         )
     }
 
-    /// A word that is a number of at most `max`.
+    /// A word that is a number of the ABNF type `num`.
     #[inline]
-    pub fn num_word(&mut self, what: &'static str, max: u64) -> R<u64> {
+    pub fn num_word(&mut self, what: &'static str, num: Num) -> R<u64> {
         let (at, w) = self.word(what)?;
-        self.number(at, w, what, max)
+        self.number(at, w, what, num)
     }
 
     /// `UINT32`.
     #[inline]
     pub fn u32_word(&mut self, what: &'static str) -> R<u32> {
         // The bound makes the conversion lossless.
-        Ok(self.num_word(what, u64::from(u32::MAX))? as u32)
+        Ok(self.num_word(what, UINT32)? as u32)
     }
 
     /// `UINT16`.
     #[inline]
     pub fn u16_word(&mut self, what: &'static str) -> R<u16> {
-        Ok(self.num_word(what, u64::from(u16::MAX))? as u16)
+        Ok(self.num_word(what, UINT16)? as u16)
     }
 
-    /// A number of at most `max` that fits a byte.
+    /// A number of the ABNF type `num` whose largest value fits a byte.
     #[inline]
-    pub fn u8_word(&mut self, what: &'static str, max: u8) -> R<u8> {
-        Ok(self.num_word(what, u64::from(max))? as u8)
+    pub fn u8_word(&mut self, what: &'static str, num: Num) -> R<u8> {
+        Ok(self.num_word(what, num)?.min(u64::from(u8::MAX)) as u8)
     }
 
     // ---- strings ---------------------------------------------------------
 
-    /// A quoted string, without its quotes (the cursor is on `"`).
+    /// A quoted string, without its quotes (the cursor is on `"`):
+    /// `DQUOTE *(SafeChar / RestChar / WSP) DQUOTE`, that is printable
+    /// ASCII and tabs.
     pub fn quoted(&mut self) -> R<&'a str> {
         let b = self.bytes();
         let start = self.pos + 1;
@@ -476,10 +551,10 @@ impl<'a> Lexer<'a> {
         loop {
             match b.get(i) {
                 Some(b'"') => break,
-                Some(&c) if c >= 0x20 || c == b'\t' => i += 1,
+                Some(&c) if (0x20..0x7F).contains(&c) || c == b'\t' => i += 1,
                 _ => {
                     self.pos = i;
-                    return Err(self.expected("closing `\"`"));
+                    return Err(self.expected("printable ASCII or a closing `\"`"));
                 }
             }
         }

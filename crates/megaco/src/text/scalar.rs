@@ -174,6 +174,49 @@ pub(crate) fn is_timestamp(w: &[u8]) -> bool {
         && w[9..].iter().all(u8::is_ascii_digit)
 }
 
+/// `NAME = ALPHA *63(ALPHA / DIGIT / "_")`.
+pub(crate) fn is_name(n: &[u8]) -> bool {
+    matches!(n.first(), Some(c) if c.is_ascii_alphabetic())
+        && n.len() <= 64
+        && n.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// `pkgdName = (PackageName SLASH ItemID) / (PackageName SLASH "*") /
+/// ("*" SLASH "*")`, names being `NAME`s.
+pub(crate) fn is_pkgd_name(n: &[u8]) -> bool {
+    match n.iter().position(|&b| b == b'/') {
+        Some(i) => {
+            let (package, item) = (&n[..i], &n[i + 1..]);
+            (is_name(package) && (item == b"*" || is_name(item)))
+                || (package == b"*" && item == b"*")
+        }
+        None => false,
+    }
+}
+
+/// `domainName`'s text: a letter or digit, then up to 63 letters, digits,
+/// `-` and `.`.
+pub(crate) fn is_domain_name(n: &[u8]) -> bool {
+    matches!(n.first(), Some(c) if c.is_ascii_alphanumeric())
+        && n.len() <= 64
+        && n.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'.')
+}
+
+/// `extensionParameter = "X" ("-" / "+") 1*6(ALPHA / DIGIT)`.
+pub(crate) fn is_extension(n: &[u8]) -> bool {
+    n.len() >= 3
+        && n.len() <= 8
+        && (n[0] | 0x20) == b'x'
+        && (n[1] == b'-' || n[1] == b'+')
+        && n[2..].iter().all(u8::is_ascii_alphanumeric)
+}
+
+/// `mtpAddress`'s text: 4 to 8 hex digits.
+pub(crate) fn is_mtp_address(n: &[u8]) -> bool {
+    (4..=8).contains(&n.len()) && n.iter().all(u8::is_ascii_hexdigit)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +253,28 @@ mod tests {
         assert!(parse_decimal(b"99999999999999999999", 20).is_none());
         assert!(parse_decimal(b"1a", 5).is_none());
         assert!(parse_decimal(b"", 5).is_none());
+    }
+
+    #[test]
+    fn names_of_the_grammar() {
+        assert!(is_name(b"a") && is_name(b"tdmc_2") && !is_name(b"2a") && !is_name(b"a-b"));
+        assert!(!is_name(&[b'a'; 65]) && is_name(&[b'a'; 64]) && !is_name(b""));
+        for ok in ["al/of", "al/*", "*/*", "nt/jit", "G/x_1"] {
+            assert!(is_pkgd_name(ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "al", "al/", "/of", "*/of", "al/of/x", "1l/of", "al/o-f", "al/**",
+        ] {
+            assert!(!is_pkgd_name(bad.as_bytes()), "{bad}");
+        }
+        assert!(is_domain_name(b"mg1.example-net.com") && is_domain_name(b"1a"));
+        assert!(!is_domain_name(b"-ab") && !is_domain_name(b"a_b") && !is_domain_name(b""));
+        assert!(is_extension(b"X-abc") && is_extension(b"x+123456"));
+        assert!(!is_extension(b"X-abcdefg") && !is_extension(b"X-") && !is_extension(b"Y-ab"));
+        assert!(is_mtp_address(b"0a0B") && is_mtp_address(b"12345678"));
+        assert!(
+            !is_mtp_address(b"123") && !is_mtp_address(b"123456789") && !is_mtp_address(b"12g4")
+        );
     }
 
     #[test]

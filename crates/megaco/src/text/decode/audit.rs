@@ -2,10 +2,10 @@
 //! items) and the Packages descriptor.
 
 use super::media::Dm;
-use super::{lower, Parser};
+use super::Parser;
 use crate::model::*;
 use crate::text::keyword::Kw;
-use crate::text::lexer::{Tok, R};
+use crate::text::lexer::{Tok, PACKAGE_VERSION, R};
 
 impl Parser<'_> {
     /// `{ item, ... }` after `Audit`.
@@ -35,7 +35,13 @@ impl Parser<'_> {
         tokens: &mut Vec<AuditToken>,
         props: &mut Vec<IndAuditParameter>,
     ) -> R<()> {
-        let braced = self.peek() == Some(b'{');
+        let next = self.peek();
+        let braced = next == Some(b'{');
+        if self.version < 2 && (braced || next == Some(b'=')) {
+            // v1 audits name descriptors only; individual audit items came
+            // with v2.
+            return Err(self.invalid(t.at, t.text, "audit item (v1 names descriptors only)"));
+        }
         match t.kw {
             Some(Kw::Mux) => tokens.push(AuditToken::Mux),
             Some(Kw::Modem) => tokens.push(AuditToken::Modem),
@@ -44,7 +50,7 @@ impl Parser<'_> {
                 props.push(IndAuditParameter::Media(self.ind_aud_media()?));
             }
             Some(Kw::Media) => tokens.push(AuditToken::Media),
-            Some(Kw::DigitMap) => match self.digit_map()? {
+            Some(Kw::DigitMap) => match self.digit_map(false)? {
                 Dm::Bare => tokens.push(AuditToken::DigitMap),
                 Dm::Desc(d) => props.push(IndAuditParameter::DigitMap(IndAudDigitMapDescriptor {
                     digit_map_name: d.digit_map_name,
@@ -323,8 +329,13 @@ impl Parser<'_> {
             .find('-')
             .ok_or_else(|| self.invalid(at, w, "package item (name-version)"))?;
         Ok(PackagesItem {
-            package_name: lower(&w[..i]),
-            package_version: self.number(at + i + 1, &w[i + 1..], "a package version", 99)? as u8,
+            package_name: self.name(at, &w[..i], "package name")?,
+            package_version: self.number(
+                at + i + 1,
+                &w[i + 1..],
+                "a package version",
+                PACKAGE_VERSION,
+            )? as u8,
         })
     }
 }

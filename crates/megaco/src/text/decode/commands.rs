@@ -4,7 +4,7 @@ use super::media::Dm;
 use super::Parser;
 use crate::model::*;
 use crate::text::keyword::Kw;
-use crate::text::lexer::R;
+use crate::text::lexer::{PRIORITY, R};
 
 impl Parser<'_> {
     /// A context property (`Topology`, `Priority`, `Emergency`, ...),
@@ -22,7 +22,7 @@ impl Parser<'_> {
                     return Err(self.dup(at, "Priority"));
                 }
                 self.equal()?;
-                ctx.priority = Some(self.u8_word("a priority", u8::MAX)?);
+                ctx.priority = Some(self.u8_word("a priority", PRIORITY)?);
             }
             Kw::Emergency | Kw::EmergencyOff => {
                 if ctx.emergency.is_some() {
@@ -140,6 +140,9 @@ impl Parser<'_> {
                         TopologyDirectionExtension::OnewayExternal
                     });
                 }
+                Some(Kw::Stream) if p.version < 2 => {
+                    return Err(p.invalid(t.at, t.text, "topology stream (v2)"));
+                }
                 Some(Kw::Stream) => {
                     p.equal()?;
                     cur.stream = Some(p.u16_word("a stream id")?);
@@ -176,6 +179,14 @@ impl Parser<'_> {
         self.braced(|p| {
             const WHAT: &str = "a context audit property";
             let t = p.token(WHAT)?;
+            // v1 and v2 audit Topology, Emergency and Priority; the
+            // selection values and properties came with v3.
+            if p.version < 3
+                && !(matches!(t.kw, Some(Kw::Topology | Kw::Emergency | Kw::Priority))
+                    && matches!(p.peek(), Some(b',' | b'}')))
+            {
+                return Err(p.unknown(t, "Topology, Emergency or Priority"));
+            }
             match t.kw {
                 Some(Kw::Topology) => car.topology = true,
                 Some(Kw::Emergency) => car.emergency = true,
@@ -184,7 +195,7 @@ impl Parser<'_> {
                         if car.select_priority.is_some() {
                             return Err(p.dup(t.at, "Priority"));
                         }
-                        car.select_priority = Some(p.u8_word("a priority", u8::MAX)?);
+                        car.select_priority = Some(p.u8_word("a priority", PRIORITY)?);
                     } else {
                         car.priority = true;
                     }
@@ -308,26 +319,26 @@ impl Parser<'_> {
                 let at = self.pos;
                 self.equal()?;
                 r.termination_ids = self.term_id_list()?;
-                let mut oe = false;
-                self.braced(|p| {
-                    let t = p.token("ObservedEvents or Error")?;
-                    match t.kw {
-                        Some(Kw::ObservedEvents) if !oe => {
-                            p.observed_events(&mut r.observed_events_descriptor)?;
-                            oe = true;
+                // `{ observedEventsDescriptor [COMMA errorDescriptor] }`.
+                self.open()?;
+                let t = self.token("ObservedEvents")?;
+                if t.kw != Some(Kw::ObservedEvents) {
+                    return Err(match t.kw {
+                        Some(Kw::Error) => {
+                            self.missing(at, "ObservedEvents in Notify (before Error)")
                         }
-                        Some(Kw::Error) if r.error_descriptor.is_none() => {
-                            r.error_descriptor = Some(p.error_descriptor_body()?)
-                        }
-                        Some(Kw::ObservedEvents) => return Err(p.dup(t.at, "ObservedEvents")),
-                        Some(Kw::Error) => return Err(p.dup(t.at, "Error")),
-                        _ => return Err(p.unknown(t, "ObservedEvents or Error")),
-                    }
-                    Ok(())
-                })?;
-                if !oe {
-                    return Err(self.missing(at, "ObservedEvents in Notify"));
+                        _ => self.unknown(t, "ObservedEvents"),
+                    });
                 }
+                self.observed_events(&mut r.observed_events_descriptor)?;
+                if self.eat(b',') {
+                    let t = self.token("Error")?;
+                    if t.kw != Some(Kw::Error) {
+                        return Err(self.unknown(t, "Error (after ObservedEvents)"));
+                    }
+                    r.error_descriptor = Some(self.error_descriptor_body()?);
+                }
+                self.close()?;
             }
             _ => {}
         }
@@ -378,12 +389,14 @@ impl Parser<'_> {
             Some(Kw::Mux) => AmmDescriptor::Mux(self.mux_descriptor()?),
             Some(Kw::EventBuffer) => AmmDescriptor::EventBuffer(self.event_buffer_descriptor()?),
             Some(Kw::Signals) => AmmDescriptor::Signals(self.signals_descriptor()?),
-            Some(Kw::DigitMap) => match self.digit_map()? {
+            Some(Kw::DigitMap) => match self.digit_map(false)? {
                 Dm::Desc(d) => AmmDescriptor::DigitMap(d),
                 Dm::Bare => return Err(self.expected("`=` or `{` after DigitMap")),
             },
             Some(Kw::Audit) => AmmDescriptor::Audit(self.audit_descriptor()?),
-            Some(Kw::Stats) => AmmDescriptor::Statistics(self.statistics_descriptor()?),
+            Some(Kw::Stats) if self.version >= 3 => {
+                AmmDescriptor::Statistics(self.statistics_descriptor()?)
+            }
             _ => return Err(self.unknown(t, WHAT)),
         });
         Ok(())
@@ -399,7 +412,7 @@ impl Parser<'_> {
     /// `tid` or (v3) `[tid, tid, ...]`.
     pub(super) fn term_id_list(&mut self) -> R<SmallList<TerminationId>> {
         let mut v = SmallList::new();
-        if self.open_square()? {
+        if self.version >= 3 && self.open_square()? {
             self.square_items(|p| {
                 v.push(p.termination_id()?);
                 Ok(())

@@ -1,10 +1,10 @@
 //! Events: requested (`Events`), embedded, observed and buffered.
 
 use super::media::Dm;
-use super::{lower, text, Parser};
+use super::{text, Parser};
 use crate::model::*;
 use crate::text::keyword::Kw;
-use crate::text::lexer::R;
+use crate::text::lexer::{R, UINT32};
 use crate::text::scalar::is_timestamp;
 
 /// Which event parameters a list may hold.
@@ -48,7 +48,7 @@ impl Parser<'_> {
         if w == "*" {
             return Ok(u32::MAX);
         }
-        Ok(self.number(at, w, "a request id", u32::MAX.into())? as u32)
+        Ok(self.number(at, w, "a request id", UINT32)? as u32)
     }
 
     /// `Events` alone, or `Events = id { event, ... }`, into `ed`.
@@ -121,7 +121,8 @@ impl Parser<'_> {
                         | Kw::Embed
                 )
             ) {
-                params.add(p.parm_value(lower(t.text))?);
+                let name = p.name(t.at, t.text, "event parameter name")?;
+                params.add(p.parm_value(name)?);
                 if params.count() > p.limits.max_list_len {
                     return Err(p.too_many());
                 }
@@ -140,14 +141,16 @@ impl Parser<'_> {
                     if a.event_dm.is_some() {
                         return Err(p.dup(t.at, "DigitMap"));
                     }
-                    let d = match p.digit_map()? {
+                    let d = match p.digit_map(true)? {
                         Dm::Desc(d) => d,
                         Dm::Bare => return Err(p.expected("`=` or `{` after DigitMap")),
                     };
+                    // `eventDM = DigitMapToken EQUAL (digitMapName /
+                    // (LBRKT digitMapValue RBRKT))`: one or the other.
                     a.event_dm = Some(match (d.digit_map_value, d.digit_map_name) {
-                        (Some(v), _) => EventDm::DigitMapValue(v),
+                        (Some(v), None) => EventDm::DigitMapValue(v),
                         (None, Some(name)) => EventDm::DigitMapName(name),
-                        (None, None) => return Err(p.invalid(t.at, t.text, "DigitMap (empty)")),
+                        _ => return Err(p.invalid(t.at, t.text, "DigitMap (a name or a value)")),
                     });
                 }
                 Some(Kw::Embed) => {

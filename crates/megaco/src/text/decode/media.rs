@@ -4,8 +4,8 @@
 use super::{lower, text, Parser};
 use crate::model::*;
 use crate::text::keyword::Kw;
-use crate::text::lexer::{is_safe, is_ws, Tok, R};
-use crate::text::scalar::all_digits;
+use crate::text::lexer::{is_safe, is_ws, Tok, R, TIMER};
+use crate::text::scalar::{is_name, is_pkgd_name};
 
 /// A DigitMap keyword with what followed it.
 pub(super) enum Dm {
@@ -19,10 +19,8 @@ impl Parser<'_> {
     pub(super) fn media_descriptor(&mut self, md: &mut MediaDescriptor) -> R<()> {
         self.open()?;
         let mut multi: SmallList<StreamDescriptor> = SmallList::new();
-        if self.eat(b'}') {
-            self.leave();
-            return Ok(());
-        }
+        // `mediaDescriptor = MediaToken LBRKT mediaParm *(COMMA mediaParm)
+        // RBRKT`: at least one.
         self.items(|p| {
             const WHAT: &str = "a media parameter (Stream, Local, Remote, LocalControl, TerminationState, Statistics)";
             let t = p.token(WHAT)?;
@@ -49,6 +47,7 @@ impl Parser<'_> {
                         stream_parms,
                     });
                 }
+                Some(Kw::Stats) if p.version < 3 => return Err(p.unknown(t, WHAT)),
                 Some(Kw::Local | Kw::Remote | Kw::LocalControl | Kw::Stats) => {
                     if !multi.is_empty() {
                         return Err(p.invalid(t.at, t.text, "stream parameter after Stream"));
@@ -96,7 +95,7 @@ impl Parser<'_> {
                     .get_or_insert_with(Default::default);
                 self.local_control(l)?;
             }
-            Some(Kw::Stats) => {
+            Some(Kw::Stats) if self.version >= 3 => {
                 if sp.statistics_descriptor.is_some() {
                     return Err(self.dup(t.at, "Statistics"));
                 }
@@ -348,21 +347,31 @@ impl Parser<'_> {
         Ok(out)
     }
 
-    /// After `DigitMap`: `= name`, `= name { value }`, `= { value }`,
-    /// `{ value }`, or nothing (a bare token, in audits).
-    pub(super) fn digit_map(&mut self) -> R<Dm> {
-        let mut name = None;
-        if self.eat(b'=') {
+    /// After `DigitMap`: `= name`, `= name { value }` or `= { value }`;
+    /// or nothing (the bare keyword, an audit item). `bare_value`: also
+    /// `{ value }` without the `=`, as OTP writes an event's digit map.
+    pub(super) fn digit_map(&mut self, bare_value: bool) -> R<Dm> {
+        if !self.eat(b'=') {
             if self.peek() != Some(b'{') {
-                let (_, w) = self.word("a digit map name or `{`")?;
-                name = Some(lower(w));
+                return Ok(Dm::Bare);
             }
-        } else if self.peek() != Some(b'{') {
-            return Ok(Dm::Bare);
+            if !bare_value {
+                return Err(self.expected("`=` after DigitMap"));
+            }
+            let (at, body) = self.octet_string()?;
+            return Ok(Dm::Desc(DigitMapDescriptor {
+                digit_map_name: None,
+                digit_map_value: Some(self.digit_map_value(at, body)?),
+            }));
+        }
+        let mut name = None;
+        if self.peek() != Some(b'{') {
+            let (at, w) = self.word("a digit map name or `{`")?;
+            name = Some(self.name(at, w, "digit map name")?);
         }
         let value = if self.peek() == Some(b'{') {
             let (at, body) = self.octet_string()?;
-            self.digit_map_value(at, body)?
+            Some(self.digit_map_value(at, body)?)
         } else {
             None
         };
@@ -372,58 +381,77 @@ impl Parser<'_> {
         }))
     }
 
-    /// Splits the `T:`, `S:`, `L:` and `Z:` timers off a digit map
-    /// body, as OTP's scanner does (a malformed or repeated timer starts
-    /// the body).
-    fn digit_map_value(&self, at: usize, body: &str) -> R<Option<DigitMapValue>> {
-        if body.is_empty() {
-            return Ok(None);
-        }
+    /// `digitMapValue = ["T" COLON Timer COMMA] ["S" COLON Timer COMMA]
+    /// ["L" COLON Timer COMMA] ["Z" COLON Timer COMMA] digitMap`: the
+    /// timers in that order, each once (`Z` from v2 on), then a body,
+    /// which must not be empty. The body is kept as written: Erlang/OTP
+    /// does not check it either, and the corpus uses `#` and `*` where the
+    /// v1 ABNF has `E` and `F`.
+    fn digit_map_value(&self, at: usize, body: &str) -> R<DigitMapValue> {
         let b = body.as_bytes();
         let mut v = DigitMapValue::default();
         let mut i = 0;
+        let mut next = 0;
         while b.len() >= i + 2 && b[i + 1] == b':' {
-            let slot = match b[i] | 0x20 {
-                b't' => &mut v.start_timer,
-                b's' => &mut v.short_timer,
-                b'l' => &mut v.long_timer,
-                b'z' => &mut v.duration_timer,
-                _ => break,
+            let Some(k) = b"tslz".iter().position(|&c| c == b[i] | 0x20) else {
+                break;
             };
+            if k < next || (k == 3 && self.version < 2) {
+                return Err(self.invalid(
+                    at + i,
+                    &body[i..i + 2],
+                    "digit map timer (T, S, L, then Z from v2 on, each once)",
+                ));
+            }
+            next = k + 1;
             let mut j = i + 2;
             let d0 = j;
-            while j < b.len() && is_safe(b[j]) {
+            while j < b.len() && b[j].is_ascii_digit() {
                 j += 1;
             }
-            let digits = &body[d0..j];
+            let t = self.number(at + d0, &body[d0..j], "a digit map timer", TIMER)? as u8;
             while j < b.len() && is_ws(b[j]) {
                 j += 1;
             }
-            if slot.is_some() || b.get(j) != Some(&b',') || !all_digits(digits.as_bytes()) {
-                break;
+            if b.get(j) != Some(&b',') {
+                return Err(self.invalid(at + i, &body[i..j], "digit map timer (X:n,)"));
             }
-            *slot = Some(self.number(at + d0, digits, "a digit map timer", 255)? as u8);
+            *[
+                &mut v.start_timer,
+                &mut v.short_timer,
+                &mut v.long_timer,
+                &mut v.duration_timer,
+            ][k] = Some(t);
             j += 1;
             while j < b.len() && is_ws(b[j]) {
                 j += 1;
             }
             i = j;
         }
-        if self.version < 2 {
-            // v1 has no duration timer; OTP's v1 parser drops it.
-            v.duration_timer = None;
+        if i >= b.len() {
+            return Err(self.missing(at + i, "digit map (the value is empty)"));
         }
         v.digit_map_body = text(&body[i..]);
-        Ok(Some(v))
+        Ok(v)
     }
 
     // ---- properties ------------------------------------------------------
 
     /// `pkgdName`: `package/item` (either may be `*`), lower-cased.
     pub(super) fn pkgd_name_from(&self, at: usize, w: &str) -> R<CompactString> {
-        match w.bytes().position(|b| b == b'/') {
-            Some(i) if i > 0 && i + 1 < w.len() => Ok(lower(w)),
-            _ => Err(self.invalid(at, w, "package name (package/item)")),
+        if is_pkgd_name(w.as_bytes()) {
+            Ok(lower(w))
+        } else {
+            Err(self.invalid(at, w, "package name (package/item)"))
+        }
+    }
+
+    /// A `NAME` of the grammar, lower-cased.
+    pub(super) fn name(&self, at: usize, w: &str, what: &'static str) -> R<CompactString> {
+        if is_name(w.as_bytes()) {
+            Ok(lower(w))
+        } else {
+            Err(self.invalid(at, w, what))
         }
     }
 

@@ -103,7 +103,7 @@ pub fn version_of(input: &[u8]) -> Result<u8, TextError> {
     let mut p = Parser {
         lx: Lexer::new(input, &limits),
     };
-    p.header().map_err(|e| *e)?;
+    p.lx.header().map_err(|e| *e)?;
     Ok(p.version)
 }
 

@@ -47,23 +47,34 @@ impl Parser<'_> {
         self.equal()?;
         r.context_id = self.context_id()?;
         if self.peek() != Some(b'{') {
+            // v3 writes an action reply without a body as `Context = id`;
+            // v1 and v2 have no such form.
+            if self.version < 3 {
+                return Err(self.expected("`{` (an action reply's body)"));
+            }
             return Ok(());
         }
         self.open()?;
-        if self.eat(b'}') {
-            self.leave();
-            return Ok(());
-        }
         let mut ctx = ContextRequest::default();
+        // Context properties, then command replies, then the error (or the
+        // error alone).
         self.items(|p| {
             const WHAT: &str = "a command reply, context property or Error";
             let t = p.token(WHAT)?;
+            if r.error_descriptor.is_some() {
+                return Err(p.invalid(t.at, t.text, "item after an action reply's Error"));
+            }
             match t.kw {
-                Some(Kw::Error) => {
-                    if r.error_descriptor.is_some() {
-                        return Err(p.dup(t.at, "Error"));
-                    }
-                    r.error_descriptor = Some(p.error_descriptor_body()?);
+                Some(Kw::Error) => r.error_descriptor = Some(p.error_descriptor_body()?),
+                Some(
+                    Kw::Topology
+                    | Kw::Priority
+                    | Kw::Emergency
+                    | Kw::EmergencyOff
+                    | Kw::Ieps
+                    | Kw::ContextAttr,
+                ) if !r.command_reply.is_empty() => {
+                    return Err(p.invalid(t.at, t.text, super::message::CONTEXT_AFTER_COMMAND))
                 }
                 Some(
                     k @ (Kw::Topology
@@ -244,7 +255,7 @@ impl Parser<'_> {
                 Some(Kw::EventBuffer) => out.push(AuditReturnParameter::EventBuffer(
                     p.event_buffer_descriptor()?,
                 )),
-                Some(Kw::DigitMap) => match p.digit_map()? {
+                Some(Kw::DigitMap) => match p.digit_map(false)? {
                     Dm::Bare => tokens.push(AuditToken::DigitMap),
                     Dm::Desc(d) => out.push(AuditReturnParameter::DigitMap(d)),
                 },

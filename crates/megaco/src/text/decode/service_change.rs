@@ -1,11 +1,11 @@
 //! ServiceChange parameters, of a request and of a reply.
 
 use super::events::time_notation;
-use super::{lower, Parser};
+use super::Parser;
 use crate::model::*;
 use crate::text::keyword::Kw;
-use crate::text::lexer::{is_safe, Tok, R};
-use crate::text::scalar::{all_digits, is_timestamp};
+use crate::text::lexer::{is_safe, Tok, R, VERSION};
+use crate::text::scalar::{all_digits, is_extension, is_timestamp};
 
 impl Parser<'_> {
     /// `{ parm, ... }` after `Services` in a request.
@@ -64,8 +64,8 @@ impl Parser<'_> {
                     | Kw::Signals
                     | Kw::EventBuffer
                     | Kw::Events,
-                ) => s.audit_item(t, &mut audit_tokens, &mut audit_props)?,
-                _ if is_extension(t.text) => {
+                ) if s.version >= 2 => s.audit_item(t, &mut audit_tokens, &mut audit_props)?,
+                _ if is_extension(t.text.as_bytes()) => {
                     // Extension parameters have no place in the model;
                     // OTP drops them too.
                     s.parm_value(CompactString::default())?;
@@ -151,7 +151,7 @@ impl Parser<'_> {
                     return Err(self.dup(t.at, "Version"));
                 }
                 self.equal()?;
-                *version = Some(self.u8_word("a version", 99)?);
+                *version = Some(self.u8_word("a version", VERSION)?);
             }
             _ if is_timestamp(t.text.as_bytes()) => {
                 if time_stamp.is_some() {
@@ -187,17 +187,13 @@ impl Parser<'_> {
     fn profile(&mut self) -> R<ServiceChangeProfile> {
         self.equal()?;
         let (at, w) = self.word("a profile (name/version)")?;
-        let mut parts = w.split('/').filter(|p| !p.is_empty());
-        match (parts.next(), parts.next(), parts.next()) {
-            (Some(name), Some(ver), None) => {
-                let vat = at + (ver.as_ptr() as usize - w.as_ptr() as usize);
-                Ok(ServiceChangeProfile {
-                    profile_name: lower(name),
-                    version: self.number(vat, ver, "a profile version", 99)? as u8,
-                })
-            }
-            _ => Err(self.invalid(at, w, "profile (name/version)")),
-        }
+        let Some(i) = w.bytes().position(|b| b == b'/') else {
+            return Err(self.invalid(at, w, "profile (name/version)"));
+        };
+        Ok(ServiceChangeProfile {
+            profile_name: self.name(at, &w[..i], "profile name")?,
+            version: self.number(at + i + 1, &w[i + 1..], "a profile version", VERSION)? as u8,
+        })
     }
 
     fn service_change_method(&mut self) -> R<ServiceChangeMethod> {
@@ -214,10 +210,4 @@ impl Parser<'_> {
             _ => return Err(self.unknown(t, WHAT)),
         })
     }
-}
-
-/// `X-...` or `X+...`: an extension parameter's name.
-fn is_extension(w: &str) -> bool {
-    let b = w.as_bytes();
-    b.len() >= 2 && (b[0] | 0x20) == b'x' && (b[1] == b'-' || b[1] == b'+')
 }

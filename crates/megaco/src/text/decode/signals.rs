@@ -1,6 +1,6 @@
 //! Signals and signal lists.
 
-use super::{lower, Parser};
+use super::Parser;
 use crate::model::*;
 use crate::text::keyword::Kw;
 use crate::text::lexer::{Tok, R};
@@ -13,7 +13,9 @@ impl Parser<'_> {
             return Ok(out);
         }
         self.open()?;
-        if self.eat(b'}') {
+        // RFC 3525 (v1) writes an empty Signals descriptor `Signals { }`;
+        // H.248.1 v2 and v3 write the keyword alone.
+        if self.version == 1 && self.eat(b'}') {
             self.leave();
             return Ok(out);
         }
@@ -129,7 +131,7 @@ impl Parser<'_> {
                     s.intersig_delay = Some(p.u16_word("an inter-signal delay")?);
                 }
                 _ => {
-                    let name = lower(t.text);
+                    let name = p.name(t.at, t.text, "signal parameter name")?;
                     s.sig_par_list.push(p.parm_value(name)?);
                 }
             }

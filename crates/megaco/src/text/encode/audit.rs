@@ -14,7 +14,7 @@ impl Enc<'_> {
         if version > 99 {
             return Err(invalid("package version", "above 99"));
         }
-        self.name(name, "package name")?;
+        self.grammar_name(name, "package name")?;
         self.byte(b'-');
         self.num(u64::from(version));
         Ok(())
@@ -168,7 +168,7 @@ impl Enc<'_> {
                 Some(n) => {
                     self.raw(self.t.digit_map);
                     self.eq();
-                    self.name(n, "digit map name")
+                    self.grammar_name(n, "digit map name")
                 }
                 None => Err(invalid("audited digit map", "needs a name")),
             },

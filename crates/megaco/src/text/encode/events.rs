@@ -124,9 +124,12 @@ impl Enc<'_> {
         match dm {
             EventDm::DigitMapName(n) => {
                 self.eq();
-                self.name(n, "digit map name")
+                self.grammar_name(n, "digit map name")
             }
             EventDm::DigitMapValue(v) => {
+                // `eventDM = DigitMapToken EQUAL (LBRKT digitMapValue
+                // RBRKT)`; OTP leaves the `=` out.
+                self.eq();
                 self.lb_i(s);
                 self.digit_map_value(v, s + 1)?;
                 self.rb_i(s);

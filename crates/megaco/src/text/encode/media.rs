@@ -203,7 +203,7 @@ impl Enc<'_> {
 
     /// An event or signal parameter (`NAME parmValue`).
     pub(super) fn parameter(&mut self, p: &PropertyParm, s: usize) -> R {
-        self.name(&p.name, "parameter name")?;
+        self.grammar_name(&p.name, "parameter name")?;
         self.parm_values(&p.value, p.extra_info.as_ref(), s)
     }
 
@@ -404,10 +404,10 @@ impl Enc<'_> {
         self.eq();
         match (&dm.digit_map_name, value) {
             (None, None) => Err(invalid("DigitMap descriptor", "neither a name nor a value")),
-            (Some(n), None) => self.name(n, "digit map name"),
+            (Some(n), None) => self.grammar_name(n, "digit map name"),
             (n, Some(v)) => {
                 if let Some(n) = n {
-                    self.name(n, "digit map name")?;
+                    self.grammar_name(n, "digit map name")?;
                 }
                 self.lb_i(s);
                 self.digit_map_value(v, s + 1)?;

@@ -6,6 +6,7 @@
 
 use super::{invalid, Enc, R};
 use crate::model::*;
+use crate::text::scalar::{is_domain_name, is_mtp_address};
 
 impl Enc<'_> {
     pub(super) fn megaco_message(&mut self, msg: &MegacoMessage) -> R {
@@ -165,8 +166,14 @@ impl Enc<'_> {
     }
 
     pub(super) fn domain(&mut self, d: &DomainName) -> R {
+        if !is_domain_name(d.name.as_bytes()) {
+            return Err(invalid(
+                "domain name",
+                "a letter or digit, then up to 63 letters, digits, - and .",
+            ));
+        }
         self.byte(b'<');
-        self.name(&d.name, "domain name")?;
+        self.str(&d.name);
         self.byte(b'>');
         self.port(d.port);
         Ok(())
@@ -174,8 +181,8 @@ impl Enc<'_> {
 
     pub(super) fn mtp(&mut self, m: &str) -> R {
         // `MTP { 4*8 HEXDIG }`: the decoder accepts nothing else.
-        if m.is_empty() || !m.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(invalid("MTP address", "needs hexadecimal digits"));
+        if !is_mtp_address(m.as_bytes()) {
+            return Err(invalid("MTP address", "needs 4 to 8 hexadecimal digits"));
         }
         self.raw(self.t.mtp);
         self.lb();
@@ -302,6 +309,13 @@ impl Enc<'_> {
         }
         for c in &a.command_requests {
             self.item(&mut sep, s1, |e| e.command_request(c, s1))?;
+        }
+        if !sep {
+            // `Context = id { }` is not in the grammar (and OTP refuses it).
+            return Err(invalid(
+                "action request",
+                "no commands and no context properties",
+            ));
         }
         self.rb_i(s);
         Ok(())

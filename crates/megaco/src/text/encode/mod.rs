@@ -59,6 +59,8 @@ pub enum Style {
 /// - a ServiceChange's v2/v3 audit items (`serviceChangeInfo`) are written
 ///   as the bare audit items the ABNF asks for (`Media, Events`); OTP
 ///   fails on them;
+/// - an event's digit map value is written `DigitMap = { ... }`, as the
+///   ABNF has it; OTP writes `DigitMap { ... }` (and reads both);
 /// - a value holding upper-case letters is written quoted (`"ABC"`), so
 ///   that it reads back as it is; OTP writes it bare, and a bare value
 ///   reads back lower-cased;

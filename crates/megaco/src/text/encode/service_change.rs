@@ -135,7 +135,7 @@ impl Enc<'_> {
         }
         self.raw(self.t.profile);
         self.eq();
-        self.name(&pf.profile_name, "profile name")?;
+        self.grammar_name(&pf.profile_name, "profile name")?;
         self.byte(b'/');
         self.num(pf.version as u64);
         Ok(())

@@ -4,6 +4,7 @@
 
 use super::{invalid, Enc, R};
 use crate::model::Message;
+use crate::text::scalar::{is_name, is_pkgd_name};
 use crate::EncodeError;
 
 /// How a character may appear in a VALUE or quoted string (OTP's
@@ -337,19 +338,34 @@ impl Enc<'_> {
         Ok(())
     }
 
+    /// A device name or SDP line name: up to 64 safe characters.
     pub(super) fn name(&mut self, s: &str, what: &'static str) -> R {
         self.bounded(s, 1, 64, what)
     }
 
-    /// `package/item` (either may be `*`), as the decoder reads it.
+    /// A `NAME` of the grammar (a letter, then letters, digits and `_`,
+    /// 64 at most), as the decoder reads it.
+    pub(super) fn grammar_name(&mut self, s: &str, what: &'static str) -> R {
+        if !is_name(s.as_bytes()) {
+            return Err(invalid(
+                what,
+                format!("{s:?} is not a NAME (a letter, then letters, digits and _)"),
+            ));
+        }
+        self.str(s);
+        Ok(())
+    }
+
+    /// `package/item` (`package/*` or `*/*`), as the decoder reads it.
     pub(super) fn pkgd_name(&mut self, s: &str) -> R {
-        match s.find('/') {
-            Some(i) if i > 0 && i + 1 < s.len() => self.bounded(s, 1, 64, "package item name"),
-            _ => Err(invalid(
+        if !is_pkgd_name(s.as_bytes()) {
+            return Err(invalid(
                 "package item name",
                 format!("{s:?} is not package/item"),
-            )),
+            ));
         }
+        self.str(s);
+        Ok(())
     }
 
     /// A VALUE: written bare if every character is safe and none is an
