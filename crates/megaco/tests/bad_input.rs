@@ -7,18 +7,22 @@
 //! error kind and where it was found (line/column for text, byte offset
 //! for BER and PER).
 
-use megaco::ber::{self, BerConfig, BerError};
+use megaco::ber::{self, BerConfig};
+use megaco::codec::{DecodeErrorKind, Kind, Limit};
 use megaco::model::*;
 use megaco::per::{self, PerConfig, PerErrorKind};
-use megaco::text::{decode, decode_with, Limits, TextErrorKind};
+use megaco::text::{decode, decode_with, Limits};
 
 const HDR: &str = "!/1 [10.0.0.1]:2944\n";
 
 /// Decodes text that must fail; returns (line, column, kind).
-fn text_err(input: &str) -> (u32, u32, TextErrorKind) {
+fn text_err(input: &str) -> (u32, u32, DecodeErrorKind) {
     match decode(input.as_bytes()) {
         Ok(m) => panic!("decoded {input:?} to {m:?}"),
-        Err(e) => (e.line, e.column, e.kind),
+        Err(e) => {
+            let (line, column) = e.line_column().unwrap();
+            (line, column, e.kind().clone())
+        }
     }
 }
 
@@ -50,7 +54,7 @@ fn s(v: &str) -> String {
 #[test]
 fn missing_closing_brace() {
     let e = text_err(&format!("{HDR}T=1{{C=-{{AV=ROOT}}"));
-    assert_eq!(e, (2, 17, TextErrorKind::UnexpectedEof { expected: "`}`" }));
+    assert_eq!(e, (2, 17, DecodeErrorKind::Truncated { expected: "`}`" }));
 }
 
 #[test]
@@ -91,10 +95,13 @@ fn vendor_extension_parameters_in_service_change_are_dropped() {
     );
 }
 
-fn mid_of(header: &str) -> Result<Mid, (u32, u32, TextErrorKind)> {
+fn mid_of(header: &str) -> Result<Mid, (u32, u32, DecodeErrorKind)> {
     match decode(format!("!/1 {header} T=1{{C=-{{AV=ROOT}}}}").as_bytes()) {
         Ok(m) => Ok(m.mess.mid),
-        Err(e) => Err((e.line, e.column, e.kind)),
+        Err(e) => {
+            let (line, column) = e.line_column().unwrap();
+            Err((line, column, e.kind().clone()))
+        }
     }
 }
 
@@ -134,9 +141,9 @@ fn ipv6_mids_in_every_valid_form() {
 
 #[test]
 fn ipv6_mids_malformed_are_rejected() {
-    let invalid = |found: &str| TextErrorKind::Invalid {
+    let invalid = |found: &str| DecodeErrorKind::Invalid {
         what: "IPv6 address",
-        found: s(found),
+        detail: format!("`{}`", found).into(),
     };
     assert_eq!(mid_of("[1::2::3]"), Err((1, 6, invalid("1::2::3"))));
     assert_eq!(
@@ -166,9 +173,9 @@ fn malformed_sdp_in_local() {
         (
             4,
             5,
-            TextErrorKind::Invalid {
+            DecodeErrorKind::Invalid {
                 what: "SDP line name",
-                found: s("this ")
+                detail: format!("`{}`", "this ").into()
             }
         )
     );
@@ -194,7 +201,7 @@ fn digit_map_with_only_a_name_or_an_empty_body() {
         (
             2,
             29,
-            TextErrorKind::Missing {
+            DecodeErrorKind::Missing {
                 what: "digit map (the value is empty)"
             }
         )
@@ -206,9 +213,9 @@ fn digit_map_with_only_a_name_or_an_empty_body() {
         (
             2,
             19,
-            TextErrorKind::Expected {
+            DecodeErrorKind::Unexpected {
                 expected: "a digit map name or `{`",
-                found: s("`}`")
+                found: "`}`".into()
             }
         )
     );
@@ -222,10 +229,10 @@ fn huge_numbers_are_out_of_range() {
         (
             2,
             3,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "a transaction id",
-                found: s("4294967296"),
-                max: 4294967295
+                found: Some(s("4294967296")),
+                max: Some(4294967295)
             }
         )
     );
@@ -235,10 +242,10 @@ fn huge_numbers_are_out_of_range() {
         (
             2,
             7,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "a context id",
-                found: s("4294967296"),
-                max: 4294967295
+                found: Some(s("4294967296")),
+                max: Some(4294967295)
             }
         )
     );
@@ -248,10 +255,10 @@ fn huge_numbers_are_out_of_range() {
         (
             2,
             21,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "a stream id",
-                found: s("65536"),
-                max: 65535
+                found: Some(s("65536")),
+                max: Some(65535)
             }
         )
     );
@@ -261,10 +268,10 @@ fn huge_numbers_are_out_of_range() {
         (
             1,
             16,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "a port number",
-                found: s("65536"),
-                max: 65535
+                found: Some(s("65536")),
+                max: Some(65535)
             }
         )
     );
@@ -276,10 +283,10 @@ fn huge_numbers_are_out_of_range() {
         (
             2,
             18,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "a request id",
-                found: s("4294967296"),
-                max: 4294967295
+                found: Some(s("4294967296")),
+                max: Some(4294967295)
             }
         )
     );
@@ -289,15 +296,18 @@ fn huge_numbers_are_out_of_range() {
         (
             1,
             3,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "protocol version",
-                found: s("99999999999"),
-                max: 99
+                found: Some(s("99999999999")),
+                max: Some(99)
             }
         )
     );
     let e = text_err("!/4 [10.0.0.1] T=1{C=-{AV=ROOT}}");
-    assert_eq!(e, (1, 1, TextErrorKind::UnsupportedVersion(4)));
+    assert_eq!(
+        e,
+        (1, 1, DecodeErrorKind::UnsupportedVersion { version: 4 })
+    );
 }
 
 #[test]
@@ -311,9 +321,9 @@ fn deep_nesting_is_too_deep() {
         (
             2,
             5,
-            TextErrorKind::Expected {
+            DecodeErrorKind::Unexpected {
                 expected: "Context",
-                found: s("`{`")
+                found: "`{`".into()
             }
         )
     );
@@ -324,8 +334,18 @@ fn deep_nesting_is_too_deep() {
         ..Limits::default()
     };
     let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
-    assert_eq!((e.line, e.column, e.offset), (2, 19, HDR.len() + 18));
-    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 3 });
+    assert_eq!(
+        (e.line_column(), e.offset()),
+        (Some((2, 19)), HDR.len() + 18)
+    );
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 3,
+            found: None
+        }
+    );
 }
 
 #[test]
@@ -336,12 +356,13 @@ fn every_text_limit_gives_its_typed_error() {
         ..Limits::default()
     };
     let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
-    assert_eq!((e.line, e.column, e.offset), (1, 1, 0));
+    assert_eq!((e.line_column(), e.offset()), (Some((1, 1)), 0));
     assert_eq!(
-        e.kind,
-        TextErrorKind::TooLarge {
-            size: msg.len(),
-            max: msg.len() - 1
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::MessageSize,
+            max: msg.len() - 1,
+            found: Some(msg.len())
         }
     );
 
@@ -350,16 +371,30 @@ fn every_text_limit_gives_its_typed_error() {
         ..Limits::default()
     };
     let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
-    assert_eq!((e.line, e.column), (2, 32));
-    assert_eq!(e.kind, TextErrorKind::TooManyItems { max: 2 });
+    assert_eq!(e.line_column(), Some((2, 32)));
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::ListLen,
+            max: 2,
+            found: None
+        }
+    );
 
     let limits = Limits {
         max_depth: 3,
         ..Limits::default()
     };
     let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
-    assert_eq!((e.line, e.column), (2, 19));
-    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 3 });
+    assert_eq!(e.line_column(), Some((2, 19)));
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 3,
+            found: None
+        }
+    );
 
     // The first word past 3 bytes is the port, `2944`.
     let limits = Limits {
@@ -367,8 +402,15 @@ fn every_text_limit_gives_its_typed_error() {
         ..Limits::default()
     };
     let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
-    assert_eq!((e.line, e.column), (1, 16));
-    assert_eq!(e.kind, TextErrorKind::StringTooLong { len: 4, max: 3 });
+    assert_eq!(e.line_column(), Some((1, 16)));
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::StringLen,
+            max: 3,
+            found: Some(4)
+        }
+    );
 
     // At the limits themselves the message decodes.
     let limits = Limits {
@@ -389,11 +431,19 @@ fn corpus_file(rel: &str) -> Vec<u8> {
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-fn ber_err(bytes: &[u8]) -> BerError {
+/// The offset and kind of BER's error on `bytes`.
+fn ber_err(bytes: &[u8]) -> (usize, DecodeErrorKind) {
     match ber::decode(bytes, &BerConfig::default()) {
         Ok(m) => panic!("decoded {bytes:02x?} to {m:?}"),
-        Err(e) => e,
+        Err(e) => {
+            assert_eq!(e.codec(), Kind::Ber);
+            (e.offset(), e.kind().clone())
+        }
     }
+}
+
+fn ber(offset: usize, kind: DecodeErrorKind) -> (usize, DecodeErrorKind) {
+    (offset, kind)
 }
 
 #[test]
@@ -403,10 +453,12 @@ fn ber_lengths_past_the_end() {
     let e = ber_err(&v[..100]);
     assert_eq!(
         e,
-        BerError::Truncated {
-            offset: 3,
-            expected: "content of the stated length"
-        }
+        ber(
+            3,
+            DecodeErrorKind::Truncated {
+                expected: "content of the stated length"
+            }
+        )
     );
     // An inner length promising more than its container holds:
     // 30 81 f3 | a1 81 f0 -> a1 81 f4 (one byte more than the 0xf3 left).
@@ -415,64 +467,76 @@ fn ber_lengths_past_the_end() {
     let e = ber_err(&w);
     assert_eq!(
         e,
-        BerError::Truncated {
-            offset: 6,
-            expected: "content of the stated length"
-        }
+        ber(
+            6,
+            DecodeErrorKind::Truncated {
+                expected: "content of the stated length"
+            }
+        )
     );
     // One byte after the message.
     let mut w = v.clone();
     w.push(0);
-    assert_eq!(ber_err(&w), BerError::TrailingData { offset: 246 });
+    assert_eq!(
+        ber_err(&w),
+        ber(246, DecodeErrorKind::TrailingData { len: 1 })
+    );
 }
 
 #[test]
 fn ber_zero_and_absurd_lengths() {
     assert_eq!(
         ber_err(&[]),
-        BerError::Truncated {
-            offset: 0,
-            expected: "MegacoMessage"
-        }
+        ber(
+            0,
+            DecodeErrorKind::Truncated {
+                expected: "MegacoMessage"
+            }
+        )
     );
     assert_eq!(
         ber_err(&[0x30, 0x00]),
-        BerError::Missing {
-            offset: 2,
-            expected: "Message"
-        }
+        ber(2, DecodeErrorKind::Missing { what: "Message" })
     );
     // 4 GiB promised, 2 bytes given: refused before anything is read.
     assert_eq!(
         ber_err(&[0x30, 0x84, 0xff, 0xff, 0xff, 0xff, 0xa1, 0x00]),
-        BerError::Truncated {
-            offset: 6,
-            expected: "content of the stated length"
-        }
+        ber(
+            6,
+            DecodeErrorKind::Truncated {
+                expected: "content of the stated length"
+            }
+        )
     );
     // Nine length octets: more than any length this decoder reads.
     assert_eq!(
         ber_err(&[0x30, 0x89, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
-        BerError::BadLength {
-            offset: 1,
-            detail: "length too large"
-        }
+        ber(
+            1,
+            DecodeErrorKind::BadLength {
+                detail: "length too large".into()
+            }
+        )
     );
     // Indefinite length without its end-of-contents.
     assert_eq!(
         ber_err(&[0x30, 0x80, 0xa1, 0x00]),
-        BerError::Truncated {
-            offset: 4,
-            expected: "end-of-contents octets"
-        }
+        ber(
+            4,
+            DecodeErrorKind::Truncated {
+                expected: "end-of-contents octets"
+            }
+        )
     );
     // A long-form length whose octets are missing.
     assert_eq!(
         ber_err(&[0x30, 0x06, 0x80, 0x01, 0x01, 0xa1, 0x84, 0xff]),
-        BerError::Truncated {
-            offset: 7,
-            expected: "length octets"
-        }
+        ber(
+            7,
+            DecodeErrorKind::Truncated {
+                expected: "length octets"
+            }
+        )
     );
 }
 

@@ -1,7 +1,8 @@
 //! Text decoder tests against the OTP vectors in corpus/.
 
+use megaco::codec::{DecodeErrorKind, Limit};
 use megaco::model::*;
-use megaco::text::{decode, decode_with, Limits, TextErrorKind};
+use megaco::text::{decode, decode_with, Limits};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> PathBuf {
@@ -329,11 +330,11 @@ fn digit_map_timers() {
         let e = dm(v, bad).unwrap_err();
         assert!(
             matches!(
-                e.kind,
-                TextErrorKind::Invalid { .. }
-                    | TextErrorKind::OutOfRange { .. }
-                    | TextErrorKind::InvalidNumber { .. }
-                    | TextErrorKind::Missing { .. }
+                e.kind(),
+                DecodeErrorKind::Invalid { .. }
+                    | DecodeErrorKind::OutOfRange { .. }
+                    | DecodeErrorKind::InvalidNumber { .. }
+                    | DecodeErrorKind::Missing { .. }
             ),
             "v{v} {bad:?}: {e}"
         );
@@ -341,8 +342,8 @@ fn digit_map_timers() {
     let e = decode(b"!/2 [10.0.0.1] T=1{C=1{MF=a/1{DM{xx}}}}").unwrap_err();
     assert!(
         matches!(
-            e.kind,
-            TextErrorKind::Expected {
+            e.kind(),
+            DecodeErrorKind::Unexpected {
                 expected: "`=` after DigitMap",
                 ..
             }
@@ -644,8 +645,8 @@ fn command_prefixes() {
 fn error_missing_closing_brace() {
     let text = b"MEGACO/1 [10.0.0.1]\nTransaction = 1 {\n  Context = 1 {\n    Notify = a/1 { ObservedEvents = 1 { al/of }\n  }\n}\n";
     let e = decode(text).unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::UnexpectedEof { expected: "`}`" });
-    assert_eq!((e.line, e.column, e.offset), (7, 1, text.len()));
+    assert_eq!(*e.kind(), DecodeErrorKind::Truncated { expected: "`}`" });
+    assert_eq!((e.line_column(), e.offset()), (Some((7, 1)), text.len()));
 }
 
 #[test]
@@ -653,11 +654,14 @@ fn error_bad_keyword() {
     let text = b"!/1 [10.0.0.1]\nT=1{C=1{\n  Frobnicate=a/1}}";
     let e = decode(text).unwrap_err();
     assert!(
-        matches!(&e.kind, TextErrorKind::UnknownKeyword { found, .. } if found == "Frobnicate"),
+        matches!(e.kind(), DecodeErrorKind::UnknownKeyword { found, .. } if found == "Frobnicate"),
         "{e}"
     );
-    assert_eq!((e.line, e.column), (3, 3));
-    assert!(e.to_string().starts_with("line 3, column 3: "), "{e}");
+    assert_eq!(e.line_column(), Some((3, 3)));
+    assert!(
+        e.to_string().starts_with("text at line 3, column 3: "),
+        "{e}"
+    );
 }
 
 #[test]
@@ -666,22 +670,31 @@ fn error_huge_integer() {
     let e = decode(text).unwrap_err();
     assert!(
         matches!(
-            e.kind,
-            TextErrorKind::OutOfRange {
-                max: 4_294_967_295,
+            e.kind(),
+            DecodeErrorKind::OutOfRange {
+                max: Some(4_294_967_295),
                 ..
             }
         ),
         "{e}"
     );
-    assert_eq!((e.line, e.column, e.offset), (2, 3, 17));
+    assert_eq!((e.line_column(), e.offset()), (Some((2, 3)), 17));
     let e = decode(b"!/1 [10.0.0.1]\nT=1{C=1{MF=a/1{M{ST=65536{O{MO=SR}}}}}}").unwrap_err();
     assert!(
-        matches!(e.kind, TextErrorKind::OutOfRange { max: 65535, .. }),
+        matches!(
+            e.kind(),
+            DecodeErrorKind::OutOfRange {
+                max: Some(65535),
+                ..
+            }
+        ),
         "{e}"
     );
     let e = decode(b"!/1 [10.0.0.1]\nT=12x{C=1{N=a/1{OE=1{al/of}}}}").unwrap_err();
-    assert!(matches!(e.kind, TextErrorKind::InvalidNumber { .. }), "{e}");
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::InvalidNumber { .. }),
+        "{e}"
+    );
 }
 
 #[test]
@@ -691,7 +704,10 @@ fn error_depth_bomb() {
     text.extend(std::iter::repeat(b'{').take(100_000));
     let e = decode(&text).unwrap_err();
     // `{`-lists of values do not nest: the second `{` is not a value.
-    assert!(matches!(e.kind, TextErrorKind::Expected { .. }), "{e}");
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::Unexpected { .. }),
+        "{e}"
+    );
 
     // A real message with a limit below its nesting depth.
     let limits = Limits {
@@ -700,7 +716,14 @@ fn error_depth_bomb() {
     };
     let msg = std::fs::read(corpus().join("vectors/pretty/msg78a09.txt")).unwrap();
     let e = decode_with(&msg, &limits).unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 4 });
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 4,
+            found: None
+        }
+    );
     assert!(decode(&msg).is_ok());
 
     // Nested ContextAttr inside ContextAudit recurses: bounded.
@@ -709,7 +732,14 @@ fn error_depth_bomb() {
         text.extend_from_slice(b"{CT");
     }
     let e = decode(&text).unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 64 });
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 64,
+            found: None
+        }
+    );
 
     // Regulated notifications embed events that may notify regulated
     // again: the model's one unbounded recursion, cut at the limit.
@@ -718,7 +748,14 @@ fn error_depth_bomb() {
         text.extend_from_slice(b"a/b{NBRN{EM{E=1{");
     }
     let e = decode(&text).unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 64 });
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 64,
+            found: None
+        }
+    );
     // ... and within the limit it decodes.
     let mut text = b"!/3 [10.0.0.1]\nT=1{C=1{MF=a/1{E=1{".to_vec();
     for _ in 0..10 {
@@ -741,10 +778,11 @@ fn limits_on_size_and_list_length() {
     )
     .unwrap_err();
     assert_eq!(
-        e.kind,
-        TextErrorKind::TooLarge {
-            size: msg.len(),
-            max: 100
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::MessageSize,
+            max: 100,
+            found: Some(msg.len())
         }
     );
     let e = decode_with(
@@ -755,7 +793,14 @@ fn limits_on_size_and_list_length() {
         },
     )
     .unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::TooManyItems { max: 3 });
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::ListLen,
+            max: 3,
+            found: None
+        }
+    );
 }
 
 #[test]
@@ -789,23 +834,26 @@ fn audited_local_control_selection_folds_like_otp() {
 #[test]
 fn error_invalid_utf8_and_trailing_input() {
     let e = decode(b"!/1 [10.0.0.1]\nER=400{\"caf\xc3\"}").unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::InvalidUtf8);
-    assert_eq!((e.line, e.column), (2, 12));
+    assert_eq!(*e.kind(), DecodeErrorKind::InvalidUtf8);
+    assert_eq!(e.line_column(), Some((2, 12)));
     // A quoted string holds printable ASCII and tabs only (`quotedString`
     // of the ABNF), so valid UTF-8 beyond ASCII is refused there too.
     let e = decode("!/1 [10.0.0.1]\nER=400{\"café\"}".as_bytes()).unwrap_err();
-    assert_eq!((e.line, e.column), (2, 12));
+    assert_eq!(e.line_column(), Some((2, 12)));
     assert!(
-        matches!(&e.kind, TextErrorKind::Expected { found, .. } if found == "byte 0xC3"),
+        matches!(e.kind(), DecodeErrorKind::Unexpected { found, .. } if found == "byte 0xC3"),
         "{e}"
     );
     let e = decode(b"!/1 [10.0.0.1]\nER=400{} junk").unwrap_err();
     assert!(
-        matches!(&e.kind, TextErrorKind::Expected { found, .. } if found == "`junk`"),
+        matches!(e.kind(), DecodeErrorKind::Unexpected { found, .. } if found == "`junk`"),
         "{e}"
     );
     let e = decode(b"MEGACO/4 [10.0.0.1]\nP=1{}").unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::UnsupportedVersion(4));
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::UnsupportedVersion { version: 4 }
+    );
 }
 
 #[test]

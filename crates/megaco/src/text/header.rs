@@ -3,10 +3,10 @@
 //! ranges, context ids and error codes. One implementation, so that the
 //! view yields exactly what the owned model holds.
 
-use super::error::TextErrorKind;
 use super::keyword::Kw;
 use super::lexer::{is_safe, Lexer, ERROR_CODE, R, UINT16, UINT32, VERSION};
 use super::scalar::{hex_val, is_domain_name, is_mtp_address, parse_ip4, parse_ip6};
+use crate::error::DecodeErrorKind;
 use crate::model::{ContextId, Ip4Address, Ip6Address};
 use crate::view::{MidView, MtpForm, NameForm};
 
@@ -41,7 +41,7 @@ impl<'a> Lexer<'a> {
         }
         let v = self.number(at + slash + 1, ver, "protocol version", VERSION)?;
         if !(1..=3).contains(&v) {
-            return Err(self.err(at, TextErrorKind::UnsupportedVersion(v as u32)));
+            return Err(self.err(at, DecodeErrorKind::UnsupportedVersion { version: v }));
         }
         self.version = v as u8;
         self.sep("white space after the version")?;

@@ -8,15 +8,13 @@
 //! out are `&str` slices that become model strings without another check.
 //! It allocates nothing (errors aside).
 
-use super::error::{excerpt, TextError, TextErrorKind};
 use super::keyword::{keyword, Kw};
 use super::scalar::parse_decimal;
+use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::Limits;
 
-/// An error on its way out: boxed, so that results stay one word wide.
-pub(crate) type Fail = Box<TextError>;
-/// What every parsing step returns.
-pub(crate) type R<T> = Result<T, Fail>;
+/// What every parsing step returns; the error is one pointer wide.
+pub(crate) type R<T> = Result<T, DecodeError>;
 
 const SAFE: u8 = 1;
 const SPACE: u8 = 2;
@@ -131,7 +129,7 @@ pub(crate) struct Lexer<'a> {
     input: &'a [u8],
     /// The part of the input that is UTF-8: all of it, or the prefix
     /// before the first invalid byte (reaching its end is then an
-    /// [`InvalidUtf8`](TextErrorKind::InvalidUtf8) error).
+    /// [`InvalidUtf8`](DecodeErrorKind::InvalidUtf8) error).
     s: &'a str,
     pub pos: usize,
     depth: usize,
@@ -176,8 +174,8 @@ impl<'a> Lexer<'a> {
     // ---- errors --------------------------------------------------------
 
     #[cold]
-    pub fn err(&self, at: usize, kind: TextErrorKind) -> Fail {
-        Box::new(TextError::at(self.input, at, kind))
+    pub fn err(&self, at: usize, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::text(self.input, at, kind)
     }
 
     /// What is at the cursor, for "found ..." in errors.
@@ -197,27 +195,27 @@ impl<'a> Lexer<'a> {
     /// "Expected X" at the cursor: at the end of the UTF-8 text, an
     /// end-of-input or invalid-UTF-8 error.
     #[cold]
-    pub fn expected(&self, expected: &'static str) -> Fail {
+    pub fn expected(&self, expected: &'static str) -> DecodeError {
         if self.pos >= self.s.len() {
             if self.s.len() < self.input.len() {
-                return self.err(self.s.len(), TextErrorKind::InvalidUtf8);
+                return self.err(self.s.len(), DecodeErrorKind::InvalidUtf8);
             }
-            return self.err(self.pos, TextErrorKind::UnexpectedEof { expected });
+            return self.err(self.pos, DecodeErrorKind::Truncated { expected });
         }
         self.err(
             self.pos,
-            TextErrorKind::Expected {
+            DecodeErrorKind::Unexpected {
                 expected,
-                found: self.found(),
+                found: self.found().into(),
             },
         )
     }
 
     #[cold]
-    pub fn unknown(&self, t: Tok<'_>, expected: &'static str) -> Fail {
+    pub fn unknown(&self, t: Tok<'_>, expected: &'static str) -> DecodeError {
         self.err(
             t.at,
-            TextErrorKind::UnknownKeyword {
+            DecodeErrorKind::UnknownKeyword {
                 expected,
                 found: excerpt(t.text.as_bytes()),
             },
@@ -225,34 +223,29 @@ impl<'a> Lexer<'a> {
     }
 
     #[cold]
-    pub fn invalid(&self, at: usize, w: &str, what: &'static str) -> Fail {
+    pub fn invalid(&self, at: usize, w: &str, what: &'static str) -> DecodeError {
         self.err(
             at,
-            TextErrorKind::Invalid {
+            DecodeErrorKind::Invalid {
                 what,
-                found: excerpt(w.as_bytes()),
+                detail: format!("`{}`", excerpt(w.as_bytes())).into(),
             },
         )
     }
 
     #[cold]
-    pub fn dup(&self, at: usize, what: &'static str) -> Fail {
-        self.err(at, TextErrorKind::Duplicate { what })
+    pub fn dup(&self, at: usize, what: &'static str) -> DecodeError {
+        self.err(at, DecodeErrorKind::Duplicate { what })
     }
 
     #[cold]
-    pub fn missing(&self, at: usize, what: &'static str) -> Fail {
-        self.err(at, TextErrorKind::Missing { what })
+    pub fn missing(&self, at: usize, what: &'static str) -> DecodeError {
+        self.err(at, DecodeErrorKind::Missing { what })
     }
 
     #[cold]
-    pub fn too_many(&self) -> Fail {
-        self.err(
-            self.pos,
-            TextErrorKind::TooManyItems {
-                max: self.limits.max_list_len,
-            },
-        )
+    pub fn too_many(&self) -> DecodeError {
+        self.err(self.pos, Limit::ListLen.exceeded(self.limits, None))
     }
 
     // ---- white space and punctuation -------------------------------------
@@ -348,9 +341,7 @@ impl<'a> Lexer<'a> {
         if self.depth > self.limits.max_depth {
             return Err(self.err(
                 self.pos.saturating_sub(1),
-                TextErrorKind::TooDeep {
-                    max: self.limits.max_depth,
-                },
+                Limit::Depth.exceeded(self.limits, None),
             ));
         }
         Ok(())
@@ -421,13 +412,7 @@ impl<'a> Lexer<'a> {
     #[inline]
     pub fn string_len(&self, at: usize, len: usize) -> R<()> {
         if len > self.limits.max_string_len {
-            return Err(self.err(
-                at,
-                TextErrorKind::StringTooLong {
-                    len,
-                    max: self.limits.max_string_len,
-                },
-            ));
+            return Err(self.err(at, Limit::StringLen.exceeded(self.limits, Some(len))));
         }
         Ok(())
     }
@@ -491,10 +476,10 @@ impl<'a> Lexer<'a> {
     }
 
     #[cold]
-    fn bad_number(&self, at: usize, w: &str, what: &'static str) -> Fail {
+    fn bad_number(&self, at: usize, w: &str, what: &'static str) -> DecodeError {
         self.err(
             at,
-            TextErrorKind::InvalidNumber {
+            DecodeErrorKind::InvalidNumber {
                 what,
                 found: excerpt(w.as_bytes()),
             },
@@ -502,13 +487,13 @@ impl<'a> Lexer<'a> {
     }
 
     #[cold]
-    fn out_of_range(&self, at: usize, w: &str, what: &'static str, max: u64) -> Fail {
+    fn out_of_range(&self, at: usize, w: &str, what: &'static str, max: u64) -> DecodeError {
         self.err(
             at,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what,
-                found: excerpt(w.as_bytes()),
-                max,
+                found: Some(excerpt(w.as_bytes())),
+                max: Some(max),
             },
         )
     }
@@ -591,4 +576,23 @@ impl<'a> Lexer<'a> {
         self.pos = i + 1;
         Ok((start, self.slice(start, end)))
     }
+}
+
+/// A short printable excerpt for error messages.
+fn excerpt(w: &[u8]) -> String {
+    let n = w.len().min(32);
+    let mut s: String = w[..n]
+        .iter()
+        .map(|&b| {
+            if b.is_ascii_graphic() || b == b' ' {
+                char::from(b)
+            } else {
+                '?'
+            }
+        })
+        .collect();
+    if w.len() > n {
+        s.push('…');
+    }
+    s
 }

@@ -6,7 +6,6 @@
 
 mod decode;
 mod encode;
-mod error;
 mod header;
 mod keyword;
 mod lexer;
@@ -15,4 +14,3 @@ pub(crate) mod view;
 
 pub use decode::{decode, decode_with, version_of, Limits};
 pub use encode::{encode, encode_compact, encode_pretty, Style};
-pub use error::{TextError, TextErrorKind};

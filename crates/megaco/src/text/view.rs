@@ -11,11 +11,10 @@
 //! braces and quotes are not the grammar's. Nothing is allocated (errors
 //! aside); nesting is bounded by the same [`Limits`] as the owned decoder.
 
-use super::error::{TextError, TextErrorKind};
 use super::header::split_command_prefix;
 use super::keyword::{keyword, Kw};
 use super::lexer::{is_safe, Lexer, Tok, R};
-use crate::codec::DecodeError;
+use crate::error::{DecodeError, Limit};
 use crate::view::{CommandKind, CommandView, Item, MessageView, TermIdView, TransactionView};
 use crate::Limits;
 
@@ -26,16 +25,13 @@ pub(crate) fn parse<'a>(
     limits: &'a Limits,
 ) -> Result<MessageView<'a>, DecodeError> {
     if bytes.len() > limits.max_message_size {
-        return Err(DecodeError::Text(TextError::at(
+        return Err(DecodeError::text(
             bytes,
             0,
-            TextErrorKind::TooLarge {
-                size: bytes.len(),
-                max: limits.max_message_size,
-            },
-        )));
+            Limit::MessageSize.exceeded(limits, Some(bytes.len())),
+        ));
     }
-    header(bytes, limits).map_err(|e| DecodeError::Text(*e))
+    header(bytes, limits)
 }
 
 fn header<'a>(bytes: &'a [u8], limits: &'a Limits) -> R<MessageView<'a>> {
@@ -122,7 +118,7 @@ impl<'a> TextWalker<'a> {
             Ok(item) => Ok(item),
             Err(e) => {
                 self.state = State::Done;
-                Err(DecodeError::Text(*e))
+                Err(e)
             }
         }
     }

@@ -50,8 +50,8 @@ mod signals;
 
 use std::ops::{Deref, DerefMut};
 
-use super::error::{TextError, TextErrorKind};
 use super::lexer::{Lexer, Tok, R};
+use crate::error::{DecodeError, Limit};
 use crate::model::*;
 
 pub use crate::limits::Limits;
@@ -67,26 +67,23 @@ pub use crate::limits::Limits;
 /// assert_eq!(r.transaction_id, 7);
 /// assert_eq!(r.actions[0].context_id, ContextId::CHOOSE);
 /// ```
-pub fn decode(input: &[u8]) -> Result<MegacoMessage, TextError> {
+pub fn decode(input: &[u8]) -> Result<MegacoMessage, DecodeError> {
     decode_with(input, &Limits::DEFAULT)
 }
 
 /// Decodes a text message with explicit limits.
-pub fn decode_with(input: &[u8], limits: &Limits) -> Result<MegacoMessage, TextError> {
+pub fn decode_with(input: &[u8], limits: &Limits) -> Result<MegacoMessage, DecodeError> {
     if input.len() > limits.max_message_size {
-        return Err(TextError::at(
+        return Err(DecodeError::text(
             input,
             0,
-            TextErrorKind::TooLarge {
-                size: input.len(),
-                max: limits.max_message_size,
-            },
+            Limit::MessageSize.exceeded(limits, Some(input.len())),
         ));
     }
     let mut p = Parser {
         lx: Lexer::new(input, limits),
     };
-    p.megaco_message().map_err(|e| *e)
+    p.megaco_message()
 }
 
 /// The protocol version of a text message, read from its header alone
@@ -98,12 +95,12 @@ pub fn decode_with(input: &[u8], limits: &Limits) -> Result<MegacoMessage, TextE
 /// assert_eq!(megaco::text::version_of(b"MEGACO/2 <mg1> T=1{}"), Ok(2));
 /// assert!(megaco::text::version_of(b"MEGACO/4 <mg1>").is_err());
 /// ```
-pub fn version_of(input: &[u8]) -> Result<u8, TextError> {
+pub fn version_of(input: &[u8]) -> Result<u8, DecodeError> {
     let limits = Limits::DEFAULT;
     let mut p = Parser {
         lx: Lexer::new(input, &limits),
     };
-    p.lx.header().map_err(|e| *e)?;
+    p.lx.header()?;
     Ok(p.version)
 }
 
