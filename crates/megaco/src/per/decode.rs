@@ -4,46 +4,127 @@
 //! bounded by the `max_depth` of [`PerConfig::limits`](super::PerConfig::limits);
 //! every count is checked against the bits left and the limits before
 //! anything is allocated.
+//!
+//! Two ways of reading share these functions: the owned decoder builds
+//! the model (large values in place, in the list element or field that
+//! holds them, rather than moved out through `Result`s), and the borrowed
+//! view ([`super::view`]) reads past what it does not report with
+//! [`Dcx::build`] off: then nothing is allocated, no string or name is
+//! made, lists stay empty and only what the structure needs is kept.
 
 use std::cell::Cell;
 
-use super::bits::{BitReader, List};
-use super::form::{Form, Scope};
-use super::{PerError, PerErrorKind};
+use super::bits::{BitReader, List, R};
+use super::form::Scope;
+use super::{PerConfig, PerErrorKind};
+use crate::asn1::termid::{self, AsnTermId, TermIdError};
 use crate::model::*;
-
-type R<T> = Result<T, PerError>;
+use crate::view::{MidView, MtpForm, NameForm};
 
 /// What every decoding function needs besides the reader.
 pub(crate) struct Dcx<'f> {
     /// Protocol version read from the message.
     pub(crate) v: u8,
-    /// ASN.1 → text form mapping.
-    pub(crate) form: &'f dyn Form,
+    /// Names and termination id mapping.
+    pub(crate) cfg: &'f PerConfig,
+    /// Whether values are built (the owned decoder) or only read past
+    /// (the view): strings, names, lists, boxes.
+    pub(crate) build: bool,
     /// Current nesting of notify behaviours.
     depth: Cell<usize>,
     /// The deepest nesting accepted.
     max_depth: usize,
 }
 
-fn form_err(r: &BitReader<'_>, what: &'static str, detail: String) -> PerError {
+impl<'f> Dcx<'f> {
+    /// The context for a message of version `v`.
+    pub(crate) fn new(v: u8, cfg: &'f PerConfig, build: bool) -> Self {
+        Dcx {
+            v,
+            cfg,
+            build,
+            depth: Cell::new(0),
+            max_depth: cfg.limits.max_depth,
+        }
+    }
+}
+
+fn form_err(r: &BitReader<'_>, what: &'static str, detail: String) -> super::bits::Fail {
     r.err(PerErrorKind::Form { what, detail })
 }
 
-fn invalid(r: &BitReader<'_>, what: &'static str, detail: &'static str) -> PerError {
+fn invalid(r: &BitReader<'_>, what: &'static str, detail: &'static str) -> super::bits::Fail {
     r.err(PerErrorKind::Invalid { what, detail })
 }
 
 // ---------------------------------------------------------------- helpers
 
-/// SEQUENCE OF: `min_bits` is the smallest encoding of one item.
+/// SEQUENCE OF: `min_bits` is the smallest encoding of one item; `f`
+/// reads one. Nothing is kept when not building.
+#[inline]
 fn seq_of<'a, T, L: List<T>>(
     r: &mut BitReader<'a>,
+    cx: &Dcx<'_>,
     min_bits: usize,
     what: &'static str,
-    f: impl FnMut(&mut BitReader<'a>) -> R<T>,
+    mut f: impl FnMut(&mut BitReader<'a>) -> R<T>,
 ) -> R<L> {
-    r.fragmented(min_bits, what, f)
+    let mut out = L::default();
+    let mut so_far = 0;
+    loop {
+        let (n, more) = r.list_run(min_bits, so_far, what)?;
+        if cx.build {
+            out.reserve(n);
+        }
+        for _ in 0..n {
+            let item = f(r)?;
+            if cx.build {
+                out.push(item);
+            }
+        }
+        if !more {
+            return Ok(out);
+        }
+        so_far += n;
+    }
+}
+
+/// SEQUENCE OF built in place: `f` fills in each new (default) item where
+/// the list holds it. When not building, every item is read into one
+/// scratch value that is dropped afterwards.
+#[inline]
+fn seq_in<'a, T: Default, L: List<T>>(
+    r: &mut BitReader<'a>,
+    cx: &Dcx<'_>,
+    min_bits: usize,
+    what: &'static str,
+    out: &mut L,
+    mut f: impl FnMut(&mut BitReader<'a>, &mut T) -> R<()>,
+) -> R<()> {
+    let mut scratch = None;
+    let mut so_far = 0;
+    loop {
+        let (n, more) = r.list_run(min_bits, so_far, what)?;
+        if cx.build {
+            out.reserve(n);
+        }
+        for _ in 0..n {
+            let item = if cx.build {
+                out.push(T::default());
+                out.last_mut()
+            } else {
+                None
+            };
+            match item {
+                Some(item) => f(r, item)?,
+                None => f(r, scratch.get_or_insert_with(T::default))?,
+            }
+        }
+        if !more {
+            return Ok(());
+        }
+        so_far += n;
+    }
 }
 
 /// Extension additions of a SEQUENCE with `known` additions: calls
@@ -60,20 +141,28 @@ fn additions<'a>(
         .unwrap_or(usize::MAX)
         .saturating_add(1);
     if n > r.remaining_bits() {
-        return Err(r.err(PerErrorKind::Truncated { expected: what }));
+        return Err(r.truncated(what));
     }
     r.check_list(n, what)?;
-    let mut present = Vec::with_capacity(n);
-    for _ in 0..n {
-        present.push(r.bit(what)?);
-    }
-    for (i, p) in present.into_iter().enumerate() {
-        if p {
+    // The presence bitmap, read alongside the open types that follow it.
+    let mut bitmap = *r;
+    r.skip_bits(n);
+    for i in 0..n {
+        if bitmap.bit(what)? {
             let mut sub = r.open_type(what)?;
             if i < known {
                 f(&mut sub, i)?;
             }
         }
+    }
+    Ok(())
+}
+
+/// Skips the (unknown) extension additions of a SEQUENCE.
+#[inline]
+pub(crate) fn skip_ext(r: &mut BitReader<'_>, ext: bool, what: &'static str) -> R<()> {
+    if ext {
+        additions(r, 0, what, |_, _| Ok(()))?;
     }
     Ok(())
 }
@@ -89,29 +178,48 @@ fn ext_bit(r: &mut BitReader<'_>, has: bool, what: &'static str) -> R<bool> {
 
 /// A CHOICE index: `Ok(i)` for a root alternative, `Err((i, reader))` for an
 /// extension alternative with its open type contents.
-fn choice<'a>(
+#[inline(always)]
+pub(crate) fn choice<'a>(
     r: &mut BitReader<'a>,
     n: u64,
     ext: bool,
     what: &'static str,
 ) -> R<Result<u64, (u64, BitReader<'a>)>> {
     if ext && r.bit(what)? {
-        let i = r.normally_small(what)?;
-        let sub = r.open_type(what)?;
-        return Ok(Err((i, sub)));
+        return extension_choice(r, what).map(Err);
     }
     Ok(Ok(r.constrained(0, n - 1, what)?))
 }
 
+/// The index and contents of an extension alternative of a CHOICE.
+#[inline(never)]
+fn extension_choice<'a>(r: &mut BitReader<'a>, what: &'static str) -> R<(u64, BitReader<'a>)> {
+    let i = r.normally_small(what)?;
+    let sub = r.open_type(what)?;
+    Ok((i, sub))
+}
+
 /// A root-only CHOICE index (extension alternatives are unknown here).
-fn root_choice(r: &mut BitReader<'_>, n: u64, ext: bool, what: &'static str) -> R<u64> {
-    match choice(r, n, ext, what)? {
-        Ok(i) => Ok(i),
-        Err(_) => Err(invalid(r, what, "unknown extension alternative")),
+#[inline(always)]
+pub(crate) fn root_choice(r: &mut BitReader<'_>, n: u64, ext: bool, what: &'static str) -> R<u64> {
+    if ext && r.bit(what)? {
+        return Err(unknown_alternative(r, what));
+    }
+    r.constrained(0, n - 1, what)
+}
+
+/// An extension alternative where none is known: read, then refused.
+#[cold]
+#[inline(never)]
+fn unknown_alternative(r: &mut BitReader<'_>, what: &'static str) -> super::bits::Fail {
+    match extension_choice(r, what) {
+        Ok(_) => invalid(r, what, "unknown extension alternative"),
+        Err(e) => e,
     }
 }
 
 /// An ENUMERATED index; extension values come back as `n + i`.
+#[inline(always)]
 fn enumerated(r: &mut BitReader<'_>, n: u64, ext: bool, what: &'static str) -> R<u64> {
     if ext && r.bit(what)? {
         return Ok(n.saturating_add(r.normally_small(what)?));
@@ -119,137 +227,212 @@ fn enumerated(r: &mut BitReader<'_>, n: u64, ext: bool, what: &'static str) -> R
     r.constrained(0, n - 1, what)
 }
 
-fn u32_(r: &mut BitReader<'_>, what: &'static str) -> R<u32> {
-    Ok(r.constrained(0, 4_294_967_295, what)? as u32)
-}
-
-fn u16_(r: &mut BitReader<'_>, what: &'static str) -> R<u16> {
+#[inline]
+pub(crate) fn u16_(r: &mut BitReader<'_>, what: &'static str) -> R<u16> {
     Ok(r.constrained(0, 65535, what)? as u16)
 }
 
+#[inline]
 fn u99(r: &mut BitReader<'_>, what: &'static str) -> R<u8> {
     Ok(r.constrained(0, 99, what)? as u8)
+}
+
+/// An optional value: `f` reads it when `present`.
+#[inline]
+fn opt<'a, T>(
+    r: &mut BitReader<'a>,
+    present: bool,
+    f: impl FnOnce(&mut BitReader<'a>) -> R<T>,
+) -> R<Option<T>> {
+    if present {
+        f(r).map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
 /// Octets of a string value → text. OTP keeps such values as octet lists
 /// and sends them unchanged, so text that came in as UTF-8 goes out as
 /// UTF-8; octets that are not UTF-8 are taken as Latin-1 (one character
 /// an octet, as OTP's lists hold them).
-fn to_string(bytes: &[u8]) -> CompactString {
+pub(crate) fn to_string(bytes: &[u8]) -> CompactString {
     match std::str::from_utf8(bytes) {
         Ok(s) => s.into(),
         Err(_) => bytes.iter().map(|&b| b as char).collect(),
     }
 }
 
-fn ia5(r: &mut BitReader<'_>, what: &'static str) -> R<CompactString> {
-    Ok(to_string(&r.octet_str(what)?))
+/// Text of `bytes` when building, else nothing.
+#[inline]
+fn text(cx: &Dcx<'_>, bytes: &[u8]) -> CompactString {
+    if cx.build {
+        to_string(bytes)
+    } else {
+        CompactString::default()
+    }
 }
 
-/// An octet string with SIZE(lb..ub), ub < 64K.
-fn sized<'a>(
+fn ia5(r: &mut BitReader<'_>, cx: &Dcx<'_>, what: &'static str) -> R<CompactString> {
+    let b = r.octet_str(cx.build, what)?;
+    Ok(text(cx, &b))
+}
+
+/// An octet string with SIZE(lb..ub), ub < 64K; a fixed size (`lb ==
+/// ub`) must be above two octets (those are aligned; Megaco has no
+/// smaller fixed-size string).
+#[inline(always)]
+pub(crate) fn sized<'a>(
     r: &mut BitReader<'a>,
     lb: usize,
     ub: usize,
     what: &'static str,
-) -> R<std::borrow::Cow<'a, [u8]>> {
-    if lb == ub {
-        r.check_string(lb)?;
-        if lb <= 2 {
-            r.octets(lb, what).map(std::borrow::Cow::Owned)
-        } else {
-            Ok(r.aligned_slice(lb, what)?.into())
-        }
+) -> R<&'a [u8]> {
+    let n = if lb == ub {
+        lb
     } else {
-        let n = r.constrained(lb as u64, ub as u64, what)? as usize;
-        r.check_string(n)?;
-        Ok(r.aligned_slice(n, what)?.into())
-    }
+        r.constrained(lb as u64, ub as u64, what)? as usize
+    };
+    r.check_string(n)?;
+    r.aligned_slice(n, what)
 }
 
-fn ia5_sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<CompactString> {
-    Ok(to_string(&sized(r, lb, ub, what)?))
+fn ia5_sized(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+    lb: usize,
+    ub: usize,
+    what: &'static str,
+) -> R<CompactString> {
+    let b = sized(r, lb, ub, what)?;
+    Ok(text(cx, b))
 }
 
-fn code4(r: &mut BitReader<'_>, what: &'static str) -> R<[u8; 4]> {
-    let s = r.aligned_slice(4, what)?;
-    Ok([s[0], s[1], s[2], s[3]])
-}
-
+/// The two octets of a package, parameter or digit map name (unaligned:
+/// a fixed size of two).
+#[inline]
 fn code2(r: &mut BitReader<'_>, what: &'static str) -> R<[u8; 2]> {
-    let a = r.bits(16, what)?;
-    Ok([(a >> 8) as u8, a as u8])
+    Ok((r.bits(16, what)? as u16).to_be_bytes())
 }
 
-fn pkgd(r: &mut BitReader<'_>, cx: &Dcx<'_>, scope: Scope, what: &'static str) -> R<CompactString> {
-    let c = code4(r, what)?;
-    cx.form
-        .pkgd_from_asn1(scope, c)
-        .map_err(|e| form_err(r, what, e))
-}
-
-/// Like [`pkgd`], also returning the code (parameters are relative to it).
+/// A `PkgdName`: its text when building, and its code (parameters are
+/// relative to it).
+#[inline]
 fn pkgd_code(
     r: &mut BitReader<'_>,
     cx: &Dcx<'_>,
     scope: Scope,
     what: &'static str,
 ) -> R<(CompactString, [u8; 4])> {
-    let c = code4(r, what)?;
-    let s = cx
-        .form
-        .pkgd_from_asn1(scope, c)
-        .map_err(|e| form_err(r, what, e))?;
-    Ok((s, c))
+    let c = r.aligned_array::<4>(what)?;
+    let name = if cx.build {
+        cx.cfg.pkgd_name(scope, c)
+    } else {
+        CompactString::default()
+    };
+    Ok((name, c))
+}
+
+#[inline]
+fn pkgd(r: &mut BitReader<'_>, cx: &Dcx<'_>, scope: Scope, what: &'static str) -> R<CompactString> {
+    Ok(pkgd_code(r, cx, scope, what)?.0)
 }
 
 fn dialplan(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CompactString> {
     let c = code2(r, "DigitMapName")?;
-    cx.form
-        .dialplan_from_asn1(c)
-        .map(Into::into)
-        .map_err(|e| form_err(r, "DigitMapName", e))
+    Ok(if cx.build {
+        cx.cfg.dialplan_name(c)
+    } else {
+        CompactString::default()
+    })
 }
 
 fn package(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CompactString> {
     let c = code2(r, "packageName")?;
-    cx.form
-        .package_from_asn1(c)
-        .map(Into::into)
-        .map_err(|e| form_err(r, "packageName", e))
+    Ok(if cx.build {
+        cx.cfg.package_name(c)
+    } else {
+        CompactString::default()
+    })
 }
 
-/// BIT STRING with named bits, no size: the set bit numbers.
-fn bit_string(r: &mut BitReader<'_>, what: &'static str) -> R<Vec<u32>> {
+/// BIT STRING with named bits, no size: `named(bit)` maps each set bit
+/// (`None`: an unknown one, refused).
+fn bit_string<T>(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+    what: &'static str,
+    named: impl Fn(u32) -> Option<T>,
+) -> R<Vec<T>> {
     let n = r.length(what)?;
     if n > r.remaining_bits() {
-        return Err(r.err(PerErrorKind::Truncated { expected: what }));
+        return Err(r.truncated(what));
     }
     let mut out = Vec::new();
+    let mut unknown = false;
     for i in 0..n {
         if r.bit(what)? {
-            out.push(i as u32);
+            match named(i as u32) {
+                Some(v) if cx.build => out.push(v),
+                Some(_) => {}
+                None => unknown = true,
+            }
         }
+    }
+    if unknown {
+        return Err(invalid(r, what, "unknown named bit"));
     }
     Ok(out)
 }
 
+/// Pushes `v` and returns it where the list holds it.
+fn put<T, L: List<T>>(out: &mut L, v: T) -> &mut T {
+    out.push(v);
+    match out.last_mut() {
+        Some(x) => x,
+        None => unreachable!("an element was just pushed"),
+    }
+}
+
+/// SEQUENCE OF whose items `f` puts in the list itself (the envelope of
+/// the message, which only the owned decoder builds).
+fn seq_with<'a, T, L: List<T>>(
+    r: &mut BitReader<'a>,
+    min_bits: usize,
+    what: &'static str,
+    out: &mut L,
+    mut f: impl FnMut(&mut BitReader<'a>, &mut L) -> R<()>,
+) -> R<()> {
+    let mut so_far = 0;
+    loop {
+        let (n, more) = r.list_run(min_bits, so_far, what)?;
+        out.reserve(n);
+        for _ in 0..n {
+            f(r, out)?;
+        }
+        if !more {
+            return Ok(());
+        }
+        so_far += n;
+    }
+}
+
 // ------------------------------------------------------------- top level
 
-/// The authentication header, the Message extension bit and the version:
-/// everything before the mId.
-pub(crate) fn header(r: &mut BitReader<'_>) -> R<(Option<AuthenticationHeader>, bool, u8)> {
+/// The authentication header (its data kept when `build`), the Message
+/// extension bit and the version: everything before the mId.
+pub(crate) fn header(
+    r: &mut BitReader<'_>,
+    build: bool,
+) -> R<(Option<AuthenticationHeader>, bool, u8)> {
     let has_auth = r.bit("authHeader presence")?;
     let auth_header = if has_auth {
-        let spi = r.aligned_slice(4, "secParmIndex")?;
-        let spi = u32::from_be_bytes([spi[0], spi[1], spi[2], spi[3]]);
-        let sn = r.aligned_slice(4, "seqNum")?;
-        let sn = u32::from_be_bytes([sn[0], sn[1], sn[2], sn[3]]);
+        let spi = u32::from_be_bytes(r.aligned_array("secParmIndex")?);
+        let sn = u32::from_be_bytes(r.aligned_array("seqNum")?);
         let ad = sized(r, 12, 32, "AuthData")?;
         Some(AuthenticationHeader {
             sec_parm_index: spi,
             seq_num: sn,
-            ad: ad.into_owned(),
+            ad: if build { ad.to_vec() } else { Vec::new() },
         })
     } else {
         None
@@ -262,46 +445,32 @@ pub(crate) fn header(r: &mut BitReader<'_>) -> R<(Option<AuthenticationHeader>, 
     Ok((auth_header, ext, version))
 }
 
-/// Decodes a whole MegacoMessage; the version is read from the message.
+/// Decodes a whole MegacoMessage into `msg` (whose body is an empty
+/// transaction list); the version is read from the message.
 pub(crate) fn megaco_message(
     r: &mut BitReader<'_>,
-    form: &dyn Form,
-    max_depth: usize,
-) -> R<MegacoMessage> {
-    let (auth_header, ext, version) = header(r)?;
-    let cx = Dcx {
-        v: version,
-        form,
-        depth: Cell::new(0),
-        max_depth,
-    };
-    let mid = mid(r, &cx)?;
-    let body = if r.bits(1, "messageBody")? == 0 {
-        MessageBody::Error(error_descriptor(r)?)
-    } else {
-        MessageBody::Transactions(seq_of(r, 3, "transactions", |r| transaction(r, &cx))?)
-    };
-    if ext {
-        additions(r, 0, "Message extensions", |_, _| Ok(()))?;
+    cfg: &PerConfig,
+    msg: &mut MegacoMessage,
+) -> R<()> {
+    let ext;
+    (msg.auth_header, ext, msg.mess.version) = header(r, true)?;
+    let cx = Dcx::new(msg.mess.version, cfg, true);
+    msg.mess.mid = mid(r)?.to_mid();
+    if r.bits(1, "messageBody")? == 0 {
+        msg.mess.body = MessageBody::Error(error_descriptor(r, &cx)?);
+    } else if let MessageBody::Transactions(ts) = &mut msg.mess.body {
+        seq_with(r, 3, "transactions", ts, |r, ts| transaction(r, &cx, ts))?;
     }
-    Ok(MegacoMessage {
-        auth_header,
-        mess: Message { version, mid, body },
-    })
+    skip_ext(r, ext, "Message extensions")
 }
 
 fn port(r: &mut BitReader<'_>, present: bool) -> R<Option<u16>> {
-    if present {
-        Ok(Some(u16_(r, "portNumber")?))
-    } else {
-        Ok(None)
-    }
+    opt(r, present, |r| u16_(r, "portNumber"))
 }
 
 fn ip4(r: &mut BitReader<'_>) -> R<Ip4Address> {
     let p = r.bit("IP4Address preamble")?;
-    let a = r.aligned_slice(4, "IP4Address.address")?;
-    let address = [a[0], a[1], a[2], a[3]];
+    let address = r.aligned_array("IP4Address.address")?;
     Ok(Ip4Address {
         address,
         port: port(r, p)?,
@@ -310,226 +479,237 @@ fn ip4(r: &mut BitReader<'_>) -> R<Ip4Address> {
 
 fn ip6(r: &mut BitReader<'_>) -> R<Ip6Address> {
     let p = r.bit("IP6Address preamble")?;
-    let a = r.aligned_slice(16, "IP6Address.address")?;
-    let mut address = [0u8; 16];
-    address.copy_from_slice(a);
+    let address = r.aligned_array("IP6Address.address")?;
     Ok(Ip6Address {
         address,
         port: port(r, p)?,
     })
 }
 
-fn domain(r: &mut BitReader<'_>) -> R<DomainName> {
+/// A domain name's octets and port. A name of 16K octets or more (a
+/// fragmented length) is refused: the text grammar allows 64 characters.
+fn domain_parts<'a>(r: &mut BitReader<'a>) -> R<(&'a [u8], Option<u16>)> {
     let p = r.bit("DomainName preamble")?;
-    let name = ia5(r, "DomainName.name")?;
+    let n = r.length("DomainName.name")?;
+    r.check_string(n)?;
+    let name = r.aligned_slice(n, "DomainName.name")?;
+    Ok((name, port(r, p)?))
+}
+
+fn domain(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<DomainName> {
+    let (name, port) = domain_parts(r)?;
     Ok(DomainName {
-        name,
-        port: port(r, p)?,
+        name: text(cx, name),
+        port,
     })
 }
 
-fn mtp(r: &mut BitReader<'_>) -> R<CompactString> {
-    Ok(to_string(&sized(r, 2, 4, "mtpAddress")?))
+fn mtp(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CompactString> {
+    let b = sized(r, 2, 4, "mtpAddress")?;
+    Ok(text(cx, b))
 }
 
-fn mid(r: &mut BitReader<'_>, _cx: &Dcx<'_>) -> R<Mid> {
+/// The mId as it is in the bytes (the view's; the owned decoder maps it
+/// with [`MidView::to_mid`]).
+pub(crate) fn mid<'a>(r: &mut BitReader<'a>) -> R<MidView<'a>> {
+    const FORM: NameForm = NameForm::Utf8OrLatin1;
     Ok(match root_choice(r, 5, true, "MId")? {
-        0 => Mid::Ip4(ip4(r)?),
-        1 => Mid::Ip6(ip6(r)?),
-        2 => Mid::Domain(domain(r)?),
-        3 => Mid::Device(ia5_sized(r, 1, 64, "PathName")?),
-        _ => Mid::Mtp(mtp(r)?),
+        0 => MidView::Ip4(ip4(r)?),
+        1 => MidView::Ip6(ip6(r)?),
+        2 => {
+            let (name, port) = domain_parts(r)?;
+            MidView::Domain {
+                name,
+                port,
+                form: FORM,
+            }
+        }
+        3 => MidView::Device {
+            name: sized(r, 1, 64, "PathName")?,
+            form: FORM,
+        },
+        _ => MidView::Mtp {
+            address: sized(r, 2, 4, "mtpAddress")?,
+            form: MtpForm::Text(FORM),
+        },
     })
 }
 
-fn transaction(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Transaction> {
+fn transaction(r: &mut BitReader<'_>, cx: &Dcx<'_>, ts: &mut SmallList<Transaction>) -> R<()> {
     match choice(r, 4, true, "Transaction")? {
         Ok(0) => {
             let ext = r.bit("TransactionRequest extension bit")?;
-            let transaction_id = u32_(r, "transactionId")?;
-            let actions = seq_of(r, 11, "actions", |r| action_request(r, cx))?;
-            if ext {
-                additions(r, 0, "TransactionRequest extensions", |_, _| Ok(()))?;
+            let transaction_id = r.u32("transactionId")?;
+            let t = put(
+                ts,
+                Transaction::Request(TransactionRequest {
+                    transaction_id,
+                    actions: SmallList::new(),
+                }),
+            );
+            if let Transaction::Request(t) = t {
+                seq_in(r, cx, 11, "actions", &mut t.actions, |r, a| {
+                    action_request(r, cx, a)
+                })?;
             }
-            Ok(Transaction::Request(TransactionRequest {
-                transaction_id,
-                actions,
-            }))
+            skip_ext(r, ext, "TransactionRequest extensions")
         }
         Ok(1) => {
             let ext = r.bit("TransactionPending extension bit")?;
-            let transaction_id = u32_(r, "transactionId")?;
-            if ext {
-                additions(r, 0, "TransactionPending extensions", |_, _| Ok(()))?;
-            }
-            Ok(Transaction::Pending(TransactionPending { transaction_id }))
+            let transaction_id = r.u32("transactionId")?;
+            skip_ext(r, ext, "TransactionPending extensions")?;
+            ts.push(Transaction::Pending(TransactionPending { transaction_id }));
+            Ok(())
         }
-        Ok(2) => transaction_reply(r, cx).map(Transaction::Reply),
+        Ok(2) => {
+            let ext = r.bit("TransactionReply extension bit")?;
+            let imm_ack_required = r.bit("TransactionReply preamble")?;
+            let transaction_id = r.u32("transactionId")?;
+            let t = put(
+                ts,
+                Transaction::Reply(TransactionReply {
+                    transaction_id,
+                    imm_ack_required,
+                    result: TransactionResult::ActionReplies(SmallList::new()),
+                    segment_number: None,
+                    segmentation_complete: false,
+                }),
+            );
+            if let Transaction::Reply(t) = t {
+                transaction_result(r, cx, &mut t.result)?;
+                if ext {
+                    (t.segment_number, t.segmentation_complete) = reply_additions(r, cx)?;
+                }
+            }
+            Ok(())
+        }
         Ok(_) => {
-            let acks = seq_of(r, 9, "TransactionResponseAck", |r| {
-                let has_last = r.bit("TransactionAck preamble")?;
-                let first_ack = u32_(r, "firstAck")?;
-                let last_ack = if has_last {
-                    Some(u32_(r, "lastAck")?)
-                } else {
-                    None
-                };
-                Ok(TransactionAck {
-                    first_ack,
-                    last_ack,
-                })
-            })?;
-            Ok(Transaction::ResponseAck(acks))
+            let acks = seq_of(r, cx, 9, "TransactionResponseAck", transaction_ack)?;
+            ts.push(Transaction::ResponseAck(acks));
+            Ok(())
         }
         Err((0, mut sub)) if cx.v >= 3 => {
-            let r = &mut sub;
-            let ext = r.bit("SegmentReply extension bit")?;
-            let complete = r.bit("SegmentReply preamble")?;
-            let transaction_id = u32_(r, "transactionId")?;
-            let segment_number = u16_(r, "segmentNumber")?;
-            if ext {
-                additions(r, 0, "SegmentReply extensions", |_, _| Ok(()))?;
-            }
-            Ok(Transaction::SegmentReply(SegmentReply {
-                transaction_id,
-                segment_number,
-                segmentation_complete: complete,
-            }))
+            ts.push(Transaction::SegmentReply(segment_reply(&mut sub)?));
+            Ok(())
         }
         Err(_) => Err(invalid(r, "Transaction", "unknown extension alternative")),
     }
 }
 
-fn transaction_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TransactionReply> {
-    let ext = r.bit("TransactionReply extension bit")?;
-    let imm_ack_required = r.bit("TransactionReply preamble")?;
-    let transaction_id = u32_(r, "transactionId")?;
-    let result = if r.bits(1, "transactionResult")? == 0 {
-        TransactionResult::Error(error_descriptor(r)?)
-    } else {
-        TransactionResult::ActionReplies(seq_of(r, 11, "actionReplies", |r| action_reply(r, cx))?)
-    };
-    let mut segment_number = None;
-    let mut segmentation_complete = false;
-    if ext {
-        let known = if cx.v >= 3 { 2 } else { 0 };
-        additions(r, known, "TransactionReply extensions", |r, i| {
-            if i == 0 {
-                segment_number = Some(u16_(r, "segmentNumber")?);
-            } else {
-                segmentation_complete = true;
-            }
-            Ok(())
-        })?;
-    }
-    Ok(TransactionReply {
-        transaction_id,
-        imm_ack_required,
-        result,
-        segment_number,
-        segmentation_complete,
+pub(crate) fn transaction_ack(r: &mut BitReader<'_>) -> R<TransactionAck> {
+    let has_last = r.bit("TransactionAck preamble")?;
+    let first_ack = r.u32("firstAck")?;
+    let last_ack = opt(r, has_last, |r| r.u32("lastAck"))?;
+    Ok(TransactionAck {
+        first_ack,
+        last_ack,
     })
 }
 
-fn error_descriptor(r: &mut BitReader<'_>) -> R<ErrorDescriptor> {
+/// A v3 SegmentReply (the contents of its open type).
+pub(crate) fn segment_reply(r: &mut BitReader<'_>) -> R<SegmentReply> {
+    let ext = r.bit("SegmentReply extension bit")?;
+    let complete = r.bit("SegmentReply preamble")?;
+    let transaction_id = r.u32("transactionId")?;
+    let segment_number = u16_(r, "segmentNumber")?;
+    skip_ext(r, ext, "SegmentReply extensions")?;
+    Ok(SegmentReply {
+        transaction_id,
+        segment_number,
+        segmentation_complete: complete,
+    })
+}
+
+/// The result of a TransactionReply, into `out` (an empty action reply
+/// list).
+fn transaction_result(r: &mut BitReader<'_>, cx: &Dcx<'_>, out: &mut TransactionResult) -> R<()> {
+    if r.bits(1, "transactionResult")? == 0 {
+        *out = TransactionResult::Error(error_descriptor(r, cx)?);
+    } else if let TransactionResult::ActionReplies(a) = out {
+        seq_in(r, cx, 11, "actionReplies", a, |r, a| action_reply(r, cx, a))?;
+    }
+    Ok(())
+}
+
+/// The extension additions of a TransactionReply: v3's segment number
+/// and segmentation-complete flag.
+pub(crate) fn reply_additions(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<(Option<u16>, bool)> {
+    let mut segment_number = None;
+    let mut segmentation_complete = false;
+    let known = if cx.v >= 3 { 2 } else { 0 };
+    additions(r, known, "TransactionReply extensions", |r, i| {
+        if i == 0 {
+            segment_number = Some(u16_(r, "segmentNumber")?);
+        } else {
+            segmentation_complete = true;
+        }
+        Ok(())
+    })?;
+    Ok((segment_number, segmentation_complete))
+}
+
+pub(crate) fn error_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ErrorDescriptor> {
     let has_text = r.bit("ErrorDescriptor preamble")?;
     let error_code = u16_(r, "errorCode")?;
-    let error_text = if has_text {
-        Some(ia5(r, "errorText")?)
-    } else {
-        None
-    };
+    let error_text = opt(r, has_text, |r| ia5(r, cx, "errorText"))?;
     Ok(ErrorDescriptor {
         error_code,
         error_text,
     })
 }
 
-fn context_id(r: &mut BitReader<'_>) -> R<ContextId> {
-    Ok(ContextId(u32_(r, "contextId")?))
+pub(crate) fn context_id(r: &mut BitReader<'_>) -> R<ContextId> {
+    Ok(ContextId(r.u32("contextId")?))
 }
 
-fn action_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ActionRequest> {
+fn action_request(r: &mut BitReader<'_>, cx: &Dcx<'_>, a: &mut ActionRequest) -> R<()> {
     let has_cr = r.bit("ActionRequest preamble")?;
     let has_car = r.bit("ActionRequest preamble")?;
-    let context_id = context_id(r)?;
-    let context_request = if has_cr {
-        Some(context_request(r, cx)?)
-    } else {
-        None
-    };
-    let context_attr_audit_req = if has_car {
-        Some(context_attr_audit(r, cx)?)
-    } else {
-        None
-    };
-    let command_requests = seq_of(r, 7, "commandRequests", |r| command_request(r, cx))?;
-    Ok(ActionRequest {
-        context_id,
-        context_request,
-        context_attr_audit_req,
-        command_requests,
-    })
+    a.context_id = context_id(r)?;
+    a.context_request = opt(r, has_cr, |r| context_request(r, cx))?;
+    a.context_attr_audit_req = opt(r, has_car, |r| context_attr_audit(r, cx))?;
+    seq_with(
+        r,
+        7,
+        "commandRequests",
+        &mut a.command_requests,
+        |r, out| command_request(r, cx, out),
+    )
 }
 
-fn action_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ActionReply> {
+fn action_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>, a: &mut ActionReply) -> R<()> {
     let has_err = r.bit("ActionReply preamble")?;
     let has_cr = r.bit("ActionReply preamble")?;
-    let context_id = context_id(r)?;
-    let error_descriptor = if has_err {
-        Some(error_descriptor(r)?)
-    } else {
-        None
-    };
-    let context_reply = if has_cr {
-        Some(context_request(r, cx)?)
-    } else {
-        None
-    };
-    let command_reply = seq_of(r, 4, "commandReply", |r| command_reply(r, cx))?;
-    Ok(ActionReply {
-        context_id,
-        error_descriptor,
-        context_reply,
-        command_reply,
-    })
+    a.context_id = context_id(r)?;
+    a.error_descriptor = opt(r, has_err, |r| error_descriptor(r, cx))?;
+    a.context_reply = opt(r, has_cr, |r| context_request(r, cx))?;
+    a.command_reply = seq_of(r, cx, 4, "commandReply", |r| command_reply(r, cx))?;
+    Ok(())
 }
 
-fn context_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ContextRequest> {
+pub(crate) fn context_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ContextRequest> {
     let ext = r.bit("ContextRequest extension bit")?;
     let has_p = r.bit("ContextRequest preamble")?;
     let has_e = r.bit("ContextRequest preamble")?;
     let has_t = r.bit("ContextRequest preamble")?;
-    let priority = if has_p {
-        Some(r.constrained(0, 15, "priority")? as u8)
-    } else {
-        None
-    };
-    let emergency = if has_e {
-        Some(r.bit("emergency")?)
-    } else {
-        None
-    };
-    let topology_req = if has_t {
-        Some(seq_of(r, 20, "topologyReq", |r| topology(r, cx))?)
-    } else {
-        None
-    };
     let mut c = ContextRequest {
-        priority,
-        emergency,
-        topology_req,
-        iepscallind: None,
-        context_prop: None,
-        context_list: None,
+        priority: opt(r, has_p, |r| Ok(r.constrained(0, 15, "priority")? as u8))?,
+        emergency: opt(r, has_e, |r| r.bit("emergency"))?,
+        topology_req: opt(r, has_t, |r| {
+            seq_of(r, cx, 20, "topologyReq", |r| topology(r, cx))
+        })?,
+        ..ContextRequest::default()
     };
     if ext {
         let known = if cx.v >= 3 { 3 } else { 0 };
         additions(r, known, "ContextRequest extensions", |r, i| {
             match i {
                 0 => c.iepscallind = Some(r.bit("iepscallind")?),
-                1 => c.context_prop = Some(seq_of(r, 42, "contextProp", |r| property_parm(r, cx))?),
-                _ => c.context_list = Some(seq_of(r, 10, "contextList", context_id)?),
+                1 => {
+                    c.context_prop =
+                        Some(seq_of(r, cx, 42, "contextProp", |r| property_parm(r, cx))?)
+                }
+                _ => c.context_list = Some(seq_of(r, cx, 10, "contextList", context_id)?),
             }
             Ok(())
         })?;
@@ -537,18 +717,16 @@ fn context_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ContextRequest> {
     Ok(c)
 }
 
-fn context_attr_audit(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ContextAttrAuditRequest> {
+pub(crate) fn context_attr_audit(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+) -> R<ContextAttrAuditRequest> {
     let ext = r.bit("ContextAttrAuditRequest extension bit")?;
     let mut c = ContextAttrAuditRequest {
         topology: r.bit("ContextAttrAuditRequest preamble")?,
         emergency: r.bit("ContextAttrAuditRequest preamble")?,
         priority: r.bit("ContextAttrAuditRequest preamble")?,
-        iepscallind: false,
-        context_prop_aud: None,
-        select_priority: None,
-        select_emergency: None,
-        select_iepscallind: None,
-        select_logic: None,
+        ..ContextAttrAuditRequest::default()
     };
     if ext {
         let known = if cx.v >= 3 { 6 } else { 0 };
@@ -556,7 +734,7 @@ fn context_attr_audit(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ContextAttrAudit
             match i {
                 0 => c.iepscallind = true,
                 1 => {
-                    c.context_prop_aud = Some(seq_of(r, 33, "contextPropAud", |r| {
+                    c.context_prop_aud = Some(seq_of(r, cx, 33, "contextPropAud", |r| {
                         ind_aud_property_parm(r, cx)
                     })?)
                 }
@@ -576,104 +754,95 @@ fn context_attr_audit(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ContextAttrAudit
     Ok(c)
 }
 
-fn command_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CommandRequest> {
+fn command_request(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+    out: &mut SmallList<CommandRequest>,
+) -> R<()> {
     let ext = r.bit("CommandRequest extension bit")?;
     let optional = r.bit("CommandRequest preamble")?;
     let wildcard_return = r.bit("CommandRequest preamble")?;
-    let idx = root_choice(r, 8, true, "Command")?;
-    let command = match idx {
-        0..=2 => {
+    let command = match root_choice(r, 8, true, "Command")? {
+        0 => Command::Add(AmmRequest::default()),
+        1 => Command::Move(AmmRequest::default()),
+        2 => Command::Modify(AmmRequest::default()),
+        3 => Command::Subtract(SubtractRequest::default()),
+        4 => Command::AuditCapability(AuditRequest::default()),
+        5 => Command::AuditValue(AuditRequest::default()),
+        6 => Command::Notify(NotifyRequest::default()),
+        _ => Command::ServiceChange(Box::new(service_change_request(r, cx)?)),
+    };
+    let c = put(
+        out,
+        CommandRequest {
+            command,
+            optional,
+            wildcard_return,
+        },
+    );
+    match &mut c.command {
+        Command::Add(a) | Command::Move(a) | Command::Modify(a) => {
             let ext = r.bit("AmmRequest extension bit")?;
-            let termination_ids = term_id_list(r, cx)?;
-            let descriptors = seq_of(r, 4, "descriptors", |r| amm_descriptor(r, cx))?;
+            a.termination_ids = term_id_list(r, cx)?;
+            a.descriptors = amm_descriptors(r, cx)?;
             skip_ext(r, ext, "AmmRequest extensions")?;
-            let a = AmmRequest {
-                termination_ids: termination_ids.into(),
-                descriptors,
-            };
-            match idx {
-                0 => Command::Add(a),
-                1 => Command::Move(a),
-                _ => Command::Modify(a),
-            }
         }
-        3 => {
+        Command::Subtract(s) => {
             let ext = r.bit("SubtractRequest extension bit")?;
             let has_a = r.bit("SubtractRequest preamble")?;
-            let termination_ids = term_id_list(r, cx)?;
-            let audit_descriptor = if has_a {
-                Some(audit_descriptor(r, cx)?)
-            } else {
-                None
-            };
+            s.termination_ids = term_id_list(r, cx)?;
+            s.audit_descriptor = opt(r, has_a, |r| audit_descriptor(r, cx))?;
             skip_ext(r, ext, "SubtractRequest extensions")?;
-            Command::Subtract(SubtractRequest {
-                termination_ids: termination_ids.into(),
-                audit_descriptor,
-            })
         }
-        4 => Command::AuditCapability(audit_request(r, cx)?),
-        5 => Command::AuditValue(audit_request(r, cx)?),
-        6 => {
+        Command::AuditCapability(a) | Command::AuditValue(a) => {
+            let ext = r.bit("AuditRequest extension bit")?;
+            a.termination_id = term_id(r, cx)?;
+            a.audit_descriptor = audit_descriptor(r, cx)?;
+            if ext {
+                a.termination_id_list = audit_request_additions(r, cx)?;
+            }
+        }
+        Command::Notify(n) => {
             let ext = r.bit("NotifyRequest extension bit")?;
             let has_e = r.bit("NotifyRequest preamble")?;
-            let termination_ids = term_id_list(r, cx)?;
-            let observed_events_descriptor = observed_events(r, cx)?;
-            let error_descriptor = if has_e {
-                Some(error_descriptor(r)?)
-            } else {
-                None
-            };
+            n.termination_ids = term_id_list(r, cx)?;
+            observed_events(r, cx, &mut n.observed_events_descriptor)?;
+            n.error_descriptor = opt(r, has_e, |r| error_descriptor(r, cx))?;
             skip_ext(r, ext, "NotifyRequest extensions")?;
-            Command::Notify(NotifyRequest {
-                termination_ids: termination_ids.into(),
-                observed_events_descriptor,
-                error_descriptor,
-            })
         }
-        _ => {
-            let ext = r.bit("ServiceChangeRequest extension bit")?;
-            let termination_ids = term_id_list(r, cx)?;
-            let service_change_parms = service_change_parm(r, cx)?;
-            skip_ext(r, ext, "ServiceChangeRequest extensions")?;
-            Command::ServiceChange(Box::new(ServiceChangeRequest {
-                termination_ids: termination_ids.into(),
-                service_change_parms,
-            }))
-        }
-    };
-    skip_ext(r, ext, "CommandRequest extensions")?;
-    Ok(CommandRequest {
-        command,
-        optional,
-        wildcard_return,
-    })
+        _ => {}
+    }
+    skip_ext(r, ext, "CommandRequest extensions")
 }
 
-/// Skips the (unknown) extension additions of a SEQUENCE.
-fn skip_ext(r: &mut BitReader<'_>, ext: bool, what: &'static str) -> R<()> {
-    if ext {
-        additions(r, 0, what, |_, _| Ok(()))?;
-    }
-    Ok(())
+/// The descriptors of an Add, Move or Modify.
+pub(crate) fn amm_descriptors(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<AmmDescriptor>> {
+    seq_of(r, cx, 4, "descriptors", |r| amm_descriptor(r, cx))
 }
 
-fn audit_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AuditRequest> {
-    let ext = r.bit("AuditRequest extension bit")?;
-    let termination_id = term_id(r, cx)?;
-    let audit_descriptor = audit_descriptor(r, cx)?;
-    let mut termination_id_list = None;
-    if ext {
-        let known = if cx.v >= 3 { 1 } else { 0 };
-        additions(r, known, "AuditRequest extensions", |r, _| {
-            termination_id_list = Some(term_id_list(r, cx)?);
-            Ok(())
-        })?;
-    }
-    Ok(AuditRequest {
-        termination_id,
-        audit_descriptor,
-        termination_id_list,
+/// The extension additions of an AuditRequest: v3's termination id list.
+pub(crate) fn audit_request_additions(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+) -> R<Option<Vec<TerminationId>>> {
+    let mut list = None;
+    let known = if cx.v >= 3 { 1 } else { 0 };
+    additions(r, known, "AuditRequest extensions", |r, _| {
+        list = Some(term_id_list(r, cx)?);
+        Ok(())
+    })?;
+    Ok(list)
+}
+
+/// A ServiceChangeRequest after the CHOICE index.
+fn service_change_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangeRequest> {
+    let ext = r.bit("ServiceChangeRequest extension bit")?;
+    let termination_ids = term_id_list(r, cx)?;
+    let service_change_parms = service_change_parm(r, cx)?;
+    skip_ext(r, ext, "ServiceChangeRequest extensions")?;
+    Ok(ServiceChangeRequest {
+        termination_ids,
+        service_change_parms,
     })
 }
 
@@ -684,14 +853,10 @@ fn command_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CommandReply> {
             let ext = r.bit("AmmsReply extension bit")?;
             let has_a = r.bit("AmmsReply preamble")?;
             let termination_ids = term_id_list(r, cx)?;
-            let termination_audit = if has_a {
-                Some(termination_audit(r, cx)?)
-            } else {
-                None
-            };
+            let termination_audit = opt(r, has_a, |r| termination_audit(r, cx))?;
             skip_ext(r, ext, "AmmsReply extensions")?;
             let a = AmmsReply {
-                termination_ids: termination_ids.into(),
+                termination_ids,
                 termination_audit,
             };
             match idx {
@@ -707,38 +872,39 @@ fn command_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CommandReply> {
             let ext = r.bit("NotifyReply extension bit")?;
             let has_e = r.bit("NotifyReply preamble")?;
             let termination_ids = term_id_list(r, cx)?;
-            let error_descriptor = if has_e {
-                Some(error_descriptor(r)?)
-            } else {
-                None
-            };
+            let error_descriptor = opt(r, has_e, |r| error_descriptor(r, cx))?;
             skip_ext(r, ext, "NotifyReply extensions")?;
             CommandReply::Notify(NotifyReply {
-                termination_ids: termination_ids.into(),
+                termination_ids,
                 error_descriptor,
             })
         }
         _ => {
             let ext = r.bit("ServiceChangeReply extension bit")?;
             let termination_ids = term_id_list(r, cx)?;
-            let service_change_result = if r.bits(1, "serviceChangeResult")? == 0 {
-                ServiceChangeResult::ErrorDescriptor(error_descriptor(r)?)
-            } else {
-                ServiceChangeResult::ServiceChangeResParms(service_change_res_parm(r, cx)?)
-            };
+            let service_change_result = service_change_result(r, cx)?;
             skip_ext(r, ext, "ServiceChangeReply extensions")?;
             CommandReply::ServiceChange(Box::new(ServiceChangeReply {
-                termination_ids: termination_ids.into(),
+                termination_ids,
                 service_change_result,
             }))
         }
     })
 }
 
+/// The result of a ServiceChangeReply.
+pub(crate) fn service_change_result(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangeResult> {
+    Ok(if r.bits(1, "serviceChangeResult")? == 0 {
+        ServiceChangeResult::ErrorDescriptor(error_descriptor(r, cx)?)
+    } else {
+        ServiceChangeResult::ServiceChangeResParms(service_change_res_parm(r, cx)?)
+    })
+}
+
 fn audit_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AuditReply> {
     match choice(r, 3, true, "AuditReply")? {
         Ok(0) => Ok(AuditReply::ContextAuditResult(term_id_list(r, cx)?)),
-        Ok(1) => Ok(AuditReply::Error(error_descriptor(r)?)),
+        Ok(1) => Ok(AuditReply::Error(error_descriptor(r, cx)?)),
         Ok(_) => {
             let termination_id = term_id(r, cx)?;
             let termination_audit_result = termination_audit(r, cx)?;
@@ -762,21 +928,28 @@ fn audit_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AuditReply> {
     }
 }
 
-fn termination_audit(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<AuditReturnParameter>> {
-    seq_of(r, 5, "TerminationAudit", |r| {
+pub(crate) fn termination_audit(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+) -> R<Vec<AuditReturnParameter>> {
+    seq_of(r, cx, 5, "TerminationAudit", |r| {
         use AuditReturnParameter as A;
         Ok(match root_choice(r, 12, true, "AuditReturnParameter")? {
-            0 => A::Error(error_descriptor(r)?),
+            0 => A::Error(error_descriptor(r, cx)?),
             1 => A::Media(media_descriptor(r, cx)?),
             2 => A::Modem(modem_descriptor(r, cx)?),
             3 => A::Mux(mux_descriptor(r, cx)?),
             4 => A::Events(events_descriptor(r, cx)?),
             5 => A::EventBuffer(event_buffer(r, cx)?),
-            6 => A::Signals(signals_descriptor(r, cx)?.into()),
+            6 => A::Signals(signals_descriptor(r, cx)?),
             7 => A::DigitMap(digit_map_descriptor(r, cx)?),
-            8 => A::ObservedEvents(observed_events(r, cx)?),
+            8 => {
+                let mut o = ObservedEventsDescriptor::default();
+                observed_events(r, cx, &mut o)?;
+                A::ObservedEvents(o)
+            }
             9 => A::Statistics(statistics_descriptor(r, cx)?),
-            10 => A::Packages(seq_of(r, 16, "PackagesDescriptor", |r| {
+            10 => A::Packages(seq_of(r, cx, 16, "PackagesDescriptor", |r| {
                 let ext = r.bit("PackagesItem extension bit")?;
                 let package_name = package(r, cx)?;
                 let package_version = u99(r, "packageVersion")?;
@@ -835,7 +1008,7 @@ fn amm_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AmmDescriptor> {
         Ok(2) => D::Mux(mux_descriptor(r, cx)?),
         Ok(3) => D::Events(events_descriptor(r, cx)?),
         Ok(4) => D::EventBuffer(event_buffer(r, cx)?),
-        Ok(5) => D::Signals(signals_descriptor(r, cx)?.into()),
+        Ok(5) => D::Signals(signals_descriptor(r, cx)?),
         Ok(6) => D::DigitMap(digit_map_descriptor(r, cx)?),
         Ok(_) => D::Audit(audit_descriptor(r, cx)?),
         Err((0, mut sub)) if cx.v >= 3 => D::Statistics(statistics_descriptor(&mut sub, cx)?),
@@ -843,14 +1016,12 @@ fn amm_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AmmDescriptor> {
     })
 }
 
-fn audit_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AuditDescriptor> {
+pub(crate) fn audit_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AuditDescriptor> {
     let ext = r.bit("AuditDescriptor extension bit")?;
     let has_t = r.bit("AuditDescriptor preamble")?;
-    let audit_token = if has_t {
-        let bits = bit_string(r, "auditToken")?;
-        let mut v = Vec::with_capacity(bits.len());
-        for b in bits {
-            v.push(match b {
+    let audit_token = opt(r, has_t, |r| {
+        bit_string(r, cx, "auditToken", |b| {
+            Some(match b {
                 0 => AuditToken::Mux,
                 1 => AuditToken::Modem,
                 2 => AuditToken::Media,
@@ -861,18 +1032,15 @@ fn audit_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AuditDescriptor> {
                 7 => AuditToken::ObservedEvents,
                 8 => AuditToken::Packages,
                 9 => AuditToken::EventBuffer,
-                _ => return Err(invalid(r, "auditToken", "unknown named bit")),
-            });
-        }
-        Some(v)
-    } else {
-        None
-    };
+                _ => return None,
+            })
+        })
+    })?;
     let mut audit_property_token = None;
     if ext {
         let known = if cx.v >= 2 { 1 } else { 0 };
         additions(r, known, "AuditDescriptor extensions", |r, _| {
-            audit_property_token = Some(seq_of(r, 4, "auditPropertyToken", |r| {
+            audit_property_token = Some(seq_of(r, cx, 4, "auditPropertyToken", |r| {
                 ind_audit_parameter(r, cx)
             })?);
             Ok(())
@@ -916,7 +1084,7 @@ fn ind_audit_parameter(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<IndAuditParamet
                 let event_buffer_control = r.bit("IndAudTerminationStateDescriptor preamble")?;
                 let service_state_b = r.bit("IndAudTerminationStateDescriptor preamble")?;
                 let property_parms =
-                    seq_of(r, 33, "propertyParms", |r| ind_aud_property_parm(r, cx))?;
+                    seq_of(r, cx, 33, "propertyParms", |r| ind_aud_property_parm(r, cx))?;
                 let mut service_state_sel = None;
                 if ext {
                     let known = if cx.v >= 3 { 1 } else { 0 };
@@ -943,7 +1111,7 @@ fn ind_audit_parameter(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<IndAuditParamet
                 Some(if r.bits(1, "IndAudMediaDescriptor.streams")? == 0 {
                     IndAudStreams::OneStream(ind_aud_stream_parms(r, cx)?)
                 } else {
-                    IndAudStreams::MultiStream(seq_of(r, 20, "multiStream", |r| {
+                    IndAudStreams::MultiStream(seq_of(r, cx, 20, "multiStream", |r| {
                         let stream_id = u16_(r, "streamID")?;
                         let stream_parms = ind_aud_stream_parms(r, cx)?;
                         Ok(IndAudStreamDescriptor {
@@ -966,7 +1134,7 @@ fn ind_audit_parameter(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<IndAuditParamet
             let has_r = r.bit("IndAudEventsDescriptor preamble")?;
             let has_s = r.bit("IndAudEventsDescriptor preamble")?;
             let request_id = if has_r {
-                Some(u32_(r, "requestID")?)
+                Some(r.u32("requestID")?)
             } else {
                 None
             };
@@ -1045,7 +1213,7 @@ fn ind_aud_signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<IndAudSignal> {
     if ext {
         let known = if cx.v >= 3 { 1 } else { 0 };
         additions(r, known, "IndAudSignal extensions", |r, _| {
-            signal_request_id = Some(u32_(r, "signalRequestID")?);
+            signal_request_id = Some(r.u32("signalRequestID")?);
             Ok(())
         })?;
     }
@@ -1068,7 +1236,7 @@ fn ind_aud_stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<IndAudStreamPa
         let reserve_group = r.bit("IndAudLocalControlDescriptor preamble")?;
         let has_p = r.bit("IndAudLocalControlDescriptor preamble")?;
         let property_parms = if has_p {
-            Some(seq_of(r, 33, "propertyParms", |r| {
+            Some(seq_of(r, cx, 33, "propertyParms", |r| {
                 ind_aud_property_parm(r, cx)
             })?)
         } else {
@@ -1108,7 +1276,7 @@ fn ind_aud_stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<IndAudStreamPa
         } else {
             None
         };
-        let prop_grps = seq_of(r, 33, "propGrps", |r| ind_aud_property_parm(r, cx))?;
+        let prop_grps = seq_of(r, cx, 33, "propGrps", |r| ind_aud_property_parm(r, cx))?;
         skip_ext(r, ext, "IndAudLocalRemoteDescriptor extensions")?;
         Ok(Some(IndAudLocalRemoteDescriptor {
             prop_group_id,
@@ -1152,21 +1320,54 @@ fn ind_aud_property_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<IndAudPropert
     })
 }
 
-fn term_id_list(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<TerminationId>> {
-    seq_of(r, 19, "TerminationIDList", |r| term_id(r, cx))
+/// A `SEQUENCE OF TerminationID`.
+pub(crate) fn term_id_list<L: List<TerminationId>>(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<L> {
+    seq_of(r, cx, 19, "TerminationIDList", |r| term_id(r, cx))
 }
 
-fn term_id(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TerminationId> {
+/// A TerminationID as it is in the bytes.
+pub(crate) fn term_id_asn(r: &mut BitReader<'_>) -> R<AsnTermId> {
     let ext = r.bit("TerminationID extension bit")?;
-    let wild: Vec<u8> = seq_of(r, 8, "wildcard", |r| Ok(r.bits(8, "WildcardField")? as u8))?;
+    let mut wild = [0u8; termid::MAX_WILDCARDS];
+    let mut count = 0;
+    let mut so_far = 0;
+    loop {
+        let (n, more) = r.list_run(8, so_far, "wildcard")?;
+        for _ in 0..n {
+            let w = r.bits(8, "WildcardField")? as u8;
+            if let Some(slot) = wild.get_mut(count) {
+                *slot = w;
+            }
+            count += 1;
+        }
+        if !more {
+            break;
+        }
+        so_far += n;
+    }
     let id = sized(r, 1, 8, "TerminationID.id")?;
     skip_ext(r, ext, "TerminationID extensions")?;
-    cx.form
-        .term_id_from_asn1(&wild, &id)
-        .map_err(|e| form_err(r, "TerminationID", e))
+    match wild.get(..count) {
+        Some(w) => AsnTermId::new(id, w).map_err(|e| form_err(r, "TerminationID", e.to_string())),
+        None => Err(form_err(
+            r,
+            "TerminationID",
+            TermIdError::TooManyWildcards { found: count }.to_string(),
+        )),
+    }
 }
 
-fn media_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MediaDescriptor> {
+/// A TerminationID in the model's text form (when building).
+pub(crate) fn term_id(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TerminationId> {
+    let t = term_id_asn(r)?;
+    Ok(if cx.build {
+        cx.cfg.term_id(&t)
+    } else {
+        TerminationId::default()
+    })
+}
+
+pub(crate) fn media_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MediaDescriptor> {
     let ext = r.bit("MediaDescriptor extension bit")?;
     let has_t = r.bit("MediaDescriptor preamble")?;
     let has_s = r.bit("MediaDescriptor preamble")?;
@@ -1174,7 +1375,7 @@ fn media_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MediaDescriptor> {
         let ext = r.bit("TerminationStateDescriptor extension bit")?;
         let has_e = r.bit("TerminationStateDescriptor preamble")?;
         let has_s = r.bit("TerminationStateDescriptor preamble")?;
-        let property_parms = seq_of(r, 42, "propertyParms", |r| property_parm(r, cx))?;
+        let property_parms = seq_of(r, cx, 42, "propertyParms", |r| property_parm(r, cx))?;
         let event_buffer_control = if has_e {
             Some(match enumerated(r, 2, true, "EventBufferControl")? {
                 0 => EventBufferControl::Off,
@@ -1198,7 +1399,7 @@ fn media_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MediaDescriptor> {
         Some(if r.bits(1, "MediaDescriptor.streams")? == 0 {
             Streams::OneStream(stream_parms(r, cx)?)
         } else {
-            Streams::MultiStream(seq_of(r, 20, "multiStream", |r| {
+            Streams::MultiStream(seq_of(r, cx, 20, "multiStream", |r| {
                 let stream_id = u16_(r, "streamID")?;
                 let stream_parms = stream_parms(r, cx)?;
                 Ok(StreamDescriptor {
@@ -1238,7 +1439,7 @@ fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms> {
         } else {
             None
         };
-        let property_parms = seq_of(r, 42, "propertyParms", |r| property_parm(r, cx))?;
+        let property_parms = seq_of(r, cx, 42, "propertyParms", |r| property_parm(r, cx))?;
         skip_ext(r, ext, "LocalControlDescriptor extensions")?;
         Some(LocalControlDescriptor {
             stream_mode,
@@ -1254,19 +1455,19 @@ fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms> {
             return Ok(None);
         }
         let ext = r.bit("LocalRemoteDescriptor extension bit")?;
-        let prop_grps = seq_of(r, 8, "propGrps", |r| {
-            seq_of(r, 42, "PropertyGroup", |r| property_parm(r, cx))
+        let prop_grps = seq_of(r, cx, 8, "propGrps", |r| {
+            seq_of(r, cx, 42, "PropertyGroup", |r| property_parm(r, cx))
         })?;
         skip_ext(r, ext, "LocalRemoteDescriptor extensions")?;
         Ok(Some(LocalRemoteDescriptor { prop_grps }))
     };
     let local_descriptor = lr(r, has_l)?;
     let remote_descriptor = lr(r, has_r)?;
-    let mut statistics_descriptor = None;
+    let mut stats = None;
     if ext {
         let known = if cx.v >= 3 { 1 } else { 0 };
         additions(r, known, "StreamParms extensions", |r, _| {
-            statistics_descriptor = Some(statistics_descriptor_(r, cx)?);
+            stats = Some(statistics_descriptor(r, cx)?);
             Ok(())
         })?;
     }
@@ -1274,12 +1475,12 @@ fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms> {
         local_control_descriptor,
         local_descriptor,
         remote_descriptor,
-        statistics_descriptor,
+        statistics_descriptor: stats,
     })
 }
 
-fn value(r: &mut BitReader<'_>, what: &'static str) -> R<Values> {
-    seq_of(r, 8, what, |r| Ok(to_string(&r.octet_str(what)?)))
+fn value(r: &mut BitReader<'_>, cx: &Dcx<'_>, what: &'static str) -> R<Values> {
+    seq_of(r, cx, 8, what, |r| ia5(r, cx, what))
 }
 
 fn extra_info(r: &mut BitReader<'_>) -> R<ExtraInfo> {
@@ -1299,7 +1500,7 @@ fn property_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<PropertyParm> {
     let ext = r.bit("PropertyParm extension bit")?;
     let has_x = r.bit("PropertyParm preamble")?;
     let name = pkgd(r, cx, Scope::Property, "PropertyParm.name")?;
-    let value = value(r, "PropertyParm.value")?;
+    let value = value(r, cx, "PropertyParm.value")?;
     let extra_info = if has_x { Some(extra_info(r)?) } else { None };
     skip_ext(r, ext, "PropertyParm extensions")?;
     Ok(PropertyParm {
@@ -1309,21 +1510,22 @@ fn property_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<PropertyParm> {
     })
 }
 
-fn parameters(
+fn parameters<L: List<PropertyParm>>(
     r: &mut BitReader<'_>,
     cx: &Dcx<'_>,
     scope: Scope,
     parent: [u8; 4],
-) -> R<Vec<PropertyParm>> {
-    seq_of(r, 26, "parameter list", |r| {
+) -> R<L> {
+    seq_of(r, cx, 26, "parameter list", |r| {
         let ext = r.bit("parameter extension bit")?;
         let has_x = r.bit("parameter preamble")?;
         let code = code2(r, "parameter name")?;
-        let name = cx
-            .form
-            .param_from_asn1(scope, parent, code)
-            .map_err(|e| form_err(r, "parameter name", e))?;
-        let value = value(r, "parameter value")?;
+        let name = if cx.build {
+            cx.cfg.param_name(scope, parent, code)
+        } else {
+            CompactString::default()
+        };
+        let value = value(r, cx, "parameter value")?;
         let extra_info = if has_x { Some(extra_info(r)?) } else { None };
         skip_ext(r, ext, "parameter extensions")?;
         Ok(PropertyParm {
@@ -1334,11 +1536,11 @@ fn parameters(
     })
 }
 
-fn nsd(r: &mut BitReader<'_>) -> R<NonStandardData> {
+fn nsd(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<NonStandardData> {
     let non_standard_identifier = match root_choice(r, 3, true, "NonStandardIdentifier")? {
         0 => {
-            let b = r.octet_string("OBJECT IDENTIFIER")?;
-            NonStandardIdentifier::Object(oid_arcs(r, &b)?)
+            let b = r.octet_str(true, "OBJECT IDENTIFIER")?;
+            NonStandardIdentifier::Object(oid_arcs(r, cx, &b)?)
         }
         1 => {
             let ext = r.bit("H221NonStandard extension bit")?;
@@ -1351,17 +1553,20 @@ fn nsd(r: &mut BitReader<'_>) -> R<NonStandardData> {
             skip_ext(r, ext, "H221NonStandard extensions")?;
             NonStandardIdentifier::H221NonStandard(h)
         }
-        _ => NonStandardIdentifier::Experimental(ia5_sized(r, 8, 8, "experimental")?),
+        _ => NonStandardIdentifier::Experimental(ia5_sized(r, cx, 8, 8, "experimental")?),
     };
-    let data = r.octet_string("NonStandardData.data")?;
+    let data = r.octet_string(cx.build, "NonStandardData.data")?;
     Ok(NonStandardData {
         non_standard_identifier,
         data,
     })
 }
 
-fn oid_arcs(r: &BitReader<'_>, b: &[u8]) -> R<Vec<u32>> {
+/// The arcs of an OBJECT IDENTIFIER's contents (checked, and kept when
+/// building).
+fn oid_arcs(r: &BitReader<'_>, cx: &Dcx<'_>, b: &[u8]) -> R<Vec<u32>> {
     let mut arcs = Vec::new();
+    let mut count = 0;
     let mut acc: u64 = 0;
     let mut open = false;
     for &x in b {
@@ -1371,17 +1576,18 @@ fn oid_arcs(r: &BitReader<'_>, b: &[u8]) -> R<Vec<u32>> {
         }
         open = x & 0x80 != 0;
         if !open {
-            if arcs.is_empty() {
+            if cx.build && arcs.is_empty() {
                 let first = (acc / 40).min(2);
                 arcs.push(first as u32);
                 arcs.push((acc - first * 40) as u32);
-            } else {
+            } else if cx.build {
                 arcs.push(acc as u32);
             }
+            count += 1;
             acc = 0;
         }
     }
-    if open || arcs.is_empty() {
+    if open || count == 0 {
         return Err(invalid(r, "OBJECT IDENTIFIER", "truncated arc"));
     }
     Ok(arcs)
@@ -1399,7 +1605,7 @@ fn mux_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MuxDescriptor> {
         _ => return Err(invalid(r, "MuxType", "unknown value")),
     };
     let term_list = term_id_list(r, cx)?;
-    let non_standard_data = if has_n { Some(nsd(r)?) } else { None };
+    let non_standard_data = if has_n { Some(nsd(r, cx)?) } else { None };
     skip_ext(r, ext, "MuxDescriptor extensions")?;
     Ok(MuxDescriptor {
         mux_type,
@@ -1417,43 +1623,42 @@ fn request_id_pre(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<bool> {
     }
 }
 
-fn events_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<EventsDescriptor> {
+pub(crate) fn events_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<EventsDescriptor> {
+    events(r, cx, false)
+}
+
+/// An EventsDescriptor, or (`second`) the SecondEventsDescriptor embedded
+/// in an event's actions, whose events' actions cannot embed another.
+fn events(r: &mut BitReader<'_>, cx: &Dcx<'_>, second: bool) -> R<EventsDescriptor> {
     let ext = r.bit("EventsDescriptor extension bit")?;
     let has_r = request_id_pre(r, cx)?;
-    let request_id = if has_r {
-        Some(u32_(r, "requestID")?)
-    } else {
-        None
-    };
-    let event_list = seq_of(r, 43, "eventList", |r| {
-        let ext = r.bit("RequestedEvent extension bit")?;
-        let has_s = r.bit("RequestedEvent preamble")?;
-        let has_a = r.bit("RequestedEvent preamble")?;
-        let (pkgd_name, code) = pkgd_code(r, cx, Scope::Event, "pkgdName")?;
-        let stream_id = if has_s {
-            Some(u16_(r, "streamID")?)
-        } else {
-            None
-        };
-        let event_action = if has_a {
-            Some(requested_actions(r, cx)?)
-        } else {
-            None
-        };
-        let ev_par_list = parameters(r, cx, Scope::Event, code)?;
-        skip_ext(r, ext, "RequestedEvent extensions")?;
-        Ok(RequestedEvent {
-            pkgd_name,
-            stream_id,
-            event_action,
-            ev_par_list: ev_par_list.into(),
-        })
+    let request_id = opt(r, has_r, |r| r.u32("requestID"))?;
+    let mut event_list = Vec::new();
+    seq_in(r, cx, 43, "eventList", &mut event_list, |r, e| {
+        requested_event(r, cx, second, e)
     })?;
     skip_ext(r, ext, "EventsDescriptor extensions")?;
     Ok(EventsDescriptor {
         request_id,
         event_list,
     })
+}
+
+fn requested_event(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+    second: bool,
+    e: &mut RequestedEvent,
+) -> R<()> {
+    let ext = r.bit("RequestedEvent extension bit")?;
+    let has_s = r.bit("RequestedEvent preamble")?;
+    let has_a = r.bit("RequestedEvent preamble")?;
+    let code;
+    (e.pkgd_name, code) = pkgd_code(r, cx, Scope::Event, "pkgdName")?;
+    e.stream_id = opt(r, has_s, |r| u16_(r, "streamID"))?;
+    e.event_action = opt(r, has_a, |r| requested_actions(r, cx, second))?;
+    e.ev_par_list = parameters(r, cx, Scope::Event, code)?;
+    skip_ext(r, ext, "RequestedEvent extensions")
 }
 
 fn event_dm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<EventDm> {
@@ -1464,35 +1669,20 @@ fn event_dm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<EventDm> {
     })
 }
 
-fn requested_actions(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<RequestedActions> {
+/// RequestedActions, or (`second`) SecondRequestedActions, which have
+/// no secondEvent.
+fn requested_actions(r: &mut BitReader<'_>, cx: &Dcx<'_>, second: bool) -> R<RequestedActions> {
     let ext = r.bit("RequestedActions extension bit")?;
     let has_k = r.bit("RequestedActions preamble")?;
     let has_d = r.bit("RequestedActions preamble")?;
-    let has_e = r.bit("RequestedActions preamble")?;
+    let has_e = !second && r.bit("RequestedActions preamble")?;
     let has_s = r.bit("RequestedActions preamble")?;
-    let keep_active = if has_k {
-        Some(r.bit("keepActive")?)
-    } else {
-        None
-    };
-    let event_dm = if has_d { Some(event_dm(r, cx)?) } else { None };
-    let second_event = if has_e {
-        Some(second_events(r, cx)?)
-    } else {
-        None
-    };
-    let signals_descriptor = if has_s {
-        Some(signals_descriptor(r, cx)?)
-    } else {
-        None
-    };
     let mut a = RequestedActions {
-        keep_active,
-        event_dm,
-        second_event,
-        signals_descriptor: signals_descriptor.map(Into::into),
-        notify_behaviour: None,
-        reset_events_descriptor: false,
+        keep_active: opt(r, has_k, |r| r.bit("keepActive"))?,
+        event_dm: opt(r, has_d, |r| event_dm(r, cx))?,
+        second_event: opt(r, has_e, |r| events(r, cx, true))?,
+        signals_descriptor: opt(r, has_s, |r| signals_descriptor(r, cx))?,
+        ..RequestedActions::default()
     };
     if ext {
         let known = if cx.v >= 3 { 2 } else { 0 };
@@ -1528,99 +1718,23 @@ fn notify_behaviour_in(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<NotifyBehaviour
             let ext = r.bit("RegulatedEmbeddedDescriptor extension bit")?;
             let has_e = r.bit("RegulatedEmbeddedDescriptor preamble")?;
             let has_s = r.bit("RegulatedEmbeddedDescriptor preamble")?;
-            let second_event = if has_e {
-                Some(second_events(r, cx)?)
-            } else {
-                None
-            };
-            let signals_descriptor = if has_s {
-                Some(signals_descriptor(r, cx)?)
-            } else {
-                None
+            let d = RegulatedEmbeddedDescriptor {
+                second_event: opt(r, has_e, |r| events(r, cx, true))?,
+                signals_descriptor: opt(r, has_s, |r| signals_descriptor(r, cx))?,
             };
             skip_ext(r, ext, "RegulatedEmbeddedDescriptor extensions")?;
-            NotifyBehaviour::NotifyRegulated(Box::new(RegulatedEmbeddedDescriptor {
-                second_event,
-                signals_descriptor: signals_descriptor.map(Into::into),
-            }))
+            if cx.build {
+                NotifyBehaviour::NotifyRegulated(Box::new(d))
+            } else {
+                NotifyBehaviour::NotifyImmediate
+            }
         }
         _ => NotifyBehaviour::NeverNotify,
     })
 }
 
-fn second_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<EventsDescriptor> {
-    let ext = r.bit("EventsDescriptor extension bit")?;
-    let has_r = request_id_pre(r, cx)?;
-    let request_id = if has_r {
-        Some(u32_(r, "requestID")?)
-    } else {
-        None
-    };
-    let event_list = seq_of(r, 43, "eventList", |r| {
-        let ext = r.bit("RequestedEvent extension bit")?;
-        let has_s = r.bit("RequestedEvent preamble")?;
-        let has_a = r.bit("RequestedEvent preamble")?;
-        let (pkgd_name, code) = pkgd_code(r, cx, Scope::Event, "pkgdName")?;
-        let stream_id = if has_s {
-            Some(u16_(r, "streamID")?)
-        } else {
-            None
-        };
-        let event_action = if has_a {
-            let ext = r.bit("RequestedActions extension bit")?;
-            let has_k = r.bit("RequestedActions preamble")?;
-            let has_d = r.bit("RequestedActions preamble")?;
-            let has_s = r.bit("RequestedActions preamble")?;
-            let keep_active = if has_k {
-                Some(r.bit("keepActive")?)
-            } else {
-                None
-            };
-            let event_dm = if has_d { Some(event_dm(r, cx)?) } else { None };
-            let signals_descriptor = if has_s {
-                Some(signals_descriptor(r, cx)?)
-            } else {
-                None
-            };
-            let mut a = RequestedActions {
-                keep_active,
-                event_dm,
-                signals_descriptor: signals_descriptor.map(Into::into),
-                ..Default::default()
-            };
-            if ext {
-                let known = if cx.v >= 3 { 2 } else { 0 };
-                additions(r, known, "RequestedActions extensions", |r, i| {
-                    if i == 0 {
-                        a.notify_behaviour = Some(notify_behaviour(r, cx)?);
-                    } else {
-                        a.reset_events_descriptor = true;
-                    }
-                    Ok(())
-                })?;
-            }
-            Some(a)
-        } else {
-            None
-        };
-        let ev_par_list = parameters(r, cx, Scope::Event, code)?;
-        skip_ext(r, ext, "RequestedEvent extensions")?;
-        Ok(RequestedEvent {
-            pkgd_name,
-            stream_id,
-            event_action,
-            ev_par_list: ev_par_list.into(),
-        })
-    })?;
-    skip_ext(r, ext, "EventsDescriptor extensions")?;
-    Ok(EventsDescriptor {
-        request_id,
-        event_list,
-    })
-}
-
 fn event_buffer(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<EventSpec>> {
-    seq_of(r, 42, "EventBufferDescriptor", |r| {
+    seq_of(r, cx, 42, "EventBufferDescriptor", |r| {
         let ext = r.bit("EventSpec extension bit")?;
         let has_s = r.bit("EventSpec preamble")?;
         let (event_name, code) = pkgd_code(r, cx, Scope::Event, "eventName")?;
@@ -1639,13 +1753,13 @@ fn event_buffer(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<EventSpec>> {
     })
 }
 
-fn signals_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<SignalRequest>> {
-    seq_of(r, 8, "SignalsDescriptor", |r| {
+pub(crate) fn signals_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<SignalsDescriptor> {
+    seq_of(r, cx, 8, "SignalsDescriptor", |r| {
         Ok(match root_choice(r, 2, true, "SignalRequest")? {
             0 => SignalRequest::Signal(signal(r, cx)?),
             _ => {
                 let id = u16_(r, "SeqSigList.id")?;
-                let signal_list = seq_of(r, 46, "signalList", |r| signal(r, cx))?;
+                let signal_list = seq_of(r, cx, 46, "signalList", |r| signal(r, cx))?;
                 SignalRequest::SeqSigList(SeqSigList { id, signal_list })
             }
         })
@@ -1679,23 +1793,18 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
     } else {
         None
     };
-    let notify_completion = if pre[3] {
-        let bits = bit_string(r, "notifyCompletion")?;
-        let mut v = Vec::with_capacity(bits.len());
-        for b in bits {
-            v.push(match b {
+    let notify_completion = opt(r, pre[3], |r| {
+        bit_string(r, cx, "notifyCompletion", |b| {
+            Some(match b {
                 0 => NotifyCompletion::OnTimeOut,
                 1 => NotifyCompletion::OnInterruptByEvent,
                 2 => NotifyCompletion::OnInterruptByNewSignalDescr,
                 3 => NotifyCompletion::OtherReason,
                 4 if cx.v >= 3 => NotifyCompletion::OnIteration,
-                _ => return Err(invalid(r, "notifyCompletion", "unknown named bit")),
-            });
-        }
-        Some(v)
-    } else {
-        None
-    };
+                _ => return None,
+            })
+        })
+    })?;
     let keep_active = if pre[4] {
         Some(r.bit("keepActive")?)
     } else {
@@ -1726,7 +1835,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
                         _ => return Err(invalid(r, "SignalDirection", "unknown value")),
                     })
                 }
-                1 => s.request_id = Some(u32_(r, "requestID")?),
+                1 => s.request_id = Some(r.u32("requestID")?),
                 _ => s.intersig_delay = Some(u16_(r, "intersigDelay")?),
             }
             Ok(())
@@ -1737,7 +1846,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
 
 fn modem_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ModemDescriptor> {
     let has_n = r.bit("ModemDescriptor preamble")?;
-    let mtl = seq_of(r, 5, "mtl", |r| {
+    let mtl = seq_of(r, cx, 5, "mtl", |r| {
         Ok(match enumerated(r, 9, true, "ModemType")? {
             0 => ModemType::V18,
             1 => ModemType::V22,
@@ -1751,8 +1860,8 @@ fn modem_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ModemDescriptor> {
             _ => return Err(invalid(r, "ModemType", "unknown value")),
         })
     })?;
-    let mpl = seq_of(r, 42, "mpl", |r| property_parm(r, cx))?;
-    let non_standard_data = if has_n { Some(nsd(r)?) } else { None };
+    let mpl = seq_of(r, cx, 42, "mpl", |r| property_parm(r, cx))?;
+    let non_standard_data = if has_n { Some(nsd(r, cx)?) } else { None };
     Ok(ModemDescriptor {
         mtl,
         mpl,
@@ -1795,7 +1904,7 @@ fn digit_map_value(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<DigitMapValue> {
     } else {
         None
     };
-    let digit_map_body = ia5(r, "digitMapBody")?;
+    let digit_map_body = ia5(r, cx, "digitMapBody")?;
     let mut duration_timer = None;
     if ext {
         let known = if cx.v >= 2 { 1 } else { 0 };
@@ -1813,48 +1922,53 @@ fn digit_map_value(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<DigitMapValue> {
     })
 }
 
-fn service_change_address(r: &mut BitReader<'_>) -> R<ServiceChangeAddress> {
+fn service_change_address(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangeAddress> {
     use ServiceChangeAddress as A;
     Ok(match root_choice(r, 6, true, "ServiceChangeAddress")? {
         0 => A::PortNumber(u16_(r, "portNumber")?),
         1 => A::Ip4(ip4(r)?),
         2 => A::Ip6(ip6(r)?),
-        3 => A::Domain(domain(r)?),
-        4 => A::Device(ia5_sized(r, 1, 64, "PathName")?),
-        _ => A::Mtp(mtp(r)?),
+        3 => A::Domain(domain(r, cx)?),
+        4 => A::Device(ia5_sized(r, cx, 1, 64, "PathName")?),
+        _ => A::Mtp(mtp(r, cx)?),
     })
 }
 
-fn profile(r: &mut BitReader<'_>) -> R<ServiceChangeProfile> {
-    let s = ia5_sized(r, 1, 67, "ServiceChangeProfile")?;
-    match s.rsplit_once('/') {
-        Some((name, ver)) => match ver.parse::<u8>() {
-            Ok(version) => Ok(ServiceChangeProfile {
-                profile_name: name.to_string().into(),
-                version,
-            }),
-            Err(_) => Err(invalid(
-                r,
-                "ServiceChangeProfile",
-                "version is not a number",
-            )),
-        },
-        None => Err(invalid(
+/// OTP's `profileName` (`name/version`), split at its last `/`.
+fn profile(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangeProfile> {
+    let s = sized(r, 1, 67, "ServiceChangeProfile")?;
+    let Some(at) = s.iter().rposition(|&b| b == b'/') else {
+        return Err(invalid(
             r,
             "ServiceChangeProfile",
             "no '/' before the version",
+        ));
+    };
+    let (name, ver) = (&s[..at], &s[at + 1..]);
+    match std::str::from_utf8(ver)
+        .ok()
+        .and_then(|v| v.parse::<u8>().ok())
+    {
+        Some(version) => Ok(ServiceChangeProfile {
+            profile_name: text(cx, name),
+            version,
+        }),
+        None => Err(invalid(
+            r,
+            "ServiceChangeProfile",
+            "version is not a number",
         )),
     }
 }
 
-fn time_notation(r: &mut BitReader<'_>) -> R<TimeNotation> {
+fn time_notation(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TimeNotation> {
     Ok(TimeNotation {
-        date: ia5_sized(r, 8, 8, "TimeNotation.date")?,
-        time: ia5_sized(r, 8, 8, "TimeNotation.time")?,
+        date: ia5_sized(r, cx, 8, 8, "TimeNotation.date")?,
+        time: ia5_sized(r, cx, 8, 8, "TimeNotation.time")?,
     })
 }
 
-fn service_change_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangeParm> {
+pub(crate) fn service_change_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangeParm> {
     let ext = r.bit("ServiceChangeParm extension bit")?;
     let mut pre = [false; 7];
     for p in &mut pre {
@@ -1870,7 +1984,7 @@ fn service_change_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangePa
         _ => return Err(invalid(r, "ServiceChangeMethod", "unknown value")),
     };
     let service_change_address = if pre[0] {
-        Some(service_change_address(r)?)
+        Some(service_change_address(r, cx)?)
     } else {
         None
     };
@@ -1879,20 +1993,20 @@ fn service_change_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangePa
     } else {
         None
     };
-    let service_change_profile = if pre[2] { Some(profile(r)?) } else { None };
-    let service_change_reason = value(r, "serviceChangeReason")?;
+    let service_change_profile = if pre[2] { Some(profile(r, cx)?) } else { None };
+    let service_change_reason = value(r, cx, "serviceChangeReason")?;
     let service_change_delay = if pre[3] {
-        Some(u32_(r, "serviceChangeDelay")?)
+        Some(r.u32("serviceChangeDelay")?)
     } else {
         None
     };
-    let service_change_mgc_id = if pre[4] { Some(mid(r, cx)?) } else { None };
+    let service_change_mgc_id = if pre[4] { Some(mid_of(r, cx)?) } else { None };
     let time_stamp = if pre[5] {
-        Some(time_notation(r)?)
+        Some(time_notation(r, cx)?)
     } else {
         None
     };
-    let non_standard_data = if pre[6] { Some(nsd(r)?) } else { None };
+    let non_standard_data = if pre[6] { Some(nsd(r, cx)?) } else { None };
     let mut p = ServiceChangeParm {
         service_change_method,
         service_change_address,
@@ -1924,15 +2038,18 @@ fn service_change_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangePa
     Ok(p)
 }
 
-fn service_change_res_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChangeResParm> {
+pub(crate) fn service_change_res_parm(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+) -> R<ServiceChangeResParm> {
     let ext = r.bit("ServiceChangeResParm extension bit")?;
     let mut pre = [false; 5];
     for p in &mut pre {
         *p = r.bit("ServiceChangeResParm preamble")?;
     }
-    let service_change_mgc_id = if pre[0] { Some(mid(r, cx)?) } else { None };
+    let service_change_mgc_id = if pre[0] { Some(mid_of(r, cx)?) } else { None };
     let service_change_address = if pre[1] {
-        Some(service_change_address(r)?)
+        Some(service_change_address(r, cx)?)
     } else {
         None
     };
@@ -1941,9 +2058,9 @@ fn service_change_res_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChan
     } else {
         None
     };
-    let service_change_profile = if pre[3] { Some(profile(r)?) } else { None };
+    let service_change_profile = if pre[3] { Some(profile(r, cx)?) } else { None };
     let time_stamp = if pre[4] {
-        Some(time_notation(r)?)
+        Some(time_notation(r, cx)?)
     } else {
         None
     };
@@ -1957,15 +2074,14 @@ fn service_change_res_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ServiceChan
     })
 }
 
-fn statistics_descriptor_(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<StatisticsParameter>> {
-    seq_of(r, 33, "StatisticsDescriptor", |r| {
+pub(crate) fn statistics_descriptor(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+) -> R<Vec<StatisticsParameter>> {
+    seq_of(r, cx, 33, "StatisticsDescriptor", |r| {
         let has_v = r.bit("StatisticsParameter preamble")?;
         let stat_name = pkgd(r, cx, Scope::Statistics, "statName")?;
-        let stat_value = if has_v {
-            Some(value(r, "statValue")?)
-        } else {
-            None
-        };
+        let stat_value = opt(r, has_v, |r| value(r, cx, "statValue"))?;
         Ok(StatisticsParameter {
             stat_name,
             stat_value,
@@ -1973,34 +2089,39 @@ fn statistics_descriptor_(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<Statisti
     })
 }
 
-fn statistics_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<StatisticsParameter>> {
-    statistics_descriptor_(r, cx)
+/// An ObservedEventsDescriptor, into `o` (a default one).
+pub(crate) fn observed_events(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+    o: &mut ObservedEventsDescriptor,
+) -> R<()> {
+    o.request_id = r.u32("requestId")?;
+    seq_in(
+        r,
+        cx,
+        43,
+        "observedEventLst",
+        &mut o.observed_event_lst,
+        |r, e| {
+            let ext = r.bit("ObservedEvent extension bit")?;
+            let has_s = r.bit("ObservedEvent preamble")?;
+            let has_t = r.bit("ObservedEvent preamble")?;
+            let code;
+            (e.event_name, code) = pkgd_code(r, cx, Scope::Event, "eventName")?;
+            e.stream_id = opt(r, has_s, |r| u16_(r, "streamID"))?;
+            e.event_par_list = parameters(r, cx, Scope::Event, code)?;
+            e.time_notation = opt(r, has_t, |r| time_notation(r, cx))?;
+            skip_ext(r, ext, "ObservedEvent extensions")
+        },
+    )
 }
 
-fn observed_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ObservedEventsDescriptor> {
-    let request_id = u32_(r, "requestId")?;
-    let observed_event_lst = seq_of(r, 43, "observedEventLst", |r| {
-        let ext = r.bit("ObservedEvent extension bit")?;
-        let has_s = r.bit("ObservedEvent preamble")?;
-        let has_t = r.bit("ObservedEvent preamble")?;
-        let (event_name, code) = pkgd_code(r, cx, Scope::Event, "eventName")?;
-        let stream_id = if has_s {
-            Some(u16_(r, "streamID")?)
-        } else {
-            None
-        };
-        let event_par_list = parameters(r, cx, Scope::Event, code)?;
-        let time_notation = if has_t { Some(time_notation(r)?) } else { None };
-        skip_ext(r, ext, "ObservedEvent extensions")?;
-        Ok(ObservedEvent {
-            event_name,
-            stream_id,
-            event_par_list,
-            time_notation,
-        })
-    })?;
-    Ok(ObservedEventsDescriptor {
-        request_id,
-        observed_event_lst,
+/// The mId of a ServiceChange (when building).
+fn mid_of(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Mid> {
+    let m = mid(r)?;
+    Ok(if cx.build {
+        m.to_mid()
+    } else {
+        Mid::Device(CompactString::default())
     })
 }

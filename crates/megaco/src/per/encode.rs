@@ -74,10 +74,12 @@ fn additions(
     Ok(())
 }
 
+#[inline]
 fn u32_(w: &mut BitWriter<'_>, v: u32) {
     w.constrained(v as u64, 0, 4_294_967_295);
 }
 
+#[inline]
 fn u16_(w: &mut BitWriter<'_>, v: u16) {
     w.constrained(v as u64, 0, 65535);
 }
@@ -85,6 +87,7 @@ fn u16_(w: &mut BitWriter<'_>, v: u16) {
 /// IA5String without a size constraint (8 bits a character, aligned).
 /// Like OTP, which sends the octets of its character lists as they are,
 /// the text's UTF-8 octets go out unchanged.
+#[inline]
 fn ia5(w: &mut BitWriter<'_>, s: &str, _what: &'static str) -> R {
     w.octet_string(s.as_bytes());
     Ok(())
@@ -115,6 +118,7 @@ fn ia5_sized(w: &mut BitWriter<'_>, s: &str, lb: usize, ub: usize, what: &'stati
 
 /// ENUMERATED: `idx` in the root of `n` values; extensible types get the
 /// extension bit first.
+#[inline]
 fn enumerated(w: &mut BitWriter<'_>, idx: u64, n: u64, ext: bool) {
     if ext {
         w.bit(false);
@@ -129,6 +133,7 @@ fn enumerated_ext(w: &mut BitWriter<'_>, idx: u64) {
 }
 
 /// CHOICE index among `n` root alternatives.
+#[inline]
 fn choice(w: &mut BitWriter<'_>, idx: u64, n: u64, ext: bool) {
     if ext {
         w.bit(false);
@@ -167,6 +172,7 @@ fn message(w: &mut BitWriter<'_>, cx: &Cx<'_>, m: &Message) -> R {
     }
 }
 
+#[inline]
 fn port(w: &mut BitWriter<'_>, p: Option<u16>) {
     if let Some(p) = p {
         u16_(w, p);

@@ -67,9 +67,11 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use crate::asn1::names::{ItemKind, NameRegistry};
-use crate::asn1::termid::{self, AsnTermId};
+use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
 pub use crate::ber::Mapping;
-use crate::model::{CompactString, MegacoMessage, TerminationId};
+use crate::model::{
+    CompactString, MegacoMessage, Message, MessageBody, Mid, SmallList, TerminationId,
+};
 use crate::{EncodeError, Limits};
 use form::{Form, Scope};
 
@@ -293,7 +295,16 @@ pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> 
         });
     }
     let mut r = bits::BitReader::new(bytes, 0, &cfg.limits);
-    decode::megaco_message(&mut r, cfg, cfg.limits.max_depth)
+    let mut msg = MegacoMessage {
+        auth_header: None,
+        mess: Message {
+            version: 0,
+            mid: Mid::Device(CompactString::default()),
+            body: MessageBody::Transactions(SmallList::new()),
+        },
+    };
+    decode::megaco_message(&mut r, cfg, &mut msg)?;
+    Ok(msg)
 }
 
 /// The protocol version of a PER message, read from its header alone (as
@@ -311,7 +322,7 @@ pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> 
 pub fn version_of(bytes: &[u8]) -> Result<u8, PerError> {
     let limits = Limits::DEFAULT;
     let mut r = bits::BitReader::new(bytes, 0, &limits);
-    Ok(decode::header(&mut r)?.2)
+    Ok(decode::header(&mut r, false)?.2)
 }
 
 fn kind(s: Scope) -> ItemKind {
@@ -327,6 +338,61 @@ fn name_err(what: &'static str, e: impl fmt::Display) -> EncodeError {
     EncodeError::Invalid {
         what,
         detail: e.to_string(),
+    }
+}
+
+/// The model's names and termination ids for the codes in a message.
+impl PerConfig {
+    /// The levels termination ids are mapped by (none: native form).
+    pub(crate) fn levels(&self) -> Option<&TermIdLevels> {
+        match &self.mapping {
+            Mapping::Text(levels) => Some(levels),
+            Mapping::Native => None,
+        }
+    }
+
+    /// A termination id in the model's text form.
+    pub(crate) fn term_id(&self, t: &AsnTermId) -> TerminationId {
+        termid::to_model(t, self.levels())
+    }
+
+    /// The name of a `PkgdName` code: the registry's, else built from
+    /// the package's name and the item's hex code, or hex codes alone.
+    pub(crate) fn pkgd_name(&self, scope: Scope, code: [u8; 4]) -> CompactString {
+        if let Some(n) = self.names().known_pkgd_name(kind(scope), code) {
+            return n.into();
+        }
+        let mut s = String::new();
+        self.names().decode_pkgd_name(kind(scope), code, &mut s);
+        s.into()
+    }
+
+    /// The name of parameter `code` of the event or signal `parent`.
+    pub(crate) fn param_name(&self, scope: Scope, parent: [u8; 4], code: [u8; 2]) -> CompactString {
+        if let Some(n) = self.names().known_parameter(kind(scope), parent, code) {
+            return n.into();
+        }
+        let mut s = String::new();
+        self.names()
+            .decode_parameter(kind(scope), parent, code, &mut s);
+        s.into()
+    }
+
+    /// The name of a package code.
+    pub(crate) fn package_name(&self, code: [u8; 2]) -> CompactString {
+        let mut s = String::new();
+        self.names().decode_package(code, &mut s);
+        s.into()
+    }
+
+    /// The name of a digit map code.
+    pub(crate) fn dialplan_name(&self, code: [u8; 2]) -> CompactString {
+        let mut s = String::new();
+        match self.mapping {
+            Mapping::Text(_) => self.names().decode_digit_map(code, &mut s),
+            Mapping::Native => crate::asn1::push_hex16(&mut s, u16::from_be_bytes(code)),
+        }
+        s.into()
     }
 }
 
@@ -346,28 +412,10 @@ impl Form for PerConfig {
         r.map_err(|e| name_err("TerminationID", e))
     }
 
-    fn term_id_from_asn1(&self, wild: &[u8], id: &[u8]) -> Result<TerminationId, String> {
-        let a = AsnTermId::new(id, wild).map_err(|e| e.to_string())?;
-        let levels = match &self.mapping {
-            Mapping::Text(levels) => Some(levels),
-            Mapping::Native => None,
-        };
-        Ok(termid::to_model(&a, levels))
-    }
-
     fn pkgd_to_asn1(&self, scope: Scope, name: &str) -> Result<[u8; 4], EncodeError> {
         self.names()
             .encode_pkgd_name(kind(scope), name)
             .map_err(|e| name_err("PkgdName", e))
-    }
-
-    fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<CompactString, String> {
-        if let Some(n) = self.names().known_pkgd_name(kind(scope), code) {
-            return Ok(n.into());
-        }
-        let mut s = String::new();
-        self.names().decode_pkgd_name(kind(scope), code, &mut s);
-        Ok(s.into())
     }
 
     fn param_to_asn1(
@@ -386,45 +434,15 @@ impl Form for PerConfig {
             .map_err(|e| name_err("parameter name", e))
     }
 
-    fn param_from_asn1(
-        &self,
-        scope: Scope,
-        parent: [u8; 4],
-        code: [u8; 2],
-    ) -> Result<CompactString, String> {
-        if let Some(n) = self.names().known_parameter(kind(scope), parent, code) {
-            return Ok(n.into());
-        }
-        let mut s = String::new();
-        self.names()
-            .decode_parameter(kind(scope), parent, code, &mut s);
-        Ok(s.into())
-    }
-
     fn package_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
         self.names()
             .encode_package(name)
             .map_err(|e| name_err("package name", e))
     }
 
-    fn package_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
-        let mut s = String::new();
-        self.names().decode_package(code, &mut s);
-        Ok(s)
-    }
-
     fn dialplan_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
         self.names()
             .encode_digit_map(name)
             .map_err(|e| name_err("digit map name", e))
-    }
-
-    fn dialplan_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
-        let mut s = String::new();
-        match self.mapping {
-            Mapping::Text(_) => self.names().decode_digit_map(code, &mut s),
-            Mapping::Native => crate::asn1::push_hex16(&mut s, u16::from_be_bytes(code)),
-        }
-        Ok(s)
     }
 }
