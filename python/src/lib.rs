@@ -96,7 +96,7 @@ fn decode_error(py: Python<'_>, e: &codec::DecodeError) -> PyErr {
         None => (None, None),
     };
     let set = || -> PyResult<()> {
-        value.setattr("codec", kind_name(e.kind()))?;
+        value.setattr("codec", kind_name(e.codec()))?;
         value.setattr("offset", e.offset())?;
         value.setattr("line", line)?;
         value.setattr("column", column)?;

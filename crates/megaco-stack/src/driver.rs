@@ -1,28 +1,27 @@
-//! The async driver shared by the UDP and TCP transports: one task owns the
-//! engines (one per peer address) and the socket's sending side; a reader
-//! task feeds it received messages; handles talk to it over a channel.
+//! The tokio driver of an [`Endpoint`]: one task owns the endpoint, the
+//! UDP sockets' sending side and a queue to each TCP connection's task;
+//! reader, acceptor and connection tasks feed it what arrives; handles
+//! talk to it over a channel.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use megaco::model::{ActionRequest, Mid, TransactionResult};
+use megaco::model::{ActionRequest, ErrorDescriptor, Mid, TransactionResult};
 use megaco::EncodeError;
 use tokio::io::AsyncWriteExt;
-use tokio::net::tcp::OwnedWriteHalf;
-use tokio::net::UdpSocket;
+use tokio::net::{TcpStream, UdpSocket};
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::engine::{self, Config, Event, FailReason};
-use crate::tpkt;
+use crate::endpoint::{CloseReason, Endpoint, EndpointEvent, Peer, Stats, TransportId};
+use crate::engine::{self, Event, FailReason};
 
 /// Why a request or reply through a transport failed.
 #[derive(Debug, thiserror::Error)]
@@ -46,14 +45,20 @@ pub enum Error {
     #[error("encode: {0}")]
     Encode(#[from] EncodeError),
     /// Too many requests to this peer await a reply already
-    /// ([`Config::max_outstanding_requests`]).
+    /// ([`Config::max_outstanding_requests`](crate::engine::Config::max_outstanding_requests)).
     #[error("{0} requests already await a reply")]
     TooManyOutstanding(usize),
     /// The peer sent part of a segmented reply; these segments did not
-    /// come within [`Config::segment_recv_timer`] (the peer got error
-    /// 459).
+    /// come within the segment timer (the peer got error 459).
     #[error("segments {0:?} of the reply are missing")]
     SegmentsMissing(Vec<u16>),
+    /// The peer answered with a message-level error (such as 406 "Version
+    /// not supported", or 400 when it cannot decode us).
+    #[error("the peer answered with error {}{}", .0.error_code, .0.error_text.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default())]
+    MessageError(ErrorDescriptor),
+    /// No connection to this peer.
+    #[error("not connected")]
+    NotConnected,
 }
 
 impl From<engine::Error> for Error {
@@ -62,97 +67,92 @@ impl From<engine::Error> for Error {
             engine::Error::UnknownTransaction(id) => Error::UnknownTransaction(id),
             engine::Error::Encode(e) => Error::Encode(e),
             engine::Error::TooManyOutstanding(n) => Error::TooManyOutstanding(n),
+            _ => Error::NotConnected,
         }
     }
 }
+
+type Waiter = oneshot::Sender<Result<TransactionResult, Error>>;
+type Done = oneshot::Sender<Result<(), Error>>;
 
 // A reply's result holds its first action reply inline; commands are
 // few and short-lived, so their size does not matter.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Cmd {
     Request {
-        peer: SocketAddr,
+        peer: Peer,
         actions: Vec<ActionRequest>,
-        tx: oneshot::Sender<Result<TransactionResult, Error>>,
-        /// Told the transaction id the engine gave the request, or why
-        /// it could not be sent.
+        tx: Waiter,
         id_tx: oneshot::Sender<Result<u32, Error>>,
     },
     Reply {
-        peer: SocketAddr,
+        peer: Peer,
         id: u32,
         result: TransactionResult,
-        tx: oneshot::Sender<Result<(), Error>>,
+        tx: Done,
     },
     Pending {
-        peer: SocketAddr,
+        peer: Peer,
         id: u32,
-        tx: oneshot::Sender<Result<(), Error>>,
+        tx: Done,
     },
     /// A request future to `peer` was dropped: forget the requests whose
     /// waiter is gone.
-    Cancel { peer: SocketAddr },
-}
-
-/// How many messages the reader tasks may queue for the driver; beyond
-/// that they stop reading the socket (UDP datagrams then drop in the
-/// kernel, TCP pushes back on the peer).
-const INPUT_QUEUE: usize = 256;
-
-/// Counters of what a driver refused or dropped to bound its memory.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Stats {
-    /// Peers (engines) currently kept.
-    pub peers: u64,
-    /// Messages dropped because they came from a new address while
-    /// [`crate::engine::TransportConfig::max_peers`] peers were kept.
-    pub peers_refused: u64,
-    /// Peers forgotten after
-    /// [`crate::engine::TransportConfig::peer_idle_timeout`] without
-    /// traffic or live transactions.
-    pub peers_expired: u64,
-    /// Requests answered with error 503 because the [`Incoming`] queue
-    /// was full.
-    pub requests_refused: u64,
-    /// Other events dropped because the [`Incoming`] queue was full.
-    pub events_dropped: u64,
-}
-
-#[derive(Debug, Default)]
-struct Counters {
-    peers: AtomicU64,
-    peers_refused: AtomicU64,
-    peers_expired: AtomicU64,
-    requests_refused: AtomicU64,
-    events_dropped: AtomicU64,
-}
-
-impl Counters {
-    fn bump(counter: &AtomicU64) {
-        counter.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn snapshot(&self) -> Stats {
-        Stats {
-            peers: self.peers.load(Ordering::Relaxed),
-            peers_refused: self.peers_refused.load(Ordering::Relaxed),
-            peers_expired: self.peers_expired.load(Ordering::Relaxed),
-            requests_refused: self.requests_refused.load(Ordering::Relaxed),
-            events_dropped: self.events_dropped.load(Ordering::Relaxed),
-        }
-    }
+    Cancel {
+        peer: Peer,
+    },
+    /// Open a TCP connection.
+    Connect {
+        addr: SocketAddr,
+        tx: oneshot::Sender<io::Result<(Peer, SocketAddr)>>,
+    },
+    /// Close the stream to a peer gracefully.
+    Close {
+        peer: Peer,
+    },
+    /// A request from `peer` found its connection's queue full
+    /// ([`crate::tcp::Listener`]): answer 503 and count it.
+    Refuse {
+        peer: Peer,
+        id: u32,
+    },
+    /// An item for a connection's queue was dropped: count it.
+    EventDropped,
+    /// Close every stream gracefully and stop.
+    Shutdown {
+        tx: oneshot::Sender<()>,
+    },
 }
 
 pub(crate) enum Input {
-    Message(SocketAddr, Vec<u8>),
-    Closed(Option<io::Error>),
+    Datagram {
+        transport: TransportId,
+        from: SocketAddr,
+        bytes: Vec<u8>,
+    },
+    Accepted {
+        transport: TransportId,
+        stream: TcpStream,
+        from: SocketAddr,
+    },
+    Connected {
+        stream: io::Result<TcpStream>,
+        tx: oneshot::Sender<io::Result<(Peer, SocketAddr)>>,
+    },
+    Data {
+        peer: Peer,
+        bytes: Vec<u8>,
+    },
+    Ended {
+        peer: Peer,
+        error: Option<String>,
+    },
 }
 
-pub(crate) enum Sink {
-    Udp(Arc<UdpSocket>),
-    Tcp(OwnedWriteHalf, SocketAddr),
-}
+/// How many inputs the reader tasks may queue for the driver; beyond
+/// that they wait (UDP datagrams then drop in the kernel, TCP pushes back
+/// on the peer).
+pub(crate) const INPUT_QUEUE: usize = 1024;
 
 /// What arrives from peers, in order.
 #[derive(Debug)]
@@ -160,22 +160,25 @@ pub(crate) enum Sink {
 pub enum Inbound {
     /// A request to answer.
     Request(IncomingRequest),
-    /// Any other engine event not consumed by a waiting
-    /// [`Handle::request_to`] (pendings, acks, unexpected replies, decode
-    /// errors, ...).
+    /// Any other transaction event not consumed by a waiting request
+    /// (pendings, acks, unexpected replies, decode errors, message-level
+    /// errors, negotiated versions, ...).
     Event {
         /// Who sent it.
-        peer: SocketAddr,
+        peer: Peer,
         /// What happened.
         event: Event,
     },
-    /// The connection ended (TCP); nothing more will arrive.
+    /// A stream closed; nothing more will arrive from it.
     Closed {
         /// Who.
-        peer: SocketAddr,
-        /// Why, if not a clean end of stream.
-        error: Option<io::Error>,
+        peer: Peer,
+        /// Why, if not closed by the peer.
+        error: Option<CloseReason>,
     },
+    /// Peers admitted, evicted, refused or expired, and what was dropped
+    /// (at most once per report interval).
+    Endpoint(EndpointEvent),
 }
 
 /// A received request, with what it takes to answer it, and where it
@@ -187,8 +190,7 @@ pub enum Inbound {
 /// pending forever. Requests that arrive after the [`Incoming`] is dropped
 /// get error 501 ("Not Implemented"), as Erlang/OTP's default user
 /// module answers; requests that arrive while the [`Incoming`] queue is
-/// full ([`crate::engine::TransportConfig::inbound_queue`]) get error 503
-/// ("Service Unavailable").
+/// full get error 503 ("Service Unavailable").
 #[derive(Debug)]
 pub struct IncomingRequest {
     /// Who sent it.
@@ -197,6 +199,7 @@ pub struct IncomingRequest {
     pub transaction_id: u32,
     /// Its actions.
     pub actions: Vec<ActionRequest>,
+    source: Peer,
     mid: Mid,
     version: u8,
     cmd: mpsc::UnboundedSender<Cmd>,
@@ -208,7 +211,7 @@ impl Drop for IncomingRequest {
         if !self.answered {
             let (tx, _) = oneshot::channel();
             let _ = self.cmd.send(Cmd::Reply {
-                peer: self.peer,
+                peer: self.source,
                 id: self.transaction_id,
                 result: error_result(500, "Request dropped unanswered"),
                 tx,
@@ -218,7 +221,7 @@ impl Drop for IncomingRequest {
 }
 
 fn error_result(code: u16, text: &str) -> TransactionResult {
-    TransactionResult::Error(megaco::model::ErrorDescriptor {
+    TransactionResult::Error(ErrorDescriptor {
         error_code: code,
         error_text: Some(text.to_string().into()),
     })
@@ -228,6 +231,11 @@ impl IncomingRequest {
     /// The address it came from.
     pub fn peer(&self) -> SocketAddr {
         self.peer
+    }
+
+    /// The peer: address and transport.
+    pub fn source(&self) -> Peer {
+        self.source
     }
 
     /// Its transaction id.
@@ -240,27 +248,35 @@ impl IncomingRequest {
         &self.actions
     }
 
+    /// Takes its actions out (leaving none), for a handler that consumes
+    /// them before replying.
+    pub fn take_actions(&mut self) -> Vec<ActionRequest> {
+        std::mem::take(&mut self.actions)
+    }
+
     /// The sender's message identifier, from the header of the message
     /// that carried the request.
     pub fn mid(&self) -> &Mid {
         &self.mid
     }
 
-    /// The protocol version of the message that carried the request.
+    /// The protocol version of the message that carried the request (the
+    /// reply goes out in it).
     pub fn version(&self) -> u8 {
         self.version
     }
 
     /// Sends the reply, and resolves once it has been handed to the
-    /// transport (UDP: sent; TCP: written to the stream), so that a
-    /// program may exit right after. The reply is cached and resent to
-    /// duplicates of the request, as the engine does.
+    /// transport (UDP: sent; TCP: queued to the connection's writer), so
+    /// that a program may exit right after a graceful
+    /// [`Handle::close`]. The reply is cached and resent to duplicates of
+    /// the request.
     pub async fn reply(mut self, result: TransactionResult) -> Result<(), Error> {
         self.answered = true;
         let (tx, rx) = oneshot::channel();
         self.cmd
             .send(Cmd::Reply {
-                peer: self.peer,
+                peer: self.source,
                 id: self.transaction_id,
                 result,
                 tx,
@@ -269,13 +285,23 @@ impl IncomingRequest {
         rx.await.map_err(|_| Error::Closed)?
     }
 
+    /// Answers error 503 ("Service Unavailable"), counted as refused: the
+    /// user's queue had no room for it.
+    pub(crate) fn refuse(mut self) {
+        self.answered = true;
+        let _ = self.cmd.send(Cmd::Refuse {
+            peer: self.source,
+            id: self.transaction_id,
+        });
+    }
+
     /// Tells the peer we are still working on it (TransactionPending);
     /// resolves once the pending has been handed to the transport.
     pub async fn send_pending(&self) -> Result<(), Error> {
         let (tx, rx) = oneshot::channel();
         self.cmd
             .send(Cmd::Pending {
-                peer: self.peer,
+                peer: self.source,
                 id: self.transaction_id,
                 tx,
             })
@@ -284,14 +310,14 @@ impl IncomingRequest {
     }
 }
 
-/// The receiving side of a transport: requests to answer and other events.
+/// The receiving side of a stack: requests to answer and other events.
 ///
-/// The driver runs until this and every [`Handle`]/[`crate::Connection`]
-/// are dropped, or the TCP stream ends. Requests already handed out can
-/// still be answered while it runs.
+/// The driver runs until this and every [`Handle`] are dropped (or, for
+/// [`crate::tcp::connect`], the stream ends). Requests already handed out
+/// can still be answered while it runs.
 #[derive(Debug)]
 pub struct Incoming {
-    rx: mpsc::Receiver<Inbound>,
+    pub(crate) rx: mpsc::Receiver<Inbound>,
 }
 
 impl Incoming {
@@ -323,13 +349,13 @@ impl Incoming {
     pub async fn serve<F, Fut>(mut self, handler: F)
     where
         F: Fn(SocketAddr, Vec<ActionRequest>) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = TransactionResult> + Send + 'static,
+        Fut: Future<Output = TransactionResult> + Send + 'static,
     {
         let handler = Arc::new(handler);
         while let Some(mut req) = self.next_request().await {
             let handler = handler.clone();
             tokio::spawn(async move {
-                let actions = std::mem::take(&mut req.actions);
+                let actions = req.take_actions();
                 let result = handler(req.peer, actions).await;
                 let _ = req.reply(result).await;
             });
@@ -348,24 +374,26 @@ impl Incoming {
     }
 }
 
-/// A cloneable handle to a running driver, for sending requests.
+/// A cloneable handle to a running stack, for sending requests.
 #[derive(Debug, Clone)]
 pub struct Handle {
-    cmd: mpsc::UnboundedSender<Cmd>,
-    counters: Arc<Counters>,
+    pub(crate) cmd: mpsc::UnboundedSender<Cmd>,
+    stats: Arc<Mutex<Stats>>,
+    /// The transport of [`Handle::request_to`].
+    pub(crate) default: TransportId,
 }
 
 /// A request on its way: its transaction id, and a future of its reply
-/// (see [`Handle::send_request_to`], [`crate::Connection::send_request`]).
+/// (see [`Handle::send_request`], [`crate::Connection::send_request`]).
 ///
-/// Awaiting it gives what [`Handle::request_to`] gives. Dropping it before
+/// Awaiting it gives what [`Handle::request`] gives. Dropping it before
 /// the reply came cancels the transaction: it is no longer resent, and a
 /// late reply is an [`Event::UnexpectedReply`].
 #[derive(Debug)]
 #[must_use = "dropping an OutgoingRequest cancels it"]
 pub struct OutgoingRequest {
     id: u32,
-    peer: SocketAddr,
+    peer: Peer,
     rx: oneshot::Receiver<Result<TransactionResult, Error>>,
     cmd: mpsc::UnboundedSender<Cmd>,
     done: bool,
@@ -380,7 +408,7 @@ impl OutgoingRequest {
 
     /// Where it went.
     pub fn peer(&self) -> SocketAddr {
-        self.peer
+        self.peer.addr
     }
 }
 
@@ -414,14 +442,32 @@ impl Handle {
     ///
     /// A reply carrying an error descriptor is `Ok`
     /// ([`TransactionResult::Error`]): the peer answered. Dropping the
-    /// future cancels the transaction: it is no longer resent, and a late
-    /// reply is an [`Event::UnexpectedReply`].
-    pub async fn request_to(
+    /// future cancels the transaction.
+    pub async fn request(
         &self,
-        peer: SocketAddr,
+        peer: Peer,
         actions: Vec<ActionRequest>,
     ) -> Result<TransactionResult, Error> {
-        self.send_request_to(peer, actions).await?.await
+        self.send_request(peer, actions).await?.await
+    }
+
+    /// [`Handle::request`] to `addr` on the stack's first transport.
+    pub async fn request_to(
+        &self,
+        addr: SocketAddr,
+        actions: Vec<ActionRequest>,
+    ) -> Result<TransactionResult, Error> {
+        self.request(Peer::new(self.default, addr), actions).await
+    }
+
+    /// [`Handle::send_request`] to `addr` on the stack's first transport.
+    pub async fn send_request_to(
+        &self,
+        addr: SocketAddr,
+        actions: Vec<ActionRequest>,
+    ) -> Result<OutgoingRequest, Error> {
+        self.send_request(Peer::new(self.default, addr), actions)
+            .await
     }
 
     /// Sends a request to `peer`; resolves, once the engine has numbered
@@ -429,11 +475,11 @@ impl Handle {
     /// id and is awaited for the reply. Several requests can so be in
     /// flight at once, each known by its id.
     ///
-    /// Fails at once, without sending, with [`Error::Encode`] or
-    /// [`Error::TooManyOutstanding`].
-    pub async fn send_request_to(
+    /// Fails at once, without sending, with [`Error::Encode`],
+    /// [`Error::TooManyOutstanding`] or [`Error::NotConnected`].
+    pub async fn send_request(
         &self,
-        peer: SocketAddr,
+        peer: Peer,
         actions: Vec<ActionRequest>,
     ) -> Result<OutgoingRequest, Error> {
         let (tx, rx) = oneshot::channel();
@@ -470,148 +516,124 @@ impl Handle {
         }
     }
 
-    /// What the driver refused or dropped so far to bound its memory, and
-    /// how many peers it keeps.
+    /// Closes the stream to `peer` gracefully: after the SegmentReplies
+    /// of our segmented replies (or their timer), once what is queued is
+    /// written, our side first, then waiting a little for the peer's.
+    pub fn close_peer(&self, peer: Peer) {
+        let _ = self.cmd.send(Cmd::Close { peer });
+    }
+
+    /// Stops the stack gracefully: every stream is closed as
+    /// [`Handle::close_peer`] does, and this resolves once they are (at
+    /// most the configured linger later). Call it before a program exits
+    /// right after its last message.
+    pub async fn close(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.cmd.send(Cmd::Shutdown { tx }).is_ok() {
+            let _ = rx.await;
+        }
+    }
+
+    /// The endpoint's counters and current peers (see [`Stats`]).
     pub fn stats(&self) -> Stats {
-        self.counters.snapshot()
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
-type Waiter = oneshot::Sender<Result<TransactionResult, Error>>;
-
-struct Peer {
-    conn: engine::Connection,
-    waiters: HashMap<u32, Waiter>,
-    /// The deadline of this peer's entry in [`Driver::timers`].
-    armed: Option<Instant>,
-    /// When it last sent us something or we it.
-    last_active: Instant,
-}
-
+/// The state of the driver task.
 struct Driver {
-    config: Config,
-    peers: HashMap<SocketAddr, Peer>,
-    sink: Sink,
+    ep: Endpoint,
+    udp: HashMap<TransportId, Arc<UdpSocket>>,
+    /// The queue to each stream's task.
+    streams: HashMap<Peer, mpsc::Sender<Vec<u8>>>,
+    tasks: Vec<JoinHandle<()>>,
+    waiters: HashMap<Peer, HashMap<u32, Waiter>>,
     inbound: mpsc::Sender<Inbound>,
-    counters: Arc<Counters>,
-    /// Given to each [`IncomingRequest`]; separate from the handles'
-    /// channel so that a reply can be sent after every handle is gone.
     reply_cmd: mpsc::UnboundedSender<Cmd>,
-    /// Peers whose engine was handed something since the last flush.
-    dirty: Vec<SocketAddr>,
-    /// The next deadline of every peer that has one, soonest first.
-    timers: BTreeSet<(Instant, SocketAddr)>,
-    /// Replies and pendings handed to the engines since the last flush:
-    /// told when their bytes have gone to the transport.
-    written: Vec<oneshot::Sender<Result<(), Error>>>,
+    input_tx: mpsc::Sender<Input>,
+    stats: Arc<Mutex<Stats>>,
+    requests_refused: u64,
+    events_dropped: u64,
+    /// Replies and pendings handed to the endpoint since the last flush.
+    written: Vec<Done>,
+    /// The transport of our outgoing TCP connections.
+    outbound: TransportId,
+    /// Stop when the last stream closes ([`crate::tcp::connect`]).
+    stop_with_streams: bool,
+    linger: Duration,
+    write_queue: usize,
 }
 
-/// Starts a driver; returns its handle and the receiving side.
+pub(crate) struct Spawned {
+    pub(crate) handle: Handle,
+    pub(crate) incoming: Incoming,
+    pub(crate) input_tx: mpsc::Sender<Input>,
+}
+
+/// Starts the driver of `ep` (its transports added already).
 pub(crate) fn spawn(
-    config: Config,
-    sink: Sink,
-    reader: impl FnOnce(mpsc::Sender<Input>) -> JoinHandle<()>,
-) -> (Handle, Incoming) {
+    ep: Endpoint,
+    udp: HashMap<TransportId, Arc<UdpSocket>>,
+    outbound: TransportId,
+    default: TransportId,
+    stop_with_streams: bool,
+) -> Spawned {
+    let limits = ep.config().transport;
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
-    let (in_tx, in_rx) = mpsc::channel(config.transport.inbound_queue.max(1));
+    let (in_tx, in_rx) = mpsc::channel(limits.inbound_queue.max(1));
     let (input_tx, input_rx) = mpsc::channel(INPUT_QUEUE);
     let (reply_tx, reply_rx) = mpsc::unbounded_channel();
-    let reader = reader(input_tx);
-    let counters = Arc::new(Counters::default());
+    let stats = Arc::new(Mutex::new(Stats::default()));
     let driver = Driver {
-        config,
-        peers: HashMap::new(),
-        sink,
+        ep,
+        udp,
+        streams: HashMap::new(),
+        tasks: Vec::new(),
+        waiters: HashMap::new(),
         inbound: in_tx,
-        counters: counters.clone(),
         reply_cmd: reply_tx,
-        dirty: Vec::new(),
-        timers: BTreeSet::new(),
+        input_tx: input_tx.clone(),
+        stats: stats.clone(),
+        requests_refused: 0,
+        events_dropped: 0,
         written: Vec::new(),
+        outbound,
+        stop_with_streams,
+        linger: limits.tcp_linger,
+        write_queue: limits.tcp_write_queue.max(1),
     };
-    tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx, reader));
-    (
-        Handle {
+    tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx));
+    Spawned {
+        handle: Handle {
             cmd: cmd_tx,
-            counters,
+            stats,
+            default,
         },
-        Incoming { rx: in_rx },
-    )
+        incoming: Incoming { rx: in_rx },
+        input_tx,
+    }
 }
 
 impl Driver {
-    /// The peer at `addr` (created if new), marked for the next flush.
-    fn peer(&mut self, addr: SocketAddr, now: Instant) -> &mut Peer {
-        self.dirty.push(addr);
-        let config = &self.config;
-        let counters = &self.counters;
-        let p = self.peers.entry(addr).or_insert_with(|| {
-            counters.peers.fetch_add(1, Ordering::Relaxed);
-            Peer {
-                conn: engine::Connection::new(config.clone()),
-                waiters: HashMap::new(),
-                armed: None,
-                last_active: now,
-            }
-        });
-        p.last_active = now;
-        p
-    }
-
-    /// A message from `addr`: to its engine, unless it is a new peer
-    /// beyond the bound.
-    fn input(&mut self, addr: SocketAddr, bytes: &[u8]) {
-        if !self.peers.contains_key(&addr) && self.peers.len() >= self.config.transport.max_peers {
-            Counters::bump(&self.counters.peers_refused);
-            return;
-        }
-        let now = Instant::now();
-        self.peer(addr, now).conn.handle_input(now, bytes);
-    }
-
-    /// Timers due at `now`: the engines', and the idle expiry of peers.
-    fn timers_due(&mut self, now: Instant) {
-        while let Some(&(at, addr)) = self.timers.first() {
-            if at > now {
-                break;
-            }
-            self.timers.pop_first();
-            let idle = self.config.transport.peer_idle_timeout;
-            let Some(p) = self.peers.get_mut(&addr) else {
-                continue;
-            };
-            p.armed = None;
-            if p.conn.is_idle()
-                && p.waiters.is_empty()
-                && now.saturating_duration_since(p.last_active) >= idle
-            {
-                self.peers.remove(&addr);
-                self.counters.peers.fetch_sub(1, Ordering::Relaxed);
-                Counters::bump(&self.counters.peers_expired);
-                continue;
-            }
-            p.conn.handle_timeout(now);
-            self.dirty.push(addr);
-        }
-    }
-
     async fn run(
         mut self,
         mut cmd_rx: mpsc::UnboundedReceiver<Cmd>,
         mut reply_rx: mpsc::UnboundedReceiver<Cmd>,
         mut input_rx: mpsc::Receiver<Input>,
-        reader: JoinHandle<()>,
     ) {
         let mut cmds_open = true;
-        let mut close_error = None;
+        let mut had_stream = false;
+        let mut shutdown = None;
         loop {
-            if !self.flush().await {
+            self.flush().await;
+            had_stream |= !self.streams.is_empty();
+            if shutdown.is_some()
+                || (!cmds_open && self.inbound.is_closed())
+                || (self.stop_with_streams && had_stream && self.streams.is_empty())
+            {
                 break;
             }
-            if !cmds_open && self.inbound.is_closed() {
-                break;
-            }
-            let deadline = self.timers.first().map(|(at, _)| *at);
+            let deadline = self.ep.poll_timeout();
             let sleep = async move {
                 match deadline {
                     Some(d) => tokio::time::sleep_until(tokio::time::Instant::from_std(d)).await,
@@ -621,40 +643,83 @@ impl Driver {
             let inbound = self.inbound.clone();
             tokio::select! {
                 cmd = cmd_rx.recv(), if cmds_open => match cmd {
+                    Some(Cmd::Shutdown { tx }) => shutdown = Some(tx),
                     Some(cmd) => self.command(cmd),
                     None => cmds_open = false,
                 },
                 Some(cmd) = reply_rx.recv() => self.command(cmd),
                 () = inbound.closed(), if !cmds_open => break,
-                input = input_rx.recv() => match input {
-                    Some(Input::Message(peer, bytes)) => self.input(peer, &bytes),
-                    Some(Input::Closed(e)) => {
-                        close_error = e;
-                        break;
-                    }
-                    None => break,
-                },
-                () = sleep => self.timers_due(Instant::now()),
+                Some(input) = input_rx.recv() => self.input(input),
+                () = sleep => self.ep.handle_timeout(Instant::now()),
             }
         }
-        reader.abort();
-        for (_, p) in self.peers.drain() {
-            for (_, w) in p.waiters {
+        for (_, waiters) in self.waiters.drain() {
+            for (_, w) in waiters {
                 let _ = w.send(Err(Error::Closed));
             }
         }
-        self.counters.peers.store(0, Ordering::Relaxed);
-        if let Sink::Tcp(write, peer) = self.sink {
-            // Close our side first: the user may be slow to take the news.
-            drop(write);
-            let _ = self
-                .inbound
-                .send(Inbound::Closed {
-                    peer,
-                    error: close_error,
-                })
-                .await;
+        // Each stream's task writes what is queued, closes our side and
+        // lingers for the peer's.
+        self.streams.clear();
+        if let Some(tx) = shutdown {
+            let wait = self.linger + Duration::from_millis(500);
+            for task in self.tasks.drain(..) {
+                let _ = tokio::time::timeout(wait, task).await;
+            }
+            let _ = tx.send(());
         }
+    }
+
+    fn input(&mut self, input: Input) {
+        let now = Instant::now();
+        match input {
+            Input::Datagram {
+                transport,
+                from,
+                bytes,
+            } => self
+                .ep
+                .handle_datagram(now, Peer::new(transport, from), &bytes),
+            Input::Accepted {
+                transport,
+                stream,
+                from,
+            } => {
+                let peer = Peer::new(transport, from);
+                if self.ep.handle_connected(now, peer, false) {
+                    self.start_stream(peer, stream);
+                }
+            }
+            Input::Connected { stream, tx } => {
+                match stream.and_then(|s| Ok((s.peer_addr()?, s.local_addr()?, s))) {
+                    Ok((addr, local, stream)) => {
+                        let peer = Peer::new(self.outbound, addr);
+                        self.ep.handle_connected(now, peer, true);
+                        self.start_stream(peer, stream);
+                        let _ = tx.send(Ok((peer, local)));
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                    }
+                }
+            }
+            Input::Data { peer, bytes } => self.ep.handle_stream_data(now, peer, &bytes),
+            Input::Ended { peer, error } => {
+                self.streams.remove(&peer);
+                self.ep.handle_stream_closed(now, peer, error);
+            }
+        }
+    }
+
+    fn start_stream(&mut self, peer: Peer, stream: TcpStream) {
+        let _ = stream.set_nodelay(true);
+        let (tx, rx) = mpsc::channel(self.write_queue);
+        self.streams.insert(peer, tx);
+        let input = self.input_tx.clone();
+        let linger = self.linger;
+        self.tasks.retain(|t| !t.is_finished());
+        self.tasks
+            .push(tokio::spawn(run_stream(peer, stream, rx, input, linger)));
     }
 
     fn command(&mut self, cmd: Cmd) {
@@ -665,57 +730,62 @@ impl Driver {
                 actions,
                 tx,
                 id_tx,
-            } => {
-                let p = self.peer(peer, now);
-                match p.conn.send_request(now, actions) {
-                    Ok(id) => {
-                        p.waiters.insert(id, tx);
-                        let _ = id_tx.send(Ok(id));
-                    }
-                    Err(e) => {
-                        let _ = id_tx.send(Err(e.into()));
-                    }
+            } => match self.ep.send_request(now, peer, actions) {
+                Ok(id) => {
+                    self.waiters.entry(peer).or_default().insert(id, tx);
+                    let _ = id_tx.send(Ok(id));
                 }
-            }
+                Err(e) => {
+                    let _ = id_tx.send(Err(e.into()));
+                }
+            },
             Cmd::Reply {
                 peer,
                 id,
                 result,
                 tx,
             } => {
-                let r = self.peer(peer, now).conn.reply(now, id, result);
+                let r = self.ep.reply(now, peer, id, result);
                 self.after_flush(r, tx);
             }
             Cmd::Pending { peer, id, tx } => {
-                let r = self.peer(peer, now).conn.send_pending(now, id);
+                let r = self.ep.send_pending(now, peer, id);
                 self.after_flush(r, tx);
             }
             Cmd::Cancel { peer } => {
-                let Some(p) = self.peers.get_mut(&peer) else {
+                let Some(waiters) = self.waiters.get_mut(&peer) else {
                     return;
                 };
-                let gone: Vec<u32> = p
-                    .waiters
+                let gone: Vec<u32> = waiters
                     .iter()
                     .filter(|(_, w)| w.is_closed())
                     .map(|(id, _)| *id)
                     .collect();
                 for id in gone {
-                    p.waiters.remove(&id);
-                    p.conn.cancel(id);
+                    waiters.remove(&id);
+                    self.ep.cancel(peer, id);
                 }
-                self.dirty.push(peer);
             }
+            Cmd::Connect { addr, tx } => {
+                let input = self.input_tx.clone();
+                tokio::spawn(async move {
+                    let stream = TcpStream::connect(addr).await;
+                    let _ = input.send(Input::Connected { stream, tx }).await;
+                });
+            }
+            Cmd::Close { peer } => self.ep.close(now, peer),
+            Cmd::Refuse { peer, id } => {
+                self.requests_refused += 1;
+                let _ = self
+                    .ep
+                    .reply(now, peer, id, error_result(503, "Service Unavailable"));
+            }
+            Cmd::EventDropped => self.events_dropped += 1,
+            Cmd::Shutdown { .. } => {}
         }
     }
 
-    /// Answers `tx` with an engine error now, or with success once the
-    /// next flush has written what the engine queued.
-    fn after_flush(
-        &mut self,
-        r: Result<(), engine::Error>,
-        tx: oneshot::Sender<Result<(), Error>>,
-    ) {
+    fn after_flush(&mut self, r: Result<(), engine::Error>, tx: Done) {
         match r {
             Ok(()) => self.written.push(tx),
             Err(e) => {
@@ -724,141 +794,156 @@ impl Driver {
         }
     }
 
-    /// Sends what the engines have to send and hands out their events.
-    /// Returns false if the transport failed.
-    async fn flush(&mut self) -> bool {
-        // Dropped unanswered if the transport fails: their waiters see
-        // `Error::Closed`.
-        let written = std::mem::take(&mut self.written);
-        let mut out: Vec<(SocketAddr, Vec<u8>)> = Vec::new();
-        let mut dirty = std::mem::take(&mut self.dirty);
-        dirty.sort_unstable();
-        dirty.dedup();
-        for addr in dirty {
-            let Some(p) = self.peers.get_mut(&addr) else {
-                continue;
-            };
-            while let Some(bytes) = p.conn.poll_transmit() {
-                out.push((addr, bytes));
-            }
-            while let Some(event) = p.conn.poll_event() {
-                let unclaimed = match event {
-                    Event::ReplyReceived {
-                        transaction_id,
-                        result,
-                    } => match p.waiters.remove(&transaction_id) {
-                        Some(w) => {
-                            let _ = w.send(Ok(result));
-                            None
-                        }
-                        None => Some(Event::ReplyReceived {
-                            transaction_id,
-                            result,
-                        }),
-                    },
-                    Event::RequestTimedOut { transaction_id } => {
-                        finish(&mut p.waiters, transaction_id, Error::Timeout, event)
-                    }
-                    Event::RequestFailed {
-                        transaction_id,
-                        reason: FailReason::PendingLimitExceeded,
-                    } => finish(
-                        &mut p.waiters,
-                        transaction_id,
-                        Error::PendingLimitExceeded,
-                        event,
-                    ),
-                    Event::SegmentsMissing {
-                        transaction_id,
-                        ref missing,
-                    } => finish(
-                        &mut p.waiters,
-                        transaction_id,
-                        Error::SegmentsMissing(missing.clone()),
-                        event,
-                    ),
-                    Event::RequestReceived {
-                        transaction_id,
-                        actions,
-                        mid,
-                        version,
-                    } => {
-                        let req = IncomingRequest {
-                            peer: addr,
-                            transaction_id,
-                            actions,
-                            mid,
-                            version,
-                            cmd: self.reply_cmd.clone(),
-                            answered: false,
-                        };
-                        if let Err(e) = self.inbound.try_send(Inbound::Request(req)) {
-                            // Nobody listens, or the user is behind:
-                            // answer at once.
-                            let result = if let TrySendError::Full(_) = e {
-                                Counters::bump(&self.counters.requests_refused);
-                                error_result(503, "Service Unavailable")
-                            } else {
-                                error_result(501, "Not Implemented")
-                            };
-                            if let Inbound::Request(mut req) = e.into_inner() {
-                                req.answered = true;
-                            }
-                            let _ = p.conn.reply(Instant::now(), transaction_id, result);
-                            while let Some(bytes) = p.conn.poll_transmit() {
-                                out.push((addr, bytes));
-                            }
-                        }
-                        None
-                    }
-                    other => Some(other),
-                };
-                if let Some(event) = unclaimed {
-                    let item = Inbound::Event { peer: addr, event };
-                    if let Err(TrySendError::Full(_)) = self.inbound.try_send(item) {
-                        Counters::bump(&self.counters.events_dropped);
-                    }
-                }
-            }
-            // With nothing live, the peer's only timer is its idle expiry.
-            let next = p.conn.poll_timeout().or_else(|| {
-                (p.conn.is_idle() && p.waiters.is_empty())
-                    .then(|| p.last_active + self.config.transport.peer_idle_timeout)
-            });
-            if next != p.armed {
-                if let Some(old) = p.armed {
-                    self.timers.remove(&(old, addr));
-                }
-                if let Some(at) = next {
-                    self.timers.insert((at, addr));
-                }
-                p.armed = next;
+    /// Sends what the endpoint has to send, closes what it closes, and
+    /// hands out its events.
+    async fn flush(&mut self) {
+        // Handing out events may produce more to send (a request nobody
+        // can take is answered at once): until nothing is left.
+        loop {
+            self.flush_once().await;
+            if !self.ep.has_output() {
+                break;
             }
         }
-        for (addr, bytes) in out {
-            match &mut self.sink {
-                // A datagram that cannot be sent is like one lost on the
+        let mut stats = self.ep.stats();
+        stats.requests_refused = self.requests_refused;
+        stats.events_dropped = self.events_dropped;
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = stats;
+    }
+
+    async fn flush_once(&mut self) {
+        let now = Instant::now();
+        while let Some(t) = self.ep.poll_transmit() {
+            if let Some(sock) = self.udp.get(&t.peer.transport) {
+                // Tokio knows a socket writable only once told so: until
+                // then (and when the buffer is full) wait for it. A
+                // datagram that cannot be sent is like one lost on the
                 // way: the timers take care of it.
-                Sink::Udp(sock) => {
-                    let _ = sock.send_to(&bytes, addr).await;
-                }
-                Sink::Tcp(w, _) => {
-                    let Ok(h) = tpkt::header(bytes.len()) else {
-                        continue;
-                    };
-                    let mut framed = Vec::with_capacity(bytes.len() + tpkt::HEADER_LEN);
-                    framed.extend_from_slice(&h);
-                    framed.extend_from_slice(&bytes);
-                    if w.write_all(&framed).await.is_err() {
-                        return false;
+                match sock.try_send_to(&t.contents, t.peer.addr) {
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        let _ = sock.send_to(&t.contents, t.peer.addr).await;
                     }
+                    _ => {}
+                }
+            } else if let Some(queue) = self.streams.get(&t.peer) {
+                if let Err(TrySendError::Full(_)) = queue.try_send(t.contents) {
+                    self.streams.remove(&t.peer);
+                    self.ep.abort(now, t.peer, CloseReason::SlowReader);
                 }
             }
         }
-        for tx in written {
+        while let Some((peer, _)) = self.ep.poll_close() {
+            // The task writes what is queued, then closes gracefully.
+            self.streams.remove(&peer);
+        }
+        for tx in self.written.drain(..) {
             let _ = tx.send(Ok(()));
         }
-        true
+        while let Some(event) = self.ep.poll_event() {
+            self.event(event);
+        }
+    }
+
+    fn event(&mut self, event: EndpointEvent) {
+        let (peer, event) = match event {
+            EndpointEvent::Transaction { peer, event } => (peer, event),
+            EndpointEvent::Closed { peer, reason } => {
+                for (_, w) in self.waiters.remove(&peer).unwrap_or_default() {
+                    let _ = w.send(Err(Error::Closed));
+                }
+                let error = (reason != CloseReason::PeerClosed).then_some(reason);
+                return self.deliver(Inbound::Closed { peer, error });
+            }
+            // Peers admitted, evicted, ...: only while they leave half
+            // the queue to requests, so that a burst of them (new peers
+            // from many addresses) never gets requests refused.
+            other => {
+                if self.inbound.capacity() > self.inbound.max_capacity() / 2 {
+                    return self.deliver(Inbound::Endpoint(other));
+                }
+                self.events_dropped += 1;
+                return;
+            }
+        };
+        let waiters = self.waiters.entry(peer).or_default();
+        let unclaimed = match event {
+            Event::ReplyReceived {
+                transaction_id,
+                result,
+            } => match waiters.remove(&transaction_id) {
+                Some(w) => {
+                    let _ = w.send(Ok(result));
+                    None
+                }
+                None => Some(Event::ReplyReceived {
+                    transaction_id,
+                    result,
+                }),
+            },
+            Event::RequestTimedOut { transaction_id } => {
+                finish(waiters, transaction_id, Error::Timeout, event)
+            }
+            Event::RequestFailed {
+                transaction_id,
+                ref reason,
+            } => {
+                let err = match reason {
+                    FailReason::MessageError(e) => Error::MessageError(e.clone()),
+                    _ => Error::PendingLimitExceeded,
+                };
+                finish(waiters, transaction_id, err, event)
+            }
+            Event::SegmentsMissing {
+                transaction_id,
+                ref missing,
+            } => finish(
+                waiters,
+                transaction_id,
+                Error::SegmentsMissing(missing.clone()),
+                event,
+            ),
+            Event::RequestReceived {
+                transaction_id,
+                actions,
+                mid,
+                version,
+            } => {
+                let req = IncomingRequest {
+                    peer: peer.addr,
+                    transaction_id,
+                    actions,
+                    source: peer,
+                    mid,
+                    version,
+                    cmd: self.reply_cmd.clone(),
+                    answered: false,
+                };
+                if let Err(e) = self.inbound.try_send(Inbound::Request(req)) {
+                    // Nobody listens, or the user is behind: answer at once.
+                    let result = if let TrySendError::Full(_) = e {
+                        self.requests_refused += 1;
+                        error_result(503, "Service Unavailable")
+                    } else {
+                        error_result(501, "Not Implemented")
+                    };
+                    if let Inbound::Request(mut req) = e.into_inner() {
+                        req.answered = true;
+                    }
+                    let _ = self.ep.reply(Instant::now(), peer, transaction_id, result);
+                }
+                None
+            }
+            other => Some(other),
+        };
+        if let Some(event) = unclaimed {
+            self.deliver(Inbound::Event { peer, event });
+        }
+    }
+
+    fn deliver(&mut self, item: Inbound) {
+        if let Err(TrySendError::Full(_)) = self.inbound.try_send(item) {
+            self.events_dropped += 1;
+        }
     }
 }
 
@@ -869,5 +954,81 @@ fn finish(waiters: &mut HashMap<u32, Waiter>, id: u32, err: Error, event: Event)
             None
         }
         None => Some(event),
+    }
+}
+
+/// One TCP connection: forwards what it reads to the driver, writes what
+/// the driver queues; when the driver drops its queue, writes what is
+/// left, closes our side and reads (discarding) until the peer closes
+/// its side or `linger` passes, so that our last messages are not lost
+/// to a reset.
+async fn run_stream(
+    peer: Peer,
+    mut stream: TcpStream,
+    mut out: mpsc::Receiver<Vec<u8>>,
+    input: mpsc::Sender<Input>,
+    linger: Duration,
+) {
+    let mut open = true;
+    loop {
+        tokio::select! {
+            ready = stream.readable(), if open => {
+                if let Err(e) = ready {
+                    let _ = input.send(Input::Ended { peer, error: Some(e.to_string()) }).await;
+                    open = false;
+                    continue;
+                }
+                let read = {
+                    let mut buf = [0u8; 4096];
+                    match stream.try_read(&mut buf) {
+                        Ok(0) => Ok(None),
+                        Ok(n) => Ok(Some(buf[..n].to_vec())),
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                        Err(e) => Err(e),
+                    }
+                };
+                match read {
+                    Ok(Some(bytes)) => {
+                        if input.send(Input::Data { peer, bytes }).await.is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => {
+                        open = false;
+                        let _ = input.send(Input::Ended { peer, error: None }).await;
+                    }
+                    Err(e) => {
+                        open = false;
+                        let _ = input.send(Input::Ended { peer, error: Some(e.to_string()) }).await;
+                    }
+                }
+            }
+            bytes = out.recv() => match bytes {
+                Some(bytes) => {
+                    if let Err(e) = stream.write_all(&bytes).await {
+                        if open {
+                            let _ = input.send(Input::Ended { peer, error: Some(e.to_string()) }).await;
+                        }
+                        return;
+                    }
+                }
+                None => break,
+            },
+        }
+    }
+    // Graceful close: our FIN after everything written, then wait for
+    // the peer's.
+    let _ = stream.shutdown().await;
+    if open {
+        let _ = tokio::time::timeout(linger, async {
+            let mut buf = [0u8; 1024];
+            loop {
+                match tokio::io::AsyncReadExt::read(&mut stream, &mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await;
     }
 }

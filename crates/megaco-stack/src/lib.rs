@@ -37,6 +37,9 @@
 //! mgc.reply(t1, transaction_id, build::default_replies(&actions)).unwrap();
 //!
 //! mg.handle_input(t1, &mgc.poll_transmit().unwrap());
+//! // The registration negotiated the version (H.248.1 11.3) ...
+//! assert_eq!(mg.poll_event(), Some(Event::VersionNegotiated { version: 1 }));
+//! // ... and its reply came.
 //! match mg.poll_event() {
 //!     Some(Event::ReplyReceived { transaction_id, result: TransactionResult::ActionReplies(r) }) => {
 //!         assert_eq!(transaction_id, id);
@@ -50,88 +53,127 @@
 
 pub mod build;
 pub mod codec;
+pub mod config;
+#[cfg(feature = "tokio")]
 mod driver;
+pub mod endpoint;
 pub mod engine;
 #[cfg(feature = "scenario")]
 pub mod scenario;
+#[cfg(feature = "tokio")]
+pub mod stack;
+#[cfg(feature = "tokio")]
 pub mod tcp;
 pub mod tpkt;
+#[cfg(feature = "tokio")]
 pub mod udp;
 
-use std::net::SocketAddr;
-
 pub use codec::{DecodeError, Encoding};
-pub use driver::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest, Stats};
-use megaco::model::{ActionRequest, TransactionResult};
+#[cfg(feature = "tokio")]
+pub use driver::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest};
+pub use endpoint::{Peer, Stats};
+#[cfg(feature = "tokio")]
+pub use stack::Stack;
 
-/// A transport connection to one peer (see [`udp::connect`],
-/// [`tcp::connect`]). Cheap to clone; requests may run concurrently.
-#[derive(Debug, Clone)]
-pub struct Connection {
-    handle: Handle,
-    local: SocketAddr,
-    peer: SocketAddr,
-}
+#[cfg(feature = "tokio")]
+mod connection {
+    use std::net::SocketAddr;
 
-impl Connection {
-    fn new(handle: Handle, local: SocketAddr, peer: SocketAddr) -> Self {
-        Connection {
-            handle,
-            local,
-            peer,
+    use megaco::model::{ActionRequest, TransactionResult};
+
+    use crate::driver::{Error, Handle, OutgoingRequest};
+    use crate::endpoint::Peer;
+
+    /// A transport connection to one peer (see [`crate::udp::connect`],
+    /// [`crate::tcp::connect`]). Cheap to clone; requests may run concurrently.
+    #[derive(Debug, Clone)]
+    pub struct Connection {
+        handle: Handle,
+        local: SocketAddr,
+        peer: Peer,
+    }
+
+    impl Connection {
+        pub(crate) fn new(handle: Handle, local: SocketAddr, peer: Peer) -> Self {
+            Connection {
+                handle,
+                local,
+                peer,
+            }
+        }
+
+        /// Sends a request and waits for its reply. A reply holding an error
+        /// descriptor is `Ok`: the peer answered.
+        pub async fn request(
+            &self,
+            actions: Vec<ActionRequest>,
+        ) -> Result<TransactionResult, Error> {
+            self.handle.request(self.peer, actions).await
+        }
+
+        /// Sends a request; resolves, once the stack has numbered and sent it,
+        /// to an [`OutgoingRequest`] that tells its transaction id and is
+        /// awaited for the reply. Requests sent this way are in flight
+        /// together:
+        ///
+        /// ```no_run
+        /// use megaco::model::*;
+        /// use megaco_stack::{build, engine::Config, udp};
+        ///
+        /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+        /// let config = Config::new(Mid::Device("mg1".into()));
+        /// let (conn, _incoming) =
+        ///     udp::connect("0.0.0.0:0".parse()?, "192.0.2.1:2944".parse()?, config).await?;
+        /// let mut sent = Vec::new();
+        /// for t in ["a/1", "a/2"] {
+        ///     let notify = build::notify(ContextId::NULL, TerminationId::new(t), 1, "al/of");
+        ///     sent.push(conn.send_request(vec![notify]).await?);
+        /// }
+        /// for request in sent {
+        ///     let id = request.transaction_id();
+        ///     println!("{id}: {:?}", request.await?);
+        /// }
+        /// # Ok(())
+        /// # }
+        /// ```
+        pub async fn send_request(
+            &self,
+            actions: Vec<ActionRequest>,
+        ) -> Result<OutgoingRequest, Error> {
+            self.handle.send_request(self.peer, actions).await
+        }
+
+        /// The peer's address.
+        pub fn peer_addr(&self) -> SocketAddr {
+            self.peer.addr
+        }
+
+        /// The peer: address and transport.
+        pub fn peer(&self) -> Peer {
+            self.peer
+        }
+
+        /// Closes the connection gracefully (TCP: after the SegmentReplies of
+        /// our segmented replies or their timer, once what is queued is
+        /// written, our side first, then lingering for the peer's) and, for
+        /// a stack of this one connection ([`crate::tcp::connect`]), stops
+        /// it; resolves once done. Over UDP it only stops the stack when
+        /// nothing else uses it.
+        pub async fn close(&self) {
+            self.handle.close_peer(self.peer);
+            self.handle.close().await;
+        }
+
+        /// Our address.
+        pub fn local_addr(&self) -> SocketAddr {
+            self.local
+        }
+
+        /// The underlying driver handle.
+        pub fn handle(&self) -> &Handle {
+            &self.handle
         }
     }
-
-    /// Sends a request and waits for its reply. A reply holding an error
-    /// descriptor is `Ok`: the peer answered.
-    pub async fn request(&self, actions: Vec<ActionRequest>) -> Result<TransactionResult, Error> {
-        self.handle.request_to(self.peer, actions).await
-    }
-
-    /// Sends a request; resolves, once the stack has numbered and sent it,
-    /// to an [`OutgoingRequest`] that tells its transaction id and is
-    /// awaited for the reply. Requests sent this way are in flight
-    /// together:
-    ///
-    /// ```no_run
-    /// use megaco::model::*;
-    /// use megaco_stack::{build, engine::Config, udp};
-    ///
-    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    /// let config = Config::new(Mid::Device("mg1".into()));
-    /// let (conn, _incoming) =
-    ///     udp::connect("0.0.0.0:0".parse()?, "192.0.2.1:2944".parse()?, config).await?;
-    /// let mut sent = Vec::new();
-    /// for t in ["a/1", "a/2"] {
-    ///     let notify = build::notify(ContextId::NULL, TerminationId::new(t), 1, "al/of");
-    ///     sent.push(conn.send_request(vec![notify]).await?);
-    /// }
-    /// for request in sent {
-    ///     let id = request.transaction_id();
-    ///     println!("{id}: {:?}", request.await?);
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub async fn send_request(
-        &self,
-        actions: Vec<ActionRequest>,
-    ) -> Result<OutgoingRequest, Error> {
-        self.handle.send_request_to(self.peer, actions).await
-    }
-
-    /// The peer's address.
-    pub fn peer_addr(&self) -> SocketAddr {
-        self.peer
-    }
-
-    /// Our address.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.local
-    }
-
-    /// The underlying driver handle.
-    pub fn handle(&self) -> &Handle {
-        &self.handle
-    }
 }
+#[cfg(feature = "tokio")]
+pub use connection::Connection;

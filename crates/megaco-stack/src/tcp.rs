@@ -2,6 +2,13 @@
 //! never resent (the transport is reliable; the request timer still bounds
 //! the wait for a reply).
 //!
+//! [`connect`] opens one connection; [`Listener`] serves incoming ones,
+//! handing out each connection's requests on its own [`Incoming`]. Both
+//! are a [`Stack`] underneath: connections are peers of one endpoint,
+//! with its admission, idle and frame timeouts (a TPKT header announcing
+//! bytes that never come, one byte a second) and graceful close. A
+//! [`Stack`] also serves TCP and UDP at once.
+//!
 //! ```no_run
 //! use megaco::model::*;
 //! use megaco_stack::{build, engine::Config, tcp};
@@ -24,136 +31,144 @@
 //! let (conn, _incoming) = tcp::connect("127.0.0.1:2944".parse()?, Config::new(mid(2))).await?;
 //! let sc = build::service_change(TerminationId::root(), ServiceChangeMethod::Restart, "901");
 //! println!("{:?}", conn.request(vec![sc]).await?);
+//! conn.close().await; // gracefully: what we wrote reaches the peer
 //! # Ok(())
 //! # }
 //! ```
 
+use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, Mutex};
 
-use crate::driver::{self, Incoming, Input, Sink};
+use crate::driver::{Cmd, Inbound, Incoming};
+use crate::endpoint::{Peer, Stats};
 use crate::engine::Config;
-use crate::{tpkt, Connection};
+use crate::{Connection, Stack};
 
-/// Connects to `remote`. `config.reliable` is forced on.
-pub async fn connect(remote: SocketAddr, config: Config) -> io::Result<(Connection, Incoming)> {
-    let stream = TcpStream::connect(remote).await?;
-    start(stream, config)
-}
-
-/// Runs the engine over an established stream (TPKT framed both ways).
-/// `config.reliable` is forced on.
-pub fn start(stream: TcpStream, config: Config) -> io::Result<(Connection, Incoming)> {
-    start_holding(stream, config, None)
-}
-
-/// [`start`], holding `slot` (a [`Listener`]'s connection slot) until the
-/// stream ends.
-fn start_holding(
-    stream: TcpStream,
-    mut config: Config,
-    slot: Option<OwnedSemaphorePermit>,
-) -> io::Result<(Connection, Incoming)> {
+/// Connects to `remote`. `config.reliable` is forced on. The stack stops
+/// when the connection closes.
+pub async fn connect(remote: SocketAddr, mut config: Config) -> io::Result<(Connection, Incoming)> {
     config.reliable = true;
-    stream.set_nodelay(true)?;
-    let local = stream.local_addr()?;
-    let peer = stream.peer_addr()?;
-    let (mut read, write) = stream.into_split();
-    let idle = config.transport.tcp_idle_timeout;
-    let (handle, incoming) = driver::spawn(config, Sink::Tcp(write, peer), move |tx| {
-        tokio::spawn(async move {
-            // released when the peer closes or the engine goes away
-            let _slot = slot;
-            loop {
-                let frame = tpkt::read_frame(&mut read, tpkt::MAX_PAYLOAD);
-                let frame = match idle {
-                    None => frame.await,
-                    Some(idle) => match tokio::time::timeout(idle, frame).await {
-                        Ok(frame) => frame,
-                        Err(_) => Err(io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            format!("no message for {idle:?}"),
-                        )),
-                    },
-                };
-                match frame {
-                    Ok(Some(msg)) => {
-                        if tx.send(Input::Message(peer, msg)).await.is_err() {
-                            return;
-                        }
-                    }
-                    Ok(None) => {
-                        let _ = tx.send(Input::Closed(None)).await;
-                        return;
-                    }
-                    Err(e) => {
-                        let _ = tx.send(Input::Closed(Some(e))).await;
-                        return;
-                    }
-                }
-            }
-        })
-    });
-    Ok((Connection::new(handle, local, peer), incoming))
+    let (stack, incoming) = Stack::builder(config).stop_with_streams().start().await?;
+    let conn = stack.connect_tcp(remote).await?;
+    Ok((conn, incoming))
 }
 
-/// A listening socket; each accepted stream gets its own engine.
+/// A listening socket; each accepted connection has its own
+/// [`Incoming`].
 ///
-/// At most [`TransportConfig::max_peers`](crate::engine::TransportConfig::max_peers)
-/// connections are open at once: a connection beyond that is closed as
-/// soon as it is accepted and counted ([`Listener::refused`]). A slot is
-/// free again when its peer closes the stream or the connection's
-/// [`Connection`] and [`Incoming`] are dropped.
+/// At most [`TransportConfig::max_unproven_peers`](crate::engine::TransportConfig::max_unproven_peers)
+/// connections may wait for their first valid message (the oldest is
+/// closed for a new one), at most
+/// [`TransportConfig::max_peers`](crate::engine::TransportConfig::max_peers)
+/// are served; beyond, connections are closed and counted
+/// ([`Listener::refused`]).
 #[derive(Debug)]
 pub struct Listener {
-    inner: TcpListener,
-    config: Config,
-    slots: Arc<Semaphore>,
-    refused: AtomicU64,
+    stack: Stack,
+    local: SocketAddr,
+    accepted: Mutex<mpsc::Receiver<(Connection, Incoming)>>,
 }
 
 impl Listener {
     /// Listens on `local`.
-    pub async fn bind(local: SocketAddr, config: Config) -> io::Result<Self> {
-        let slots = Arc::new(Semaphore::new(
-            config.transport.max_peers.min(Semaphore::MAX_PERMITS),
-        ));
+    pub async fn bind(local: SocketAddr, mut config: Config) -> io::Result<Self> {
+        config.reliable = true;
+        // Each connection's queue is the configured one; the stack's own
+        // queue only feeds the router, which drains it at once.
+        let queue = config.transport.inbound_queue.max(1);
+        config.transport.inbound_queue = queue.max(crate::driver::INPUT_QUEUE);
+        let (stack, incoming) = Stack::builder(config).tcp(local).start().await?;
+        let local = stack.tcp_addrs()[0];
+        let (tx, rx) = mpsc::channel(64);
+        tokio::spawn(route(stack.clone(), incoming, tx, queue));
         Ok(Listener {
-            inner: TcpListener::bind(local).await?,
-            config,
-            slots,
-            refused: AtomicU64::new(0),
+            stack,
+            local,
+            accepted: Mutex::new(rx),
         })
     }
 
-    /// How many connections were closed on arrival because
-    /// `max_peers` connections were open.
+    /// How many connections were closed for lack of room.
     pub fn refused(&self) -> u64 {
-        self.refused.load(Ordering::Relaxed)
+        self.stack.stats().peers_refused
+    }
+
+    /// The endpoint's counters.
+    pub fn stats(&self) -> Stats {
+        self.stack.stats()
     }
 
     /// The bound address.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.local_addr()
+        Ok(self.local)
     }
 
-    /// Waits for the next connection within the limit (connections
-    /// beyond it are closed and counted while waiting).
+    /// The next connection, once it has sent its first message.
     pub async fn accept(&self) -> io::Result<(Connection, Incoming)> {
-        loop {
-            let (stream, _) = self.inner.accept().await?;
-            match self.slots.clone().try_acquire_owned() {
-                Ok(slot) => return start_holding(stream, self.config.clone(), Some(slot)),
-                Err(_) => {
-                    self.refused.fetch_add(1, Ordering::Relaxed);
-                    drop(stream);
-                }
+        self.accepted
+            .lock()
+            .await
+            .recv()
+            .await
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "the stack stopped"))
+    }
+}
+
+/// Hands each connection's items to its own queue, announcing a new
+/// connection with its first item.
+async fn route(
+    stack: Stack,
+    mut incoming: Incoming,
+    accepted: mpsc::Sender<(Connection, Incoming)>,
+    queue: usize,
+) {
+    let mut conns: HashMap<Peer, mpsc::Sender<Inbound>> = HashMap::new();
+    while let Some(item) = incoming.recv().await {
+        let peer = match &item {
+            Inbound::Request(r) => r.source(),
+            Inbound::Event { peer, .. } | Inbound::Closed { peer, .. } => *peer,
+            _ => continue,
+        };
+        let closed = matches!(item, Inbound::Closed { .. });
+        if !conns.contains_key(&peer) && !closed {
+            let (tx, rx) = mpsc::channel(queue);
+            let local = stack.tcp_addrs()[0];
+            let conn = Connection::new(stack.handle().clone(), local, peer);
+            if accepted.send((conn, Incoming { rx })).await.is_err() {
+                return;
             }
+            conns.insert(peer, tx);
+        }
+        let Some(tx) = (if closed {
+            conns.remove(&peer)
+        } else {
+            conns.get(&peer).cloned()
+        }) else {
+            continue;
+        };
+        match tx.try_send(item) {
+            Ok(()) => {}
+            // The connection's user is behind: a request gets 503, other
+            // events are dropped (both counted), and the end of the
+            // stream waits for room, so that the user learns of it after
+            // what is queued.
+            Err(mpsc::error::TrySendError::Full(item)) => match item {
+                Inbound::Request(req) => req.refuse(),
+                item @ Inbound::Closed { .. } => {
+                    tokio::spawn(async move {
+                        let _ = tx.send(item).await;
+                    });
+                }
+                _ => {
+                    let _ = stack.handle().cmd.send(Cmd::EventDropped);
+                }
+            },
+            // The user dropped that connection's Incoming: a request is
+            // answered 500 as it is dropped.
+            Err(mpsc::error::TrySendError::Closed(_)) => {}
         }
     }
 }

@@ -18,8 +18,6 @@
 //! assert_eq!(dec.next_frame().unwrap().unwrap(), b"!/1 [10.0.0.1] PN=1{}");
 //! ```
 
-use tokio::io::{AsyncRead, AsyncReadExt};
-
 /// The TPKT version octet.
 pub const VERSION: u8 = 3;
 /// The header length.
@@ -147,10 +145,12 @@ impl FrameDecoder {
 
 /// Reads one TPKT payload from `r`; `Ok(None)` on a clean end of stream
 /// before a header.
-pub async fn read_frame<R: AsyncRead + Unpin>(
+#[cfg(feature = "tokio")]
+pub async fn read_frame<R: tokio::io::AsyncRead + Unpin>(
     r: &mut R,
     max_payload: usize,
 ) -> std::io::Result<Option<Vec<u8>>> {
+    use tokio::io::AsyncReadExt;
     let mut h = [0u8; HEADER_LEN];
     let mut got = 0;
     while got < HEADER_LEN {
@@ -182,6 +182,7 @@ pub async fn read_frame<R: AsyncRead + Unpin>(
     Ok(Some(payload))
 }
 
+#[cfg(feature = "tokio")]
 fn invalid(e: TpktError) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, e)
 }

@@ -6,6 +6,7 @@
 //! are bounded and forgotten when idle, so that datagrams from spoofed
 //! addresses cannot grow memory without limit
 //! ([`crate::engine::TransportConfig`], counters in [`Endpoint::stats`]).
+//! It is a [`Stack`] with one UDP socket; a [`Stack`] serves several.
 //!
 //! ```no_run
 //! use megaco::model::*;
@@ -28,22 +29,18 @@
 
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use megaco::model::{ActionRequest, TransactionResult};
-use tokio::net::UdpSocket;
 
-use crate::driver::{self, Error, Handle, Incoming, Input, Sink};
+use crate::driver::{Error, Handle, Incoming};
 use crate::engine::Config;
-use crate::Connection;
+use crate::{Connection, Stack};
 
-/// The largest datagram read.
-const MAX_DATAGRAM: usize = 65_535;
-
-/// A UDP socket serving any number of peers.
+/// A UDP socket serving any number of peers (a [`Stack`] with one UDP
+/// socket).
 #[derive(Debug, Clone)]
 pub struct Endpoint {
-    handle: Handle,
+    stack: Stack,
     local: SocketAddr,
 }
 
@@ -59,28 +56,40 @@ impl Endpoint {
         peer: SocketAddr,
         actions: Vec<ActionRequest>,
     ) -> Result<TransactionResult, Error> {
-        self.handle.request_to(peer, actions).await
+        self.stack.handle().request_to(peer, actions).await
     }
 
-    /// What the driver refused or dropped so far, and how many peers it
-    /// keeps (see [`crate::engine::TransportConfig`]).
+    /// The endpoint's counters and current peers (see
+    /// [`crate::engine::TransportConfig`]).
     pub fn stats(&self) -> crate::Stats {
-        self.handle.stats()
+        self.stack.stats()
     }
 
     /// A [`Connection`] to `peer` through this socket.
     pub fn connection(&self, peer: SocketAddr) -> Connection {
-        Connection::new(self.handle.clone(), self.local, peer)
+        self.stack
+            .udp_connection(0, peer)
+            .unwrap_or_else(|| unreachable!("a UDP endpoint has its socket"))
+    }
+
+    /// The handle of the stack.
+    pub fn handle(&self) -> &Handle {
+        self.stack.handle()
+    }
+
+    /// The stack.
+    pub fn stack(&self) -> &Stack {
+        &self.stack
     }
 }
 
 /// Binds `local` and serves whoever sends to it. `config.reliable` is
 /// forced off.
-pub async fn bind(local: SocketAddr, config: Config) -> io::Result<(Endpoint, Incoming)> {
-    let sock = Arc::new(UdpSocket::bind(local).await?);
-    let local = sock.local_addr()?;
-    let (handle, incoming) = start(sock, config);
-    Ok((Endpoint { handle, local }, incoming))
+pub async fn bind(local: SocketAddr, mut config: Config) -> io::Result<(Endpoint, Incoming)> {
+    config.reliable = false;
+    let (stack, incoming) = Stack::builder(config).udp(local).start().await?;
+    let local = stack.udp_addrs()[0];
+    Ok((Endpoint { stack, local }, incoming))
 }
 
 /// Binds `local` and talks to `remote`. `config.reliable` is forced off.
@@ -94,38 +103,4 @@ pub async fn connect(
 ) -> io::Result<(Connection, Incoming)> {
     let (ep, incoming) = bind(local, config).await?;
     Ok((ep.connection(remote), incoming))
-}
-
-fn start(sock: Arc<UdpSocket>, mut config: Config) -> (Handle, Incoming) {
-    config.reliable = false;
-    let reader_sock = sock.clone();
-    driver::spawn(config, Sink::Udp(sock), move |tx| {
-        tokio::spawn(async move {
-            let mut buf = vec![0u8; MAX_DATAGRAM];
-            loop {
-                match reader_sock.recv_from(&mut buf).await {
-                    Ok((n, peer)) => {
-                        if tx
-                            .send(Input::Message(peer, buf[..n].to_vec()))
-                            .await
-                            .is_err()
-                        {
-                            return;
-                        }
-                    }
-                    // ICMP port unreachable and the like, reported on
-                    // some systems: the peer is not there (yet).
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
-                        ) => {}
-                    Err(e) => {
-                        let _ = tx.send(Input::Closed(Some(e))).await;
-                        return;
-                    }
-                }
-            }
-        })
-    })
 }

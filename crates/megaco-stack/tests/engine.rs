@@ -17,11 +17,18 @@ fn secs(s: u64) -> Duration {
     Duration::from_secs(s)
 }
 
+/// The configuration of the tests below, which are about timers and
+/// acks: OTP's 30 s reply timer, no version negotiation (tested on its
+/// own in `negotiation.rs`).
+fn otp_like(a: u8) -> Config {
+    let mut c = Config::new(mid(a));
+    c.reply_timer = Some(secs(30));
+    c.negotiate_version = false;
+    c
+}
+
 fn pair() -> (Connection, Connection) {
-    (
-        Connection::new(Config::new(mid(1))),
-        Connection::new(Config::new(mid(2))),
-    )
+    (Connection::new(otp_like(1)), Connection::new(otp_like(2)))
 }
 
 fn sc() -> ActionRequest {
@@ -67,7 +74,7 @@ fn sc_reply() -> TransactionResult {
 
 #[test]
 fn transaction_ids_are_sequential_and_wrap() {
-    let mut cfg = Config::new(mid(1));
+    let mut cfg = otp_like(1);
     cfg.min_trans_id = 5;
     cfg.max_trans_id = 6;
     let mut mg = Connection::new(cfg);
@@ -123,7 +130,7 @@ fn request_is_resent_on_backoff_then_times_out() {
 
 #[test]
 fn backoff_interval_is_capped() {
-    let mut cfg = Config::new(mid(1));
+    let mut cfg = otp_like(1);
     cfg.request_timer = RequestTimer {
         initial: secs(1),
         factor: 10,
@@ -149,7 +156,7 @@ fn backoff_interval_is_capped() {
 
 #[test]
 fn reliable_transport_never_resends_but_times_out() {
-    let mut cfg = Config::new(mid(1));
+    let mut cfg = otp_like(1);
     cfg.reliable = true;
     let mut mg = Connection::new(cfg);
     let t0 = Instant::now();
@@ -227,10 +234,10 @@ fn long_timer_expiry_times_out() {
 
 #[test]
 fn too_many_pendings_fail_the_request() {
-    let mut cfg = Config::new(mid(1));
+    let mut cfg = otp_like(1);
     cfg.recv_pending_limit = Some(2);
     let mut mg = Connection::new(cfg);
-    let mut mgc = Connection::new(Config::new(mid(2)));
+    let mut mgc = Connection::new(otp_like(2));
     let t0 = Instant::now();
     let id = mg.send_request(t0, vec![sc()]).unwrap();
     let mgc_id = deliver_request(&mut mg, &mut mgc, t0);
@@ -303,10 +310,10 @@ fn duplicate_request_after_reply_gets_cached_reply() {
 
 #[test]
 fn ack_releases_cached_reply() {
-    let mut cfg = Config::new(mid(2));
+    let mut cfg = otp_like(2);
     cfg.imm_ack_required = true;
     let mut mgc = Connection::new(cfg);
-    let mut mg = Connection::new(Config::new(mid(1)));
+    let mut mg = Connection::new(otp_like(1));
     let t0 = Instant::now();
     let id = mg.send_request(t0, vec![sc()]).unwrap();
     let req = mg.poll_transmit().unwrap();
@@ -342,10 +349,10 @@ fn ack_releases_cached_reply() {
 
 #[test]
 fn unacknowledged_reply_expires() {
-    let mut cfg = Config::new(mid(2));
+    let mut cfg = otp_like(2);
     cfg.imm_ack_required = true;
     let mut mgc = Connection::new(cfg);
-    let mut mg = Connection::new(Config::new(mid(1)));
+    let mut mg = Connection::new(otp_like(1));
     let t0 = Instant::now();
     mg.send_request(t0, vec![sc()]).unwrap();
     let id = deliver_request(&mut mg, &mut mgc, t0);
@@ -487,11 +494,11 @@ fn reply_to_unknown_id_is_unexpected() {
 
 #[test]
 fn pending_timer_and_sent_pending_limit() {
-    let mut cfg = Config::new(mid(2));
+    let mut cfg = otp_like(2);
     cfg.pending_timer = Some(secs(2));
     cfg.sent_pending_limit = Some(2);
     let mut mgc = Connection::new(cfg);
-    let mut mg = Connection::new(Config::new(mid(1)));
+    let mut mg = Connection::new(otp_like(1));
     let t0 = Instant::now();
     mg.send_request(t0, vec![sc()]).unwrap();
     let id = deliver_request(&mut mg, &mut mgc, t0);
@@ -562,18 +569,28 @@ fn garbage_input_is_an_event_and_gets_error_400() {
             error_text: Some("Syntax error on line 1".into())
         })
     );
-    // A version we do not speak: 406, as OTP answers.
-    mg.handle_input(t0, b"MEGACO/9 [10.0.0.2]:2944 T=1{C=-{SC=ROOT{SV{MT=RS}}}}");
+    // Right after our error, undecodable input gets no second error (it
+    // is most likely the peer's answer to ours): no loop.
+    mg.handle_input(t0, b"still not megaco");
     assert!(matches!(mg.poll_event(), Some(Event::DecodeError { .. })));
+    assert_eq!(mg.poll_transmit(), None);
+    assert_eq!(mg.errors_suppressed(), 1);
+    // A version we do not speak: 406, as OTP answers.
+    let (mut fresh, _) = pair();
+    fresh.handle_input(t0, b"MEGACO/9 [10.0.0.2]:2944 T=1{C=-{SC=ROOT{SV{MT=RS}}}}");
+    assert!(matches!(
+        fresh.poll_event(),
+        Some(Event::DecodeError { .. })
+    ));
     assert_eq!(
-        decode(&mg.poll_transmit().unwrap()).mess.body,
+        decode(&fresh.poll_transmit().unwrap()).mess.body,
         MessageBody::Error(ErrorDescriptor {
             error_code: 406,
             error_text: Some("Unsupported version: 9".into())
         })
     );
     // Without the error reply.
-    let mut cfg = Config::new(mid(1));
+    let mut cfg = otp_like(1);
     cfg.reply_to_decode_errors = false;
     let mut quiet = Connection::new(cfg);
     quiet.handle_input(t0, b"\x30\x80garbage");
@@ -620,7 +637,7 @@ fn random_input_never_panics() {
         Encoding::per(),
         Encoding::compact(),
     ] {
-        let mut cfg = Config::new(mid(1));
+        let mut cfg = otp_like(1);
         cfg.encoding = enc;
         let mut c = Connection::new(cfg);
         let t0 = Instant::now();
@@ -649,10 +666,10 @@ fn every_encoding_carries_a_transaction() {
         Encoding::ber(),
         Encoding::per(),
     ] {
-        let mut a = Config::new(mid(1));
+        let mut a = otp_like(1);
         a.encoding = enc.clone();
         a.version = 3;
-        let mut b = Config::new(mid(2));
+        let mut b = otp_like(2);
         b.encoding = enc.clone();
         b.version = 3;
         let (mut mg, mut mgc) = (Connection::new(a), Connection::new(b));
@@ -688,10 +705,10 @@ fn every_encoding_carries_a_transaction() {
 /// Zero-length timers fire once per call instead of looping.
 #[test]
 fn zero_timers_fire_once_per_call() {
-    let mut cfg = Config::new(mid(2));
+    let mut cfg = otp_like(2);
     cfg.pending_timer = Some(Duration::ZERO);
     let mut mgc = Connection::new(cfg);
-    let mut mg = Connection::new(Config::new(mid(1)));
+    let mut mg = Connection::new(otp_like(1));
     let t0 = Instant::now();
     mg.send_request(t0, vec![sc()]).unwrap();
     let id = deliver_request(&mut mg, &mut mgc, t0);
@@ -754,11 +771,11 @@ fn many_requests_keep_their_own_timers() {
 /// `Duration::MAX` timers mean "not in our lifetime", not a panic.
 #[test]
 fn huge_timers_do_not_overflow() {
-    let mut cfg = Config::new(mid(1));
+    let mut cfg = otp_like(1);
     cfg.request_timer.initial = Duration::MAX;
     cfg.request_timer.max_interval = Duration::MAX;
     cfg.long_request_timer = Duration::MAX;
-    cfg.reply_timer = Duration::MAX;
+    cfg.reply_timer = Some(Duration::MAX);
     cfg.pending_timer = Some(Duration::MAX);
     let mut a = Connection::new(cfg.clone());
     let mut b = Connection::new(cfg);
@@ -771,4 +788,27 @@ fn huge_timers_do_not_overflow() {
     b.reply(t0, id, sc_reply()).unwrap();
     a.handle_timeout(t0 + secs(1_000_000));
     assert!(b.poll_timeout().unwrap() > t0 + secs(1_000_000));
+}
+
+/// A peer that does not negotiate (no ServiceChangeVersion in its reply)
+/// but answers our v3 registration in a v1 message speaks v1: our later
+/// messages use it. One that answers in our version leaves ours.
+#[test]
+fn a_reply_without_a_version_sets_that_of_its_message() {
+    for (reply_version, agreed) in [(1u8, 1u8), (2, 2), (3, 3)] {
+        let mut config = Config::new(mid(1));
+        config.version = 3;
+        let mut mg = Connection::new(config);
+        let t0 = Instant::now();
+        let id = mg.send_request(t0, vec![sc()]).unwrap();
+        drain(&mut mg);
+        let reply =
+            format!("!/{reply_version} [10.0.0.2]:2944 P={id}{{C=-{{SC=ROOT{{SV{{AD=2944}}}}}}}}");
+        mg.handle_input(t0, reply.as_bytes());
+        assert!(events(&mut mg).contains(&Event::VersionNegotiated { version: agreed }));
+        assert_eq!(mg.version(), agreed);
+        mg.send_request(t0, vec![sc()]).unwrap();
+        let next = mg.poll_transmit().unwrap();
+        assert_eq!(decode(&next).mess.version, agreed);
+    }
 }

@@ -179,13 +179,6 @@ async fn udp_garbage_gets_error_descriptor() {
         .unwrap();
     let peer = tokio::net::UdpSocket::bind(any_port()).await.unwrap();
     peer.send_to(b"hello?", ep.local_addr()).await.unwrap();
-    match incoming.recv().await.unwrap() {
-        Inbound::Event {
-            event: Event::DecodeError { .. },
-            peer: from,
-        } => assert_eq!(from, peer.local_addr().unwrap()),
-        other => panic!("{other:?}"),
-    }
     let mut buf = [0u8; 2048];
     let (n, _) = peer.recv_from(&mut buf).await.unwrap();
     let msg = megaco::text::decode(&buf[..n]).unwrap();
@@ -196,31 +189,45 @@ async fn udp_garbage_gets_error_descriptor() {
             ..
         })
     ));
+    // An address that never sent a valid message is only counted.
+    assert_eq!(ep.stats().decode_errors, 1);
+    assert_eq!(ep.stats().unproven, 1);
+    // Only a summary of what was dropped reaches the user.
+    match tokio::time::timeout(std::time::Duration::from_millis(100), incoming.recv()).await {
+        Err(_) => {}
+        Ok(Some(Inbound::Endpoint(megaco_stack::endpoint::EndpointEvent::Dropped(r)))) => {
+            assert_eq!(r.decode_errors, 1)
+        }
+        Ok(other) => panic!("{other:?}"),
+    }
 }
 
-/// A stream that breaks TPKT framing is closed with a typed error.
+/// A stream that breaks TPKT framing is closed (the peer sees the end of
+/// the stream), counted, and never reaches the user: it had not sent a
+/// valid message.
 #[tokio::test]
 async fn tcp_bad_tpkt_version_closes_connection() {
+    use tokio::io::AsyncReadExt;
     let listener = tcp::Listener::bind(any_port(), config(1, Encoding::pretty()))
         .await
         .unwrap();
     let addr = listener.local_addr().unwrap();
     let mut raw = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (_conn, mut incoming) = listener.accept().await.unwrap();
     raw.write_all(&[2, 0, 0, 8, b'a', b'b', b'c', b'd'])
         .await
         .unwrap();
-    match incoming.recv().await.unwrap() {
-        Inbound::Closed { error: Some(e), .. } => {
-            let inner = e.get_ref().unwrap();
-            let tpkt = inner
-                .downcast_ref::<megaco_stack::tpkt::TpktError>()
-                .unwrap();
-            assert_eq!(*tpkt, megaco_stack::tpkt::TpktError::BadVersion(2));
-        }
-        other => panic!("{other:?}"),
-    }
-    assert!(incoming.recv().await.is_none());
+    let mut buf = [0u8; 16];
+    let n = tokio::time::timeout(std::time::Duration::from_secs(5), raw.read(&mut buf))
+        .await
+        .expect("closed")
+        .unwrap_or(0);
+    assert_eq!(n, 0);
+    assert_eq!(listener.stats().connections_closed, 1);
+    assert!(
+        tokio::time::timeout(std::time::Duration::from_millis(200), listener.accept())
+            .await
+            .is_err()
+    );
 }
 
 /// A TPKT-framed text request written by hand is answered in a TPKT frame.
@@ -232,12 +239,13 @@ async fn tcp_raw_tpkt_request_is_answered() {
         .unwrap();
     let addr = listener.local_addr().unwrap();
     let mut raw = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (_conn, incoming) = listener.accept().await.unwrap();
-    let _server = serve(incoming);
     let body = b"!/1 [127.0.0.9]:2944 T=42{C=-{SC=ROOT{SV{MT=RS,RE=\"901\"}}}}";
     let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
     framed.extend_from_slice(body);
     raw.write_all(&framed).await.unwrap();
+    // A connection is handed out with its first message.
+    let (_conn, incoming) = listener.accept().await.unwrap();
+    let _server = serve(incoming);
     let mut h = [0u8; 4];
     raw.read_exact(&mut h).await.unwrap();
     assert_eq!(&h[..2], &[3, 0]);
@@ -381,22 +389,38 @@ async fn serve_answers_concurrently() {
 /// own request. The controller sees the MG's mid, version and address.
 #[tokio::test]
 async fn send_request_tells_ids_and_incoming_requests_tell_their_sender() {
+    enum Incoming {
+        Ready(megaco_stack::Incoming),
+        Pending(tokio::sync::oneshot::Receiver<megaco_stack::Incoming>),
+    }
     for tcp_transport in [false, true] {
         let mut mg_config = config(2, Encoding::compact());
         mg_config.version = 2;
         mg_config.min_trans_id = 40;
         // The controller's end (a TCP connection or a UDP endpoint) is kept
         // alive in `_keep` for the exchange.
-        let (conn, _mg_incoming, mut incoming, _keep): (_, _, _, Box<dyn std::any::Any>) =
+        let (conn, _mg_incoming, incoming, _keep): (_, _, _, Box<dyn std::any::Any>) =
             if tcp_transport {
                 let listener = tcp::Listener::bind(any_port(), config(1, Encoding::compact()))
                     .await
                     .unwrap();
                 let addr = listener.local_addr().unwrap();
-                let accept = tokio::spawn(async move { listener.accept().await.unwrap() });
                 let (conn, mg_incoming) = tcp::connect(addr, mg_config).await.unwrap();
-                let (mgc_conn, incoming) = accept.await.unwrap();
-                (conn, mg_incoming, incoming, Box::new(mgc_conn))
+                // The listener hands a connection out with its first
+                // message: a Listener, not one connection, is kept.
+                let (incoming_tx, incoming_rx) = tokio::sync::oneshot::channel();
+                let accept = async move {
+                    let (mgc_conn, incoming) = listener.accept().await.unwrap();
+                    let _ = incoming_tx.send(incoming);
+                    (listener, mgc_conn)
+                };
+                let keep = tokio::spawn(accept);
+                (
+                    conn,
+                    mg_incoming,
+                    Incoming::Pending(incoming_rx),
+                    Box::new(keep),
+                )
             } else {
                 let (mgc, incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
                     .await
@@ -404,7 +428,7 @@ async fn send_request_tells_ids_and_incoming_requests_tell_their_sender() {
                 let (conn, mg_incoming) = udp::connect(any_port(), mgc.local_addr(), mg_config)
                     .await
                     .unwrap();
-                (conn, mg_incoming, incoming, Box::new(mgc))
+                (conn, mg_incoming, Incoming::Ready(incoming), Box::new(mgc))
             };
         let terms = ["a/1", "a/2", "a/3"];
         let mut sent = Vec::new();
@@ -414,6 +438,10 @@ async fn send_request_tells_ids_and_incoming_requests_tell_their_sender() {
         }
         let ids: Vec<u32> = sent.iter().map(|r| r.transaction_id()).collect();
         assert_eq!(ids, [40, 41, 42]);
+        let mut incoming = match incoming {
+            Incoming::Ready(i) => i,
+            Incoming::Pending(rx) => rx.await.unwrap(),
+        };
         assert!(sent.iter().all(|r| r.peer() == conn.peer_addr()));
 
         // All three reach the controller before any is answered; it

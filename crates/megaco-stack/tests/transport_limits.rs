@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use megaco::model::*;
 use megaco::MegacoMessage;
+use megaco_stack::endpoint::EndpointEvent;
 use megaco_stack::engine::{Config, Event};
 use megaco_stack::{build, tcp, udp, Encoding, Inbound, Stats};
 use tokio::net::UdpSocket;
@@ -34,6 +35,13 @@ fn notify(event: u32) -> ActionRequest {
 /// A raw peer asks for transaction `id` (a ServiceChange, compact text).
 async fn ask(peer: &UdpSocket, to: SocketAddr, id: u32) {
     let req = format!("!/1 [127.0.0.9]:2944 T={id}{{C=-{{SC=ROOT{{SV{{MT=RS,RE=\"901\"}}}}}}}}");
+    peer.send_to(req.as_bytes(), to).await.unwrap();
+}
+
+/// A raw peer sends the request `id`, a Notify (which, unlike a
+/// ServiceChange, does not register it).
+async fn ask_notify(peer: &UdpSocket, to: SocketAddr, id: u32) {
+    let req = format!("!/1 [127.0.0.9]:2944 T={id}{{C=1{{N=t1{{OE=3{{al/on}}}}}}}}");
     peer.send_to(req.as_bytes(), to).await.unwrap();
 }
 
@@ -122,24 +130,24 @@ async fn dropped_request_future_cancels_the_transaction() {
 }
 
 /// Messages from new addresses beyond `max_peers` are dropped and
-/// counted; a peer with nothing live expires after its idle time, making
-/// room.
+/// counted; an unregistered peer with nothing live expires after its idle
+/// time, making room.
 #[tokio::test]
 async fn peers_are_bounded_and_idle_ones_expire() {
     let mut cfg = config(1);
     cfg.transport.max_peers = 1;
     cfg.transport.peer_idle_timeout = Duration::from_millis(50);
-    cfg.reply_timer = Duration::from_millis(10);
+    cfg.reply_timer = Some(Duration::from_millis(10));
     let (ep, mut incoming) = udp::bind(any_port(), cfg).await.unwrap();
     let a = UdpSocket::bind(any_port()).await.unwrap();
     let b = UdpSocket::bind(any_port()).await.unwrap();
 
-    ask(&a, ep.local_addr(), 1).await;
+    ask_notify(&a, ep.local_addr(), 1).await;
     let req = incoming.next_request().await.unwrap();
     assert_eq!(req.peer, a.local_addr().unwrap());
 
     // While A's request is unanswered, A stays and B is refused.
-    ask(&b, ep.local_addr(), 7).await;
+    ask_notify(&b, ep.local_addr(), 7).await;
     let s = until(|| ep.stats(), |s| s.peers_refused >= 1).await;
     assert_eq!((s.peers, s.peers_refused, s.peers_expired), (1, 1, 0));
 
@@ -155,7 +163,7 @@ async fn peers_are_bounded_and_idle_ones_expire() {
     assert_eq!(s.peers, 0);
 
     // Now B gets in.
-    ask(&b, ep.local_addr(), 8).await;
+    ask_notify(&b, ep.local_addr(), 8).await;
     let req = incoming.next_request().await.unwrap();
     assert_eq!(req.peer, b.local_addr().unwrap());
     assert_eq!(req.transaction_id, 8);
@@ -168,7 +176,9 @@ async fn peers_are_bounded_and_idle_ones_expire() {
 #[tokio::test]
 async fn full_inbound_queue_answers_503_and_drops_events() {
     let mut cfg = config(1);
-    cfg.transport.inbound_queue = 1;
+    // The peer's admission (an endpoint event, taken while half the
+    // queue is free) and its first request fill it.
+    cfg.transport.inbound_queue = 2;
     let (ep, mut incoming) = udp::bind(any_port(), cfg).await.unwrap();
     let peer = UdpSocket::bind(any_port()).await.unwrap();
 
@@ -192,6 +202,10 @@ async fn full_inbound_queue_answers_503_and_drops_events() {
     assert_eq!(s.requests_refused, 1);
     assert_eq!(s.events_dropped, 1);
 
+    assert!(matches!(
+        incoming.recv().await,
+        Some(Inbound::Endpoint(EndpointEvent::PeerAdmitted { .. }))
+    ));
     let req = incoming.next_request().await.unwrap();
     assert_eq!(req.transaction_id, 1);
     let result = build::default_replies(&req.actions);
@@ -262,14 +276,10 @@ async fn tcp_full_queue_then_close_is_still_reported() {
     let mut raw = tokio::net::TcpStream::connect(listener.local_addr().unwrap())
         .await
         .unwrap();
-    let (conn, mut incoming) = listener.accept().await.unwrap();
     for id in [1, 2] {
-        let body =
-            format!("!/1 [127.0.0.9]:2944 T={id}{{C=-{{SC=ROOT{{SV{{MT=RS,RE=\"901\"}}}}}}}}");
-        let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
-        framed.extend_from_slice(body.as_bytes());
-        raw.write_all(&framed).await.unwrap();
+        raw.write_all(&framed_register(id)).await.unwrap();
     }
+    let (conn, mut incoming) = listener.accept().await.unwrap();
     let mut h = [0u8; 4];
     raw.read_exact(&mut h).await.unwrap();
     let len = usize::from(u16::from_be_bytes([h[2], h[3]])) - 4;
@@ -298,30 +308,45 @@ async fn tcp_full_queue_then_close_is_still_reported() {
     }
 }
 
-/// A listener keeps at most `max_peers` connections: one beyond that is
-/// closed on arrival and counted, and a slot frees when its peer leaves.
+/// A TPKT frame holding a ServiceChange request `id` (compact text).
+fn framed_register(id: u32) -> Vec<u8> {
+    let body = format!("!/1 [127.0.0.9]:2944 T={id}{{C=-{{SC=ROOT{{SV{{MT=RS,RE=\"901\"}}}}}}}}");
+    let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
+    framed.extend_from_slice(body.as_bytes());
+    framed
+}
+
+/// A listener keeps at most `max_peers` proven connections; a registered
+/// one keeps its slot, so a newcomer is closed on its first message and
+/// counted; the slot frees when the registered peer leaves.
 #[tokio::test]
 async fn tcp_listener_keeps_at_most_max_peers_connections() {
-    use tokio::io::AsyncReadExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut cfg = config(1);
     cfg.transport.max_peers = 1;
     let listener = tcp::Listener::bind(any_port(), cfg).await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let first = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut first = tokio::net::TcpStream::connect(addr).await.unwrap();
+    first.write_all(&framed_register(1)).await.unwrap();
     let (_conn, mut incoming) = listener.accept().await.unwrap();
-    // The second connection is accepted by the kernel, then closed by the
-    // listener while it waits for one within the limit.
+    let req = incoming.next_request().await.unwrap();
+    let result = build::default_replies(&req.actions);
+    req.reply(result).await.unwrap();
+    let mut h = [0u8; 4];
+    first.read_exact(&mut h).await.unwrap();
+
+    // The second connection proves itself while the only slot is held by
+    // a registered peer: it is closed.
     let mut second = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let waiting = tokio::spawn(async move {
-        let accepted = listener.accept().await.map(|_| ());
-        (listener, accepted)
-    });
+    second.write_all(&framed_register(1)).await.unwrap();
     let mut buf = [0u8; 1];
     let n = tokio::time::timeout(Duration::from_secs(10), second.read(&mut buf))
         .await
         .expect("the refused connection is closed")
         .unwrap_or(0);
     assert_eq!(n, 0, "the refused connection is closed without data");
+    assert_eq!(listener.refused(), 1);
+
     // The first peer leaves: its slot frees and a third is accepted.
     drop(first);
     loop {
@@ -330,14 +355,13 @@ async fn tcp_listener_keeps_at_most_max_peers_connections() {
             Some(_) => continue,
         }
     }
-    drop(incoming);
-    drop(_conn);
-    let _third = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (listener, accepted) = tokio::time::timeout(Duration::from_secs(10), waiting)
+    let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
+    third.write_all(&framed_register(1)).await.unwrap();
+    let (_conn, mut incoming) = tokio::time::timeout(Duration::from_secs(10), listener.accept())
         .await
         .expect("a connection within the limit is accepted")
         .unwrap();
-    accepted.unwrap();
+    assert!(incoming.next_request().await.is_some());
     assert_eq!(listener.refused(), 1);
 }
 
@@ -350,42 +374,33 @@ async fn silent_tcp_connection_is_closed_after_the_idle_timeout() {
     let mut cfg = config(1);
     cfg.transport.max_peers = 1;
     cfg.transport.tcp_idle_timeout = Some(Duration::from_secs(2));
+    cfg.transport.unproven_timeout = Duration::from_secs(2);
     let listener = tcp::Listener::bind(any_port(), cfg).await.unwrap();
     let addr = listener.local_addr().unwrap();
 
     let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (_conn, mut incoming) = listener.accept().await.unwrap();
     let mut buf = [0u8; 1];
     let n = tokio::time::timeout(Duration::from_secs(10), silent.read(&mut buf))
         .await
         .expect("the silent connection is closed")
         .unwrap_or(0);
     assert_eq!(n, 0);
-    loop {
-        match incoming.recv().await {
-            Some(Inbound::Closed { error: Some(e), .. }) => {
-                assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
-                break;
-            }
-            Some(Inbound::Event { .. }) => continue,
-            other => panic!("{other:?}"),
-        }
-    }
+    assert_eq!(listener.stats().unproven_expired, 1);
 
     // The slot is free: a talking peer is accepted and kept past the
     // timeout while it sends a message more often than that.
+    // (A connection is handed out by its first message.)
     let mut talker = tokio::net::TcpStream::connect(addr).await.unwrap();
+    talker.write_all(&framed_register(1)).await.unwrap();
     let (_conn, mut incoming) = tokio::time::timeout(Duration::from_secs(10), listener.accept())
         .await
         .expect("accepted")
         .unwrap();
     // 5 messages 0.6 s apart: 3 s in all, each gap well inside the 2 s
     for id in 1..=5u32 {
-        let body =
-            format!("!/1 [127.0.0.9]:2944 T={id}{{C=-{{SC=ROOT{{SV{{MT=RS,RE=\"901\"}}}}}}}}");
-        let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
-        framed.extend_from_slice(body.as_bytes());
-        talker.write_all(&framed).await.unwrap();
+        if id > 1 {
+            talker.write_all(&framed_register(id)).await.unwrap();
+        }
         match incoming.recv().await {
             Some(Inbound::Request(req)) => assert_eq!(req.transaction_id, id),
             other => panic!("{other:?}"),

@@ -241,6 +241,13 @@ impl Client {
                 self.warn(format!("megaco: {what}: cannot encode the request: {e}"));
                 Outcome::Failed
             }
+            megaco_stack::Error::MessageError(e) => {
+                self.warn(format!(
+                    "megaco: {what}: {peer} answered with a message-level {}",
+                    describe(&e)
+                ));
+                Outcome::ErrorReply
+            }
             megaco_stack::Error::TooManyOutstanding(n) => {
                 self.warn(format!(
                     "megaco: {what}: not sent, {n} requests already await a reply"

@@ -93,7 +93,7 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
         64,
     );
     let (requests_tx, mut requests) = mpsc::channel(64);
-    let answering = tokio::spawn(answer(incoming, server, style, errors, requests_tx));
+    let mut answering = tokio::spawn(answer(incoming, server, style, errors, requests_tx));
 
     let mut script = Script::new(scenario.steps.clone()).repeat(scenario.mg.repeat);
     tokio::pin!(stop);
@@ -139,12 +139,15 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
         );
         tokio::select! {
             sig = &mut stop => format!("mg: stopped by {sig}"),
-            _ = answering => "mg: the connection closed".to_string(),
+            _ = &mut answering => "mg: the connection closed".to_string(),
         }
     } else {
-        answering.abort();
         ended
     };
+    // TCP: what we wrote last (acks, SegmentReplies) reaches the peer
+    // before the connection closes.
+    let _ = tokio::time::timeout(Duration::from_secs(5), client.conn.close()).await;
+    answering.abort();
     tally.summary(&log, &ended, started);
     writer.finish(log, Duration::from_secs(1));
     Ok(outcome.exit_code())
@@ -247,17 +250,18 @@ async fn answer(
                 server.request(req, style);
             }
             Inbound::Event { peer, event } => {
-                serve::event(&log, &tally, peer, &event);
+                serve::event(&log, &tally, peer.addr, &event);
                 if let Event::MessageError { error } = event {
                     let _ = errors.try_send(error);
                 }
             }
+            Inbound::Endpoint(ev) => server.endpoint(&ev),
             Inbound::Closed { peer, error } => {
                 let why = error.map(|e| format!(": {e}")).unwrap_or_default();
                 log.warn(
                     "closed",
                     || format!("megaco: {peer} closed the connection{why}"),
-                    || json!({ "peer": addr(peer), "error": why.trim_start_matches(": ") }),
+                    || json!({ "peer": addr(peer.addr), "error": why.trim_start_matches(": ") }),
                 );
                 break;
             }

@@ -145,7 +145,7 @@ impl std::error::Error for Failure {}
 ///     termination_ids: vec![TerminationId::new("rtp/1")].into(),
 ///     termination_audit: None,
 /// }));
-/// script.replied(&TransactionResult::ActionReplies(vec![reply]))?;
+/// script.replied(&TransactionResult::ActionReplies(vec![reply].into()))?;
 /// let Next::Send { actions, .. } = script.next_step()? else { panic!() };
 /// assert_eq!(actions[0].context_id, ContextId(7));
 /// # Ok::<(), Box<dyn std::error::Error>>(())

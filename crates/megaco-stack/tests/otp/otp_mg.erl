@@ -7,7 +7,11 @@
 %%   ENCODING: pretty | compact | ber
 %%   TRANSPORT: udp (default) | tcp
 %%   MODE: plain (default) | notify3 (then also a Notify with three
-%%   actions, printed as "notify3 RESULT")
+%%   actions, printed as "notify3 RESULT") | negotiate (the ServiceChange
+%%   offers VERSION in its ServiceChangeVersion; the version of the
+%%   MGC's reply, or VERSION without one, becomes the connection's with
+%%   megaco:update_conn_info/3, as H.248.1 11.3 asks and OTP leaves to its
+%%   user, printed as "negotiated V"; the Notify goes out in it)
 %%
 %% The requests are built by decoding their text form with OTP's own text
 %% decoder, so they are the records of the version in use.
@@ -51,17 +55,32 @@ run([PortA, EncA, VsnA, Transport, Mode]) ->
     {SH, Ctrl} = open(Transport, Port, RH),
     {ok, CH} = megaco:connect(RH, preliminary_mid, SH, Ctrl),
     V = integer_to_list(Vsn),
+    Offer = case Mode of
+                negotiate -> "Version = " ++ V ++ ", ";
+                _ -> ""
+            end,
     SC = actions(Vsn, "MEGACO/" ++ V ++ " [127.0.0.1]:2944 Transaction = 1 { Context = - { "
-                 "ServiceChange = ROOT { Services { Method = Restart, "
+                 "ServiceChange = ROOT { Services { Method = Restart, " ++ Offer ++
                  "Reason = \"901 mg col boot\" } } } }"),
-    io:format("servicechange ~w~n", [megaco:call(CH, SC, [])]),
-    N = actions(Vsn, "MEGACO/" ++ V ++ " [127.0.0.1]:2944 Transaction = 2 { Context = 5 { "
-                "Notify = 11111111/00000000/00000001 { ObservedEvents = 2 { al/of } } } }"),
+    SCResult = megaco:call(CH, SC, []),
+    io:format("servicechange ~w~n", [SCResult]),
     %% The reply told OTP the MGC's mid: the connection has a new handle.
     [CH2] = megaco:user_info(Mid, connections),
+    NV = case Mode of
+             negotiate ->
+                 Agreed = reply_version(SCResult, Vsn),
+                 ok = megaco:update_conn_info(CH2, protocol_version, Agreed),
+                 io:format("negotiated ~w~n", [Agreed]),
+                 Agreed;
+             _ ->
+                 Vsn
+         end,
+    N = actions(NV, "MEGACO/" ++ integer_to_list(NV) ++ " [127.0.0.1]:2944 Transaction = 2 { "
+                "Context = 5 { Notify = 11111111/00000000/00000001 { ObservedEvents = 2 { al/of } } } }"),
     io:format("notify ~w~n", [megaco:call(CH2, N, [])]),
     case Mode of
         plain -> ok;
+        negotiate -> ok;
         notify3 ->
             N3 = actions(Vsn, "MEGACO/" ++ V ++ " [127.0.0.1]:2944 Transaction = 3 { "
                          ++ string:join(
@@ -72,6 +91,20 @@ run([PortA, EncA, VsnA, Transport, Mode]) ->
     end,
     io:format("done~n"),
     erlang:halt(0).
+
+%% The ServiceChangeVersion of an accepted registration's reply
+%% ('ServiceChangeResParm'{serviceChangeMgcId, serviceChangeAddress,
+%% serviceChangeVersion, ...}), or Default.
+reply_version({_, {ok, Replies}}, Default) ->
+    case [element(4, Parm) || {'ActionReply', _, _, _, Cmds} <- Replies,
+                              {serviceChangeReply,
+                               {'ServiceChangeReply', _, {serviceChangeResParms, Parm}}}
+                                  <- Cmds] of
+        [V | _] when is_integer(V) -> V;
+        _ -> Default
+    end;
+reply_version(_, Default) ->
+    Default.
 
 open(udp, Port, RH) ->
     {ok, Sup} = megaco_udp:start_transport(),

@@ -14,7 +14,13 @@
 %%     ack arrives; segmented: send each reply of more than one action
 %%     as segments, one action reply each (v3, segment_send infinity,
 %%     max_pdu_size 128), and print "segment reply SN SC" for each
-%%     SegmentReply received
+%%     SegmentReply received; negotiate: negotiate the version as
+%%     H.248.1 11.3 asks and OTP leaves to its user: a ServiceChange on
+%%     ROOT offering version V (ServiceChangeVersion, or the message's own)
+%%     sets the connection to min(V, VERSION) with
+%%     megaco:update_conn_info/3, and the reply carries that version; it
+%%     prints "negotiated V" and, for each request, "version PV" (the
+%%     version of the message that carried it)
 -module(otp_mgc).
 
 -export([start/1]).
@@ -49,6 +55,7 @@ run([PortA, EncA, VsnA, Transport, Mode]) ->
                    end,
     Port = list_to_integer(atom_to_list(PortA)),
     Vsn = list_to_integer(atom_to_list(VsnA)),
+    persistent_term:put(otp_mgc_version, Vsn),
     EncMod = case EncA of
                  pretty -> megaco_pretty_text_encoder;
                  compact -> megaco_compact_text_encoder;
@@ -102,10 +109,18 @@ handle_syntax_error(_RH, _PV, _ED, _Extra) -> reply.
 handle_message_error(_CH, _PV, _ED) -> ok.
 handle_message_error(_CH, _PV, _ED, _Extra) -> ok.
 
-handle_trans_request(_CH, _PV, Actions) ->
+handle_trans_request(CH, PV, Actions) ->
     io:format("request ~w~n", [length(Actions)]),
-    Replies = [action_reply(A) || A <- Actions],
-    case persistent_term:get(otp_mgc_mode) of
+    Mode = persistent_term:get(otp_mgc_mode),
+    Mode =:= negotiate andalso io:format("version ~w~n", [PV]),
+    Replies0 = [action_reply(A) || A <- Actions],
+    Replies = case Mode of
+                  negotiate ->
+                      negotiate(CH, PV, Actions, Replies0);
+                  _ ->
+                      Replies0
+              end,
+    case Mode of
         slow ->
             timer:sleep(1500),
             {discard_ack, Replies};
@@ -133,6 +148,44 @@ handle_segment_reply(_CH, _PV, _TransNo, SN, SC) ->
     io:format("segment reply ~w ~w~n", [SN, SC]),
     ok.
 handle_segment_reply(_CH, _PV, _TransNo, _SN, _SC, _Extra) -> ok.
+
+%% The version a registration offers (its ServiceChangeVersion, or the
+%% version of its message), against ours: the connection and the reply's
+%% ServiceChangeVersion take the lower.
+negotiate(CH, PV, Actions, Replies) ->
+    case [offered(Parm, PV) || {'ActionRequest', _, _, _, Cmds} <- Actions,
+                               {'CommandRequest',
+                                {serviceChangeReq,
+                                 {'ServiceChangeRequest', [{megaco_term_id, false, ["root"]}],
+                                  Parm}}, _, _} <- Cmds] of
+        [Offered | _] ->
+            V = min(Offered, persistent_term:get(otp_mgc_version)),
+            ok = megaco:update_conn_info(CH, protocol_version, V),
+            io:format("negotiated ~w~n", [V]),
+            [with_version(R, V) || R <- Replies];
+        [] ->
+            Replies
+    end.
+
+%% 'ServiceChangeParm'{serviceChangeMethod, serviceChangeAddress,
+%% serviceChangeVersion, ...}
+offered(Parm, PV) ->
+    case element(4, Parm) of
+        asn1_NOVALUE -> PV;
+        V -> V
+    end.
+
+with_version({'ActionReply', Cid, ED, CR, Cmds}, V) ->
+    {'ActionReply', Cid, ED, CR,
+     [case C of
+          {serviceChangeReply,
+           {'ServiceChangeReply', Tids, {serviceChangeResParms, Parm}}} ->
+              {serviceChangeReply,
+               {'ServiceChangeReply', Tids,
+                {serviceChangeResParms, setelement(4, Parm, V)}}};
+          _ ->
+              C
+      end || C <- Cmds]}.
 
 %% 'ActionRequest'{contextId, contextRequest, contextAttrAuditReq, commandRequests}
 action_reply({'ActionRequest', Cid, _, _, Cmds}) ->

@@ -337,7 +337,7 @@ impl fmt::Display for Ip4Address {
 
 impl fmt::Display for Ip6Address {
     /// The groups the way Erlang/OTP's text encoder writes them (and the
-    /// text encoder of this crate): see [`ip6_text`].
+    /// text encoder of this crate): zero runs compressed as OTP does.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("[")?;
         ip6_text(&self.address, &mut |s| f.write_str(s))?;

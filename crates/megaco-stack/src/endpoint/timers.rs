@@ -1,0 +1,212 @@
+//! Timers: frame, unproven and idle expiry, graceful closes, reports of
+//! what was dropped, and moving what the peers produced out.
+
+use std::time::{Duration, Instant};
+
+use super::{engine_after, CloseReason, Endpoint, EndpointEvent, Peer, PeerState};
+use crate::config::TransportConfig;
+use crate::engine::Event;
+
+impl Endpoint {
+    /// Processes what is due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        while let Some(&(at, peer)) = self.timers.first() {
+            if at > now {
+                break;
+            }
+            self.timers.pop_first();
+            if let Some(state) = self.peers.get_mut(&peer) {
+                state.armed = None;
+            }
+            self.peer_timeout(now, peer);
+        }
+        if self.next_report.is_some_and(|at| at <= now) {
+            self.next_report = None;
+            self.report(now);
+        }
+        self.flush(now);
+    }
+
+    pub(super) fn peer_timeout(&mut self, now: Instant, peer: Peer) {
+        let limits = *self.limits();
+        let Some(state) = self.peers.get_mut(&peer) else {
+            return;
+        };
+        self.dirty.push(peer);
+        if let Some(stream) = &state.stream {
+            if stream
+                .frame_started
+                .is_some_and(|t| now >= engine_after(t, limits.tcp_frame_timeout))
+            {
+                return self.close_stream(peer, CloseReason::FrameTimeout);
+            }
+        }
+        if state.closing.is_some_and(|t| now >= t)
+            || (state.closing.is_some()
+                && !state
+                    .conn
+                    .as_ref()
+                    .is_some_and(|c| c.awaits_segment_replies()))
+        {
+            return self.close_stream(peer, CloseReason::Requested);
+        }
+        let Some(conn) = state.conn.as_mut() else {
+            if now >= engine_after(state.first_seen, limits.unproven_timeout) {
+                self.stats.unproven_expired += 1;
+                self.schedule_report(now);
+                self.drop_peer(peer, CloseReason::Unproven);
+            }
+            return;
+        };
+        conn.handle_timeout(now);
+        if let Some(at) = idle_deadline(state, &limits) {
+            if now >= at {
+                self.stats.peers_expired += 1;
+                self.events.push_back(EndpointEvent::PeerExpired { peer });
+                self.drop_peer(peer, CloseReason::Idle);
+            }
+        }
+    }
+
+    pub(super) fn schedule_report(&mut self, now: Instant) {
+        if self.next_report.is_none() {
+            self.next_report = Some(engine_after(now, Duration::from_millis(1)).max(now));
+        }
+    }
+
+    /// Reports what was dropped since the last report, if anything, and
+    /// schedules the next report no sooner than an interval from now.
+    pub(super) fn report(&mut self, now: Instant) {
+        let total = self.stats.report();
+        let delta = total.since(&self.reported);
+        if delta.is_empty() {
+            return;
+        }
+        self.reported = total;
+        self.events.push_back(EndpointEvent::Dropped(delta));
+        // The next report waits a whole interval.
+        self.next_report = Some(engine_after(now, self.limits().report_interval));
+    }
+
+    /// Moves what the dirty peers produced out, re-arms their timers,
+    /// and keeps the caches of all peers within their budgets.
+    pub(super) fn flush(&mut self, now: Instant) {
+        loop {
+            let mut dirty = std::mem::take(&mut self.dirty);
+            if dirty.is_empty() {
+                break;
+            }
+            dirty.sort_unstable();
+            dirty.dedup();
+            for peer in dirty {
+                self.flush_peer(now, peer);
+            }
+            // May forget requests, and so re-arm timers: dirty again.
+            self.enforce_budgets(now);
+        }
+    }
+
+    pub(super) fn flush_peer(&mut self, now: Instant, peer: Peer) {
+        let limits = *self.limits();
+        let mut out = Vec::new();
+        let mut events = Vec::new();
+        let Some(state) = self.peers.get_mut(&peer) else {
+            return;
+        };
+        if let Some(conn) = state.conn.as_mut() {
+            let before = state.seen;
+            while let Some(t) = conn.poll_transmit_tagged() {
+                out.push(t);
+            }
+            while let Some(event) = conn.poll_event() {
+                events.push(event);
+            }
+            let after = conn.stats();
+            state.seen = after;
+            self.stats.duplicates_answered +=
+                after.duplicates_answered - before.duplicates_answered;
+            self.stats.duplicates_dropped += after.duplicates_dropped - before.duplicates_dropped;
+            if conn.is_registered() && !state.registered {
+                state.registered = true;
+                self.stats.registered += 1;
+            }
+            let held = (conn.cached_reply_bytes(), conn.executed_requests());
+            self.account(peer, held);
+        }
+        let Some(state) = self.peers.get_mut(&peer) else {
+            return;
+        };
+        let next = deadline(state, &limits);
+        if next != state.armed {
+            if let Some(old) = state.armed {
+                self.timers.remove(&(old, peer));
+            }
+            if let Some(at) = next {
+                self.timers.insert((at.max(now), peer));
+            }
+            state.armed = next.map(|at| at.max(now));
+        }
+        for (bytes, stack_error) in out {
+            if stack_error && !self.take_error_token(now, peer) {
+                continue;
+            }
+            self.send(peer, bytes);
+        }
+        for event in events {
+            match &event {
+                Event::MessageError { .. } => self.stats.message_errors += 1,
+                Event::DuplicateDropped { .. } => self.schedule_report(now),
+                _ => {}
+            }
+            self.events
+                .push_back(EndpointEvent::Transaction { peer, event });
+        }
+    }
+}
+/// The next deadline of a peer: its transactions', its idle or unproven
+/// expiry, its frame timeout, its graceful close.
+pub(super) fn deadline(state: &PeerState, limits: &TransportConfig) -> Option<Instant> {
+    let mut next: Option<Instant> = None;
+    let mut at = |t: Option<Instant>| {
+        if let Some(t) = t {
+            next = Some(next.map_or(t, |n| n.min(t)));
+        }
+    };
+    at(state.closing);
+    if let Some(stream) = &state.stream {
+        at(stream
+            .frame_started
+            .map(|t| engine_after(t, limits.tcp_frame_timeout)));
+    }
+    match &state.conn {
+        None => at(Some(engine_after(
+            state.first_seen,
+            limits.unproven_timeout,
+        ))),
+        Some(conn) => {
+            at(conn.poll_timeout());
+            at(idle_deadline(state, limits));
+        }
+    }
+    next
+}
+
+/// When a proven peer expires: a UDP peer with no live transaction after
+/// its idle timeout, a TCP connection without a message for its idle
+/// timeout.
+pub(super) fn idle_deadline(state: &PeerState, limits: &TransportConfig) -> Option<Instant> {
+    let conn = state.conn.as_ref()?;
+    let timeout = if conn.is_registered() {
+        limits.registered_idle_timeout?
+    } else if state.stream.is_some() {
+        limits.tcp_idle_timeout?
+    } else {
+        limits.peer_idle_timeout
+    };
+    match &state.stream {
+        Some(stream) => Some(engine_after(stream.last_message, timeout)),
+        None => conn
+            .is_idle()
+            .then(|| engine_after(state.last_active, timeout)),
+    }
+}
