@@ -473,11 +473,11 @@ impl fmt::Display for LimitText {
     }
 }
 
-// ---- the text and PER decoders' own errors -------------------------------
+// ---- the text decoder's own errors ----------------------------------------
 //
-// The text and PER decoders still report their own error types; these
-// conversions are how their kinds map onto the shared ones, and go once
-// those decoders return `DecodeError` themselves.
+// The text decoder still reports its own error type; this conversion is
+// how its kinds map onto the shared ones, and goes once that decoder
+// returns `DecodeError` itself.
 
 impl From<crate::text::TextError> for DecodeError {
     fn from(e: crate::text::TextError) -> Self {
@@ -528,50 +528,6 @@ impl From<crate::text::TextError> for DecodeError {
             },
         };
         DecodeError::text_at(e.offset, e.line, e.column, kind)
-    }
-}
-
-impl From<crate::per::PerError> for DecodeError {
-    fn from(e: crate::per::PerError) -> Self {
-        use crate::per::PerErrorKind as P;
-        use DecodeErrorKind as K;
-        let kind = match e.kind {
-            P::Truncated { expected } => K::Truncated { expected },
-            P::OutOfRange { what } => K::OutOfRange {
-                what,
-                found: None,
-                max: None,
-            },
-            P::Invalid { what, detail } => K::Invalid {
-                what,
-                detail: detail.into(),
-            },
-            P::UnsupportedVersion(v) => K::UnsupportedVersion {
-                version: u64::from(v),
-            },
-            P::TooDeep { limit } => K::LimitExceeded {
-                limit: Limit::Depth,
-                max: limit,
-                found: None,
-            },
-            P::TooLarge { size, limit } => K::LimitExceeded {
-                limit: Limit::MessageSize,
-                max: limit,
-                found: Some(size),
-            },
-            P::TooManyItems { limit, .. } => K::LimitExceeded {
-                limit: Limit::ListLen,
-                max: limit,
-                found: None,
-            },
-            P::StringTooLong { len, limit } => K::LimitExceeded {
-                limit: Limit::StringLen,
-                max: limit,
-                found: Some(len),
-            },
-            P::Form { what, detail } => K::Unmappable { what, detail },
-        };
-        DecodeError::per(e.bit_offset, kind)
     }
 }
 

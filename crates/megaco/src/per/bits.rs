@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::{PerError, PerErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::Limits;
 
 /// Fragment size unit for length determinants (X.691 11.9.3.8): 16K.
@@ -243,19 +243,18 @@ impl<'a> BitWriter<'a> {
         Ok(())
     }
 }
-/// A decoding failure on its way out of the decoder: boxed, so that the
-/// `Result` of every decoding function fits in a register or two.
-#[derive(Debug)]
-pub(crate) struct Fail(Box<PerError>);
-
-impl From<Fail> for PerError {
-    fn from(f: Fail) -> PerError {
-        *f.0
+/// A number outside its constraint.
+pub(crate) fn out_of_range(what: &'static str) -> DecodeErrorKind {
+    DecodeErrorKind::OutOfRange {
+        what,
+        found: None,
+        max: None,
     }
 }
 
-/// What the decoding functions return.
-pub(crate) type R<T> = Result<T, Fail>;
+/// What the decoding functions return. (The error is one pointer wide,
+/// so every result fits in a register or two.)
+pub(crate) type R<T> = Result<T, DecodeError>;
 
 /// Reads aligned PER bits from a byte slice.
 ///
@@ -289,10 +288,8 @@ impl<'a> BitReader<'a> {
     #[inline]
     pub(crate) fn check_list(&self, len: usize, what: &'static str) -> R<()> {
         if len > self.limits.max_list_len {
-            return Err(self.err(PerErrorKind::TooManyItems {
-                what,
-                limit: self.limits.max_list_len,
-            }));
+            let _ = what;
+            return Err(self.err(Limit::ListLen.exceeded(self.limits, None)));
         }
         Ok(())
     }
@@ -301,10 +298,7 @@ impl<'a> BitReader<'a> {
     #[inline]
     pub(crate) fn check_string(&self, len: usize) -> R<()> {
         if len > self.limits.max_string_len {
-            return Err(self.err(PerErrorKind::StringTooLong {
-                len,
-                limit: self.limits.max_string_len,
-            }));
+            return Err(self.err(Limit::StringLen.exceeded(self.limits, Some(len))));
         }
         Ok(())
     }
@@ -317,18 +311,15 @@ impl<'a> BitReader<'a> {
     /// An error at the current position.
     #[cold]
     #[inline(never)]
-    pub(crate) fn err(&self, kind: PerErrorKind) -> Fail {
-        Fail(Box::new(PerError {
-            bit_offset: self.bit_offset(),
-            kind,
-        }))
+    pub(crate) fn err(&self, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::per(self.bit_offset(), kind)
     }
 
     /// The input ends inside `what`.
     #[cold]
     #[inline(never)]
-    pub(crate) fn truncated(&self, what: &'static str) -> Fail {
-        self.err(PerErrorKind::Truncated { expected: what })
+    pub(crate) fn truncated(&self, what: &'static str) -> DecodeError {
+        self.err(DecodeErrorKind::Truncated { expected: what })
     }
 
     /// Bits left to read.
@@ -471,7 +462,7 @@ impl<'a> BitReader<'a> {
         };
         match off.checked_add(lb) {
             Some(v) if v <= ub => Ok(v),
-            _ => Err(self.err(PerErrorKind::OutOfRange { what })),
+            _ => Err(self.err(out_of_range(what))),
         }
     }
 
@@ -513,9 +504,9 @@ impl<'a> BitReader<'a> {
         } else {
             let m = usize::from(first & 0x3F);
             if !(1..=4).contains(&m) {
-                return Err(self.err(PerErrorKind::Invalid {
+                return Err(self.err(DecodeErrorKind::Invalid {
                     what,
-                    detail: "bad fragment count",
+                    detail: "bad fragment count".into(),
                 }));
             }
             Ok(Err(m * FRAG))
@@ -527,9 +518,9 @@ impl<'a> BitReader<'a> {
     pub(crate) fn length(&mut self, what: &'static str) -> R<usize> {
         match self.length_part(what)? {
             Ok(n) => Ok(n),
-            Err(_) => Err(self.err(PerErrorKind::Invalid {
+            Err(_) => Err(self.err(DecodeErrorKind::Invalid {
                 what,
-                detail: "unexpected fragmented length",
+                detail: "unexpected fragmented length".into(),
             })),
         }
     }
@@ -627,7 +618,7 @@ impl<'a> BitReader<'a> {
         }
         let n = self.length(what)?;
         if n == 0 || n > 8 {
-            return Err(self.err(PerErrorKind::OutOfRange { what }));
+            return Err(self.err(out_of_range(what)));
         }
         self.bits_wide(8 * n as u32, what)
     }

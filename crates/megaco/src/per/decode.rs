@@ -16,8 +16,9 @@ use std::cell::Cell;
 
 use super::bits::{BitReader, List, R};
 use super::form::Scope;
-use super::{PerConfig, PerErrorKind};
+use super::PerConfig;
 use crate::asn1::termid::{self, AsnTermId, TermIdError};
+use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::model::*;
 use crate::view::{MidView, MtpForm, NameForm};
 
@@ -49,12 +50,15 @@ impl<'f> Dcx<'f> {
     }
 }
 
-fn form_err(r: &BitReader<'_>, what: &'static str, detail: String) -> super::bits::Fail {
-    r.err(PerErrorKind::Form { what, detail })
+fn form_err(r: &BitReader<'_>, what: &'static str, detail: String) -> DecodeError {
+    r.err(DecodeErrorKind::Unmappable { what, detail })
 }
 
-fn invalid(r: &BitReader<'_>, what: &'static str, detail: &'static str) -> super::bits::Fail {
-    r.err(PerErrorKind::Invalid { what, detail })
+fn invalid(r: &BitReader<'_>, what: &'static str, detail: &'static str) -> DecodeError {
+    r.err(DecodeErrorKind::Invalid {
+        what,
+        detail: detail.into(),
+    })
 }
 
 // ---------------------------------------------------------------- helpers
@@ -211,7 +215,7 @@ pub(crate) fn root_choice(r: &mut BitReader<'_>, n: u64, ext: bool, what: &'stat
 /// An extension alternative where none is known: read, then refused.
 #[cold]
 #[inline(never)]
-fn unknown_alternative(r: &mut BitReader<'_>, what: &'static str) -> super::bits::Fail {
+fn unknown_alternative(r: &mut BitReader<'_>, what: &'static str) -> DecodeError {
     match extension_choice(r, what) {
         Ok(_) => invalid(r, what, "unknown extension alternative"),
         Err(e) => e,
@@ -440,7 +444,9 @@ pub(crate) fn header(
     let ext = r.bit("Message extension bit")?;
     let version = r.constrained(0, 99, "version")? as u8;
     if !(1..=3).contains(&version) {
-        return Err(r.err(PerErrorKind::UnsupportedVersion(version)));
+        return Err(r.err(DecodeErrorKind::UnsupportedVersion {
+            version: u64::from(version),
+        }));
     }
     Ok((auth_header, ext, version))
 }
@@ -1701,8 +1707,10 @@ fn requested_actions(r: &mut BitReader<'_>, cx: &Dcx<'_>, second: bool) -> R<Req
 fn notify_behaviour(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<NotifyBehaviour> {
     let depth = cx.depth.get();
     if depth >= cx.max_depth {
-        return Err(r.err(PerErrorKind::TooDeep {
-            limit: cx.max_depth,
+        return Err(r.err(DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: cx.max_depth,
+            found: None,
         }));
     }
     cx.depth.set(depth + 1);

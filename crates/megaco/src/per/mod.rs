@@ -69,10 +69,11 @@ use std::sync::{Arc, OnceLock};
 use crate::asn1::names::{ItemKind, NameRegistry};
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
 pub use crate::ber::Mapping;
+use crate::error::Limit;
 use crate::model::{
     CompactString, MegacoMessage, Message, MessageBody, Mid, SmallList, TerminationId,
 };
-use crate::{EncodeError, Limits};
+use crate::{DecodeError, EncodeError, Limits};
 use form::{Form, Scope};
 
 /// How the PER codec maps the model's text-form values to ASN.1.
@@ -134,118 +135,6 @@ impl PerConfig {
     }
 }
 
-/// Why a PER message could not be decoded, and where.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PerError {
-    /// Bit offset from the start of the message.
-    pub bit_offset: usize,
-    /// What went wrong.
-    pub kind: PerErrorKind,
-}
-
-impl PerError {
-    /// Byte offset from the start of the message.
-    pub fn byte_offset(&self) -> usize {
-        self.bit_offset / 8
-    }
-}
-
-/// The kinds of [`PerError`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PerErrorKind {
-    /// The input ended while reading `expected`.
-    Truncated {
-        /// What was being read.
-        expected: &'static str,
-    },
-    /// A number outside its constraint.
-    OutOfRange {
-        /// Which field.
-        what: &'static str,
-    },
-    /// A structurally invalid value.
-    Invalid {
-        /// Which field.
-        what: &'static str,
-        /// Why.
-        detail: &'static str,
-    },
-    /// The message's version is not 1 to 3.
-    UnsupportedVersion(u8),
-    /// Regulated notify behaviours nested deeper than
-    /// [`Limits::max_depth`].
-    TooDeep {
-        /// The limit.
-        limit: usize,
-    },
-    /// The message is larger than [`Limits::max_message_size`].
-    TooLarge {
-        /// The message size.
-        size: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A list with more than [`Limits::max_list_len`] items.
-    TooManyItems {
-        /// Which list.
-        what: &'static str,
-        /// The limit.
-        limit: usize,
-    },
-    /// A string longer than [`Limits::max_string_len`].
-    StringTooLong {
-        /// Its length in octets.
-        len: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A value that the text-form mapping refused.
-    Form {
-        /// Which field.
-        what: &'static str,
-        /// Why.
-        detail: String,
-    },
-}
-
-impl fmt::Display for PerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "PER error at byte {} (bit {}): ",
-            self.byte_offset(),
-            self.bit_offset
-        )?;
-        match &self.kind {
-            PerErrorKind::Truncated { expected } => write!(f, "input ends inside {expected}"),
-            PerErrorKind::OutOfRange { what } => write!(f, "{what} is out of its range"),
-            PerErrorKind::Invalid { what, detail } => write!(f, "invalid {what}: {detail}"),
-            PerErrorKind::UnsupportedVersion(v) => {
-                write!(f, "unsupported protocol version {v} (expected 1 to 3)")
-            }
-            PerErrorKind::Form { what, detail } => write!(f, "cannot map {what}: {detail}"),
-            PerErrorKind::TooLarge { size, limit } => {
-                write!(
-                    f,
-                    "message of {size} bytes exceeds the limit of {limit} bytes"
-                )
-            }
-            PerErrorKind::TooManyItems { what, limit } => {
-                write!(f, "more than {limit} items in {what}")
-            }
-            PerErrorKind::StringTooLong { len, limit } => {
-                write!(f, "string of {len} bytes is longer than {limit} bytes")
-            }
-            PerErrorKind::TooDeep { limit } => {
-                write!(f, "notify behaviours nested deeper than {limit}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for PerError {}
-
 /// Encodes `msg` in aligned PER, in the ASN.1 module of its version.
 ///
 /// Fails with [`EncodeError::Version`] when the message holds something its
@@ -284,16 +173,8 @@ pub fn encode_into(
 
 /// Decodes an aligned PER message; the version is read from the message
 /// and selects the ASN.1 module for the rest.
-pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> {
-    if bytes.len() > cfg.limits.max_message_size {
-        return Err(PerError {
-            bit_offset: 0,
-            kind: PerErrorKind::TooLarge {
-                size: bytes.len(),
-                limit: cfg.limits.max_message_size,
-            },
-        });
-    }
+pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, DecodeError> {
+    check_size(bytes, &cfg.limits)?;
     let mut r = bits::BitReader::new(bytes, 0, &cfg.limits);
     let mut msg = MegacoMessage {
         auth_header: None,
@@ -319,10 +200,21 @@ pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> 
 /// assert_eq!(per::version_of(&bytes), Ok(3));
 /// assert!(per::version_of(&[]).is_err());
 /// ```
-pub fn version_of(bytes: &[u8]) -> Result<u8, PerError> {
+pub fn version_of(bytes: &[u8]) -> Result<u8, DecodeError> {
     let limits = Limits::DEFAULT;
     let mut r = bits::BitReader::new(bytes, 0, &limits);
     Ok(decode::header(&mut r, false)?.2)
+}
+
+/// Refuses a message larger than the limit.
+fn check_size(bytes: &[u8], limits: &Limits) -> Result<(), DecodeError> {
+    if bytes.len() > limits.max_message_size {
+        return Err(DecodeError::per(
+            0,
+            Limit::MessageSize.exceeded(limits, Some(bytes.len())),
+        ));
+    }
+    Ok(())
 }
 
 fn kind(s: Scope) -> ItemKind {
