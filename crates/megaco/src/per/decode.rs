@@ -17,6 +17,7 @@ use std::cell::Cell;
 use super::bits::{BitReader, List, R};
 use super::form::Scope;
 use super::PerConfig;
+use crate::asn1::enums::{Enumerated, NamedBits};
 use crate::asn1::termid::{self, AsnTermId, TermIdError};
 use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::model::*;
@@ -222,13 +223,17 @@ fn unknown_alternative(r: &mut BitReader<'_>, what: &'static str) -> DecodeError
     }
 }
 
-/// An ENUMERATED index; extension values come back as `n + i`.
+/// An ENUMERATED value (the table in `asn1::enums`); an index the table
+/// does not have is an error.
 #[inline(always)]
-fn enumerated(r: &mut BitReader<'_>, n: u64, ext: bool, what: &'static str) -> R<u64> {
-    if ext && r.bit(what)? {
-        return Ok(n.saturating_add(r.normally_small(what)?));
-    }
-    r.constrained(0, n - 1, what)
+fn enumerated<T: Enumerated>(r: &mut BitReader<'_>, what: &'static str) -> R<T> {
+    let addition = T::EXTENSIBLE && r.bit(what)?;
+    let index = if addition {
+        r.normally_small(what)?
+    } else {
+        r.constrained(0, T::ROOT.len() as u64 - 1, what)?
+    };
+    T::from_per_index(addition, index).ok_or_else(|| invalid(r, what, "unknown value"))
 }
 
 #[inline]
@@ -418,6 +423,14 @@ fn seq_with<'a, T, L: List<T>>(
         }
         so_far += n;
     }
+}
+
+/// A BIT STRING of named bits (the table in `asn1::enums`); a bit the
+/// module of the message's version does not name is an error.
+fn named_bits<T: NamedBits>(r: &mut BitReader<'_>, cx: &Dcx<'_>, what: &'static str) -> R<Vec<T>> {
+    bit_string(r, cx, what, |b| {
+        T::from_bit(b).filter(|x| x.since() <= cx.v)
+    })
 }
 
 // ------------------------------------------------------------- top level
@@ -974,11 +987,7 @@ fn topology(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TopologyRequest> {
     let ext = ext_bit(r, cx.v >= 2, "TopologyRequest extension bit")?;
     let termination_from = term_id(r, cx)?;
     let termination_to = term_id(r, cx)?;
-    let topology_direction = match r.constrained(0, 2, "topologyDirection")? {
-        0 => TopologyDirection::Bothway,
-        1 => TopologyDirection::Isolate,
-        _ => TopologyDirection::Oneway,
-    };
+    let topology_direction = enumerated(r, "topologyDirection")?;
     let mut t = TopologyRequest {
         termination_from,
         termination_to,
@@ -992,13 +1001,7 @@ fn topology(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TopologyRequest> {
             if i == 0 {
                 t.stream_id = Some(u16_(r, "streamID")?);
             } else {
-                t.topology_direction_extension = Some(
-                    match enumerated(r, 2, true, "topologyDirectionExtension")? {
-                        0 => TopologyDirectionExtension::OnewayExternal,
-                        1 => TopologyDirectionExtension::OnewayBoth,
-                        _ => return Err(invalid(r, "topologyDirectionExtension", "unknown value")),
-                    },
-                );
+                t.topology_direction_extension = Some(enumerated(r, "topologyDirectionExtension")?);
             }
             Ok(())
         })?;
@@ -1025,23 +1028,7 @@ fn amm_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AmmDescriptor> {
 pub(crate) fn audit_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AuditDescriptor> {
     let ext = r.bit("AuditDescriptor extension bit")?;
     let has_t = r.bit("AuditDescriptor preamble")?;
-    let audit_token = opt(r, has_t, |r| {
-        bit_string(r, cx, "auditToken", |b| {
-            Some(match b {
-                0 => AuditToken::Mux,
-                1 => AuditToken::Modem,
-                2 => AuditToken::Media,
-                3 => AuditToken::Events,
-                4 => AuditToken::Signals,
-                5 => AuditToken::DigitMap,
-                6 => AuditToken::Stats,
-                7 => AuditToken::ObservedEvents,
-                8 => AuditToken::Packages,
-                9 => AuditToken::EventBuffer,
-                _ => return None,
-            })
-        })
-    })?;
+    let audit_token = opt(r, has_t, |r| named_bits(r, cx, "auditToken"))?;
     let mut audit_property_token = None;
     if ext {
         let known = if cx.v >= 2 { 1 } else { 0 };
@@ -1059,23 +1046,11 @@ pub(crate) fn audit_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AuditDe
 }
 
 fn service_state(r: &mut BitReader<'_>) -> R<ServiceState> {
-    Ok(match enumerated(r, 3, true, "ServiceState")? {
-        0 => ServiceState::Test,
-        1 => ServiceState::OutOfSvc,
-        2 => ServiceState::InSvc,
-        _ => return Err(invalid(r, "ServiceState", "unknown value")),
-    })
+    enumerated(r, "ServiceState")
 }
 
 fn stream_mode(r: &mut BitReader<'_>) -> R<StreamMode> {
-    Ok(match enumerated(r, 5, true, "StreamMode")? {
-        0 => StreamMode::SendOnly,
-        1 => StreamMode::RecvOnly,
-        2 => StreamMode::SendRecv,
-        3 => StreamMode::Inactive,
-        4 => StreamMode::LoopBack,
-        _ => return Err(invalid(r, "StreamMode", "unknown value")),
-    })
+    enumerated(r, "StreamMode")
 }
 
 fn ind_audit_parameter(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<IndAuditParameter> {
@@ -1383,11 +1358,7 @@ pub(crate) fn media_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MediaDe
         let has_s = r.bit("TerminationStateDescriptor preamble")?;
         let property_parms = seq_of(r, cx, 42, "propertyParms", |r| property_parm(r, cx))?;
         let event_buffer_control = if has_e {
-            Some(match enumerated(r, 2, true, "EventBufferControl")? {
-                0 => EventBufferControl::Off,
-                1 => EventBufferControl::LockStep,
-                _ => return Err(invalid(r, "EventBufferControl", "unknown value")),
-            })
+            Some(enumerated(r, "EventBufferControl")?)
         } else {
             None
         };
@@ -1491,12 +1462,7 @@ fn value(r: &mut BitReader<'_>, cx: &Dcx<'_>, what: &'static str) -> R<Values> {
 
 fn extra_info(r: &mut BitReader<'_>) -> R<ExtraInfo> {
     Ok(match r.constrained(0, 2, "extraInfo")? {
-        0 => ExtraInfo::Relation(match enumerated(r, 3, true, "Relation")? {
-            0 => Relation::GreaterThan,
-            1 => Relation::SmallerThan,
-            2 => Relation::UnequalTo,
-            _ => return Err(invalid(r, "Relation", "unknown value")),
-        }),
+        0 => ExtraInfo::Relation(enumerated(r, "Relation")?),
         1 => ExtraInfo::Range(r.bit("range")?),
         _ => ExtraInfo::Sublist(r.bit("sublist")?),
     })
@@ -1602,14 +1568,10 @@ fn oid_arcs(r: &BitReader<'_>, cx: &Dcx<'_>, b: &[u8]) -> R<Vec<u32>> {
 fn mux_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MuxDescriptor> {
     let ext = r.bit("MuxDescriptor extension bit")?;
     let has_n = r.bit("MuxDescriptor preamble")?;
-    let mux_type = match enumerated(r, 4, true, "MuxType")? {
-        0 => MuxType::H221,
-        1 => MuxType::H223,
-        2 => MuxType::H226,
-        3 => MuxType::V76,
-        4 if cx.v >= 2 => MuxType::Nx64k,
-        _ => return Err(invalid(r, "MuxType", "unknown value")),
-    };
+    let mux_type: MuxType = enumerated(r, "MuxType")?;
+    if mux_type.since() > cx.v {
+        return Err(invalid(r, "MuxType", "unknown value"));
+    }
     let term_list = term_id_list(r, cx)?;
     let non_standard_data = if has_n { Some(nsd(r, cx)?) } else { None };
     skip_ext(r, ext, "MuxDescriptor extensions")?;
@@ -1787,12 +1749,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
         None
     };
     let sig_type = if pre[1] {
-        Some(match enumerated(r, 3, true, "SignalType")? {
-            0 => SignalType::Brief,
-            1 => SignalType::OnOff,
-            2 => SignalType::TimeOut,
-            _ => return Err(invalid(r, "SignalType", "unknown value")),
-        })
+        Some(enumerated(r, "SignalType")?)
     } else {
         None
     };
@@ -1801,18 +1758,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
     } else {
         None
     };
-    let notify_completion = opt(r, pre[3], |r| {
-        bit_string(r, cx, "notifyCompletion", |b| {
-            Some(match b {
-                0 => NotifyCompletion::OnTimeOut,
-                1 => NotifyCompletion::OnInterruptByEvent,
-                2 => NotifyCompletion::OnInterruptByNewSignalDescr,
-                3 => NotifyCompletion::OtherReason,
-                4 if cx.v >= 3 => NotifyCompletion::OnIteration,
-                _ => return None,
-            })
-        })
-    })?;
+    let notify_completion = opt(r, pre[3], |r| named_bits(r, cx, "notifyCompletion"))?;
     let keep_active = if pre[4] {
         Some(r.bit("keepActive")?)
     } else {
@@ -1835,14 +1781,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
         let known = if cx.v >= 3 { 3 } else { 0 };
         additions(r, known, "Signal extensions", |r, i| {
             match i {
-                0 => {
-                    s.direction = Some(match enumerated(r, 3, true, "SignalDirection")? {
-                        0 => SignalDirection::Internal,
-                        1 => SignalDirection::External,
-                        2 => SignalDirection::Both,
-                        _ => return Err(invalid(r, "SignalDirection", "unknown value")),
-                    })
-                }
+                0 => s.direction = Some(enumerated(r, "SignalDirection")?),
                 1 => s.request_id = Some(r.u32("requestID")?),
                 _ => s.intersig_delay = Some(u16_(r, "intersigDelay")?),
             }
@@ -1854,20 +1793,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
 
 fn modem_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ModemDescriptor> {
     let has_n = r.bit("ModemDescriptor preamble")?;
-    let mtl = seq_of(r, cx, 5, "mtl", |r| {
-        Ok(match enumerated(r, 9, true, "ModemType")? {
-            0 => ModemType::V18,
-            1 => ModemType::V22,
-            2 => ModemType::V22bis,
-            3 => ModemType::V32,
-            4 => ModemType::V32bis,
-            5 => ModemType::V34,
-            6 => ModemType::V90,
-            7 => ModemType::V91,
-            8 => ModemType::SynchIsdn,
-            _ => return Err(invalid(r, "ModemType", "unknown value")),
-        })
-    })?;
+    let mtl = seq_of(r, cx, 5, "mtl", |r| enumerated(r, "ModemType"))?;
     let mpl = seq_of(r, cx, 42, "mpl", |r| property_parm(r, cx))?;
     let non_standard_data = if has_n { Some(nsd(r, cx)?) } else { None };
     Ok(ModemDescriptor {
@@ -1982,15 +1908,7 @@ pub(crate) fn service_change_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Serv
     for p in &mut pre {
         *p = r.bit("ServiceChangeParm preamble")?;
     }
-    let service_change_method = match enumerated(r, 6, true, "ServiceChangeMethod")? {
-        0 => ServiceChangeMethod::Failover,
-        1 => ServiceChangeMethod::Forced,
-        2 => ServiceChangeMethod::Graceful,
-        3 => ServiceChangeMethod::Restart,
-        4 => ServiceChangeMethod::Disconnected,
-        5 => ServiceChangeMethod::HandOff,
-        _ => return Err(invalid(r, "ServiceChangeMethod", "unknown value")),
-    };
+    let service_change_method = enumerated(r, "ServiceChangeMethod")?;
     let service_change_address = if pre[0] {
         Some(service_change_address(r, cx)?)
     } else {

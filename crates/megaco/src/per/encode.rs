@@ -5,6 +5,7 @@ use std::cell::Cell;
 
 use super::bits::BitWriter;
 use super::form::{Form, Scope};
+use crate::asn1::enums::{Enumerated, NamedBits};
 use crate::model::*;
 use crate::EncodeError;
 
@@ -116,20 +117,23 @@ fn ia5_sized(w: &mut BitWriter<'_>, s: &str, lb: usize, ub: usize, what: &'stati
     sized(w, s.as_bytes(), lb, ub, what)
 }
 
-/// ENUMERATED: `idx` in the root of `n` values; extensible types get the
-/// extension bit first.
+/// ENUMERATED: the value's index in the root (after the extension bit
+/// of an extensible type) or among the additions (the table in
+/// `asn1::enums`).
 #[inline]
-fn enumerated(w: &mut BitWriter<'_>, idx: u64, n: u64, ext: bool) {
-    if ext {
-        w.bit(false);
+fn enumerated<T: Enumerated>(w: &mut BitWriter<'_>, v: T) {
+    match v.per_index() {
+        (false, i) => {
+            if T::EXTENSIBLE {
+                w.bit(false);
+            }
+            w.constrained(u64::from(i), 0, T::ROOT.len() as u64 - 1);
+        }
+        (true, i) => {
+            w.bit(true);
+            w.normally_small(u64::from(i));
+        }
     }
-    w.constrained(idx, 0, n - 1);
-}
-
-/// An extension value of an extensible ENUMERATED.
-fn enumerated_ext(w: &mut BitWriter<'_>, idx: u64) {
-    w.bit(true);
-    w.normally_small(idx);
 }
 
 /// CHOICE index among `n` root alternatives.
@@ -628,23 +632,15 @@ fn topology(w: &mut BitWriter<'_>, cx: &Cx<'_>, t: &TopologyRequest) -> R {
     }
     term_id(w, cx, &t.termination_from)?;
     term_id(w, cx, &t.termination_to)?;
-    let d = match t.topology_direction {
-        TopologyDirection::Bothway => 0,
-        TopologyDirection::Isolate => 1,
-        TopologyDirection::Oneway => 2,
-    };
-    enumerated(w, d, 3, false);
+    enumerated(w, t.topology_direction);
     if any {
         let n = if cx.v >= 3 { 2 } else { 1 };
         additions(w, &extra[..n], |w, i| {
             if i == 0 {
                 u16_(w, t.stream_id.unwrap_or_default());
             } else {
-                let e = match t.topology_direction_extension {
-                    Some(TopologyDirectionExtension::OnewayBoth) => 1,
-                    _ => 0,
-                };
-                enumerated(w, e, 2, true);
+                let e = t.topology_direction_extension;
+                enumerated(w, e.unwrap_or(TopologyDirectionExtension::OnewayExternal));
             }
             Ok(())
         })?;
@@ -690,7 +686,7 @@ fn audit_descriptor(w: &mut BitWriter<'_>, cx: &Cx<'_>, a: &AuditDescriptor) -> 
     w.bit(extra[0]);
     w.bit(a.audit_token.is_some());
     if let Some(t) = &a.audit_token {
-        bit_string(w, t.iter().map(|t| *t as u32));
+        bit_string(w, t.iter().map(|t| t.bit()));
     }
     if extra[0] {
         additions(w, &extra, |w, _| {
@@ -928,7 +924,7 @@ fn media_descriptor(w: &mut BitWriter<'_>, cx: &Cx<'_>, m: &MediaDescriptor) -> 
         w.bit(t.service_state.is_some());
         seq_of(w, &t.property_parms, |w, p| property_parm(w, cx, p))?;
         if let Some(e) = t.event_buffer_control {
-            enumerated(w, e as u64, 2, true);
+            enumerated(w, e);
         }
         if let Some(s) = t.service_state {
             service_state(w, s);
@@ -951,11 +947,11 @@ fn media_descriptor(w: &mut BitWriter<'_>, cx: &Cx<'_>, m: &MediaDescriptor) -> 
 }
 
 fn service_state(w: &mut BitWriter<'_>, s: ServiceState) {
-    enumerated(w, s as u64, 3, true);
+    enumerated(w, s);
 }
 
 fn stream_mode(w: &mut BitWriter<'_>, m: StreamMode) {
-    enumerated(w, m as u64, 5, true);
+    enumerated(w, m);
 }
 
 fn stream_parms(w: &mut BitWriter<'_>, cx: &Cx<'_>, s: &StreamParms) -> R {
@@ -1014,7 +1010,7 @@ fn extra_info(w: &mut BitWriter<'_>, e: &ExtraInfo) {
     match e {
         ExtraInfo::Relation(r) => {
             w.bits(0, 2);
-            enumerated(w, *r as u64, 3, true);
+            enumerated(w, *r);
         }
         ExtraInfo::Range(b) => {
             w.bits(1, 2);
@@ -1114,13 +1110,8 @@ fn oid_contents(arcs: &[u32], out: &mut Vec<u8>) -> R {
 fn mux_descriptor(w: &mut BitWriter<'_>, cx: &Cx<'_>, m: &MuxDescriptor) -> R {
     w.bit(false);
     w.bit(m.non_standard_data.is_some());
-    match m.mux_type {
-        MuxType::Nx64k => {
-            cx.need(true, 2, "Nx64k mux")?;
-            enumerated_ext(w, 0);
-        }
-        t => enumerated(w, t as u64, 4, true),
-    }
+    cx.need(true, m.mux_type.since(), "Nx64k mux")?;
+    enumerated(w, m.mux_type);
     term_id_list(w, cx, &m.term_list)?;
     if let Some(n) = &m.non_standard_data {
         nsd(w, n)?;
@@ -1340,7 +1331,7 @@ fn signal(w: &mut BitWriter<'_>, cx: &Cx<'_>, s: &Signal) -> R {
         u16_(w, id);
     }
     if let Some(t) = s.sig_type {
-        enumerated(w, t as u64, 3, true);
+        enumerated(w, t);
     }
     if let Some(d) = s.duration {
         u16_(w, d);
@@ -1349,7 +1340,7 @@ fn signal(w: &mut BitWriter<'_>, cx: &Cx<'_>, s: &Signal) -> R {
         if cx.v < 3 && n.contains(&NotifyCompletion::OnIteration) {
             cx.need(true, 3, "NotifyCompletion Iteration")?;
         }
-        bit_string(w, n.iter().map(|n| *n as u32));
+        bit_string(w, n.iter().map(|n| n.bit()));
     }
     if let Some(k) = s.keep_active {
         w.bit(k);
@@ -1359,12 +1350,7 @@ fn signal(w: &mut BitWriter<'_>, cx: &Cx<'_>, s: &Signal) -> R {
         additions(w, &extra, |w, i| {
             match i {
                 0 => {
-                    let d = match s.direction {
-                        Some(SignalDirection::Internal) | None => 0,
-                        Some(SignalDirection::External) => 1,
-                        Some(SignalDirection::Both) => 2,
-                    };
-                    enumerated(w, d, 3, true);
+                    enumerated(w, s.direction.unwrap_or(SignalDirection::Internal));
                 }
                 1 => u32_(w, s.request_id.unwrap_or_default()),
                 _ => u16_(w, s.intersig_delay.unwrap_or_default()),
@@ -1378,7 +1364,7 @@ fn signal(w: &mut BitWriter<'_>, cx: &Cx<'_>, s: &Signal) -> R {
 fn modem_descriptor(w: &mut BitWriter<'_>, cx: &Cx<'_>, m: &ModemDescriptor) -> R {
     w.bit(m.non_standard_data.is_some());
     seq_of(w, &m.mtl, |w, t| {
-        enumerated(w, *t as u64, 9, true);
+        enumerated(w, *t);
         Ok(())
     })?;
     seq_of(w, &m.mpl, |w, p| property_parm(w, cx, p))?;
@@ -1480,7 +1466,7 @@ fn service_change_parm(w: &mut BitWriter<'_>, cx: &Cx<'_>, p: &ServiceChangeParm
     w.bit(p.service_change_mgc_id.is_some());
     w.bit(p.time_stamp.is_some());
     w.bit(p.non_standard_data.is_some());
-    enumerated(w, p.service_change_method as u64, 6, true);
+    enumerated(w, p.service_change_method);
     if let Some(a) = &p.service_change_address {
         service_change_address(w, a)?;
     }
