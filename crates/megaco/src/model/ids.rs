@@ -474,7 +474,10 @@ impl FromStr for Mid {
                 name: name.into(),
                 port,
             }))
-        } else if s.len() > 3 && s[..3].eq_ignore_ascii_case("mtp") && s[3..].starts_with('{') {
+        } else if s.len() > 3
+            && s.as_bytes()[..3].eq_ignore_ascii_case(b"mtp")
+            && s.as_bytes()[3] == b'{'
+        {
             let hex = s[4..]
                 .strip_suffix('}')
                 .ok_or(ParseIdError::new("mid", "unclosed MTP address"))?;
