@@ -12,7 +12,7 @@ use anyhow::{bail, Context as _, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use megaco::codec::Encoding;
 use megaco_load::batch::Io;
-use megaco_load::fanout::{self, FanoutConfig, FanoutReport, Request, Row, Setup};
+use megaco_load::fanout::{self, FanoutConfig, FanoutReport, Request, Row, Setup, SetupResult};
 use megaco_load::load::{self, LoadConfig, LoadReport, Role, Sample, Scenario};
 use megaco_load::otp::OtpNode;
 use megaco_load::{chart, check_target, check_wire, memory, otp_codec};
@@ -767,6 +767,36 @@ fn table(out: &mut String, title: &str, unit: &str, rows: &[Row]) {
     }
 }
 
+/// A table of OTP's figure over ours, a row per setup, a column per N
+/// (`-` where either is missing).
+fn ratio_table(
+    out: &mut String,
+    title: &str,
+    otp: &SetupResult,
+    setups: &[SetupResult],
+    figure: fn(&Row) -> Option<f64>,
+) {
+    let _ = write!(out, "\n{title}\n\n| setup |");
+    for r in &otp.rows {
+        let _ = write!(out, " N = {} |", r.destinations);
+    }
+    out.push('\n');
+    out.push_str(&"| ---: ".repeat(otp.rows.len() + 1));
+    out.push_str("|\n");
+    for s in setups {
+        let _ = write!(out, "| {} |", s.name);
+        for (o, r) in otp.rows.iter().zip(&s.rows) {
+            match (figure(o), figure(r)) {
+                (Some(a), Some(b)) if b > 0.0 => {
+                    let _ = write!(out, " {:.1} |", a / b);
+                }
+                _ => out.push_str(" - |"),
+            }
+        }
+        out.push('\n');
+    }
+}
+
 /// The tables: one per setup, the profiles, the counts, OTP's ratios and
 /// memory.
 pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> String {
@@ -852,44 +882,21 @@ pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> Strin
         );
     }
     if let Some(otp) = &report.otp {
-        out.push_str("\nOTP/ours, time per destination\n\n| setup |");
-        for r in &otp.rows {
-            let _ = write!(out, " N = {} |", r.destinations);
-        }
-        out.push('\n');
-        out.push_str(&"| ---: ".repeat(otp.rows.len() + 1));
-        out.push_str("|\n");
-        for s in &report.setups {
-            let _ = write!(out, "| {} |", s.name);
-            for (o, r) in otp.rows.iter().zip(&s.rows) {
-                let _ = write!(
-                    out,
-                    " {:.1} |",
-                    o.per_destination_us / r.per_destination_us.max(1e-9)
-                );
-            }
-            out.push('\n');
-        }
+        ratio_table(
+            &mut out,
+            "OTP/ours, time per destination",
+            otp,
+            &report.setups,
+            |r| Some(r.per_destination_us),
+        );
         if otp.rows.iter().any(|r| r.cpu_per_destination_us.is_some()) {
-            out.push_str("\nOTP/ours, CPU time per destination (the OTP node's / our controller thread's)\n\n| setup |");
-            for r in &otp.rows {
-                let _ = write!(out, " N = {} |", r.destinations);
-            }
-            out.push('\n');
-            out.push_str(&"| ---: ".repeat(otp.rows.len() + 1));
-            out.push_str("|\n");
-            for s in &report.setups {
-                let _ = write!(out, "| {} |", s.name);
-                for (o, r) in otp.rows.iter().zip(&s.rows) {
-                    match (o.cpu_per_destination_us, r.cpu_per_destination_us) {
-                        (Some(a), Some(b)) if b > 0.0 => {
-                            let _ = write!(out, " {:.1} |", a / b);
-                        }
-                        _ => out.push_str(" - |"),
-                    }
-                }
-                out.push('\n');
-            }
+            ratio_table(
+                &mut out,
+                "OTP/ours, CPU time per destination (the OTP node's / our controller thread's)",
+                otp,
+                &report.setups,
+                |r| r.cpu_per_destination_us,
+            );
         }
     }
     for s in &report.setups {
