@@ -1,9 +1,9 @@
 //! How far each decoder is from its bytes: per codec config, the mean
 //! time per message of the scan floor of the encoded corpus
-//! ([`megaco::floor`]: a TLV walk for BER, a byte scan for the others),
-//! of the owned decoder, and (BER) of the borrowed view walking every
-//! item ([`megaco::view::MessageView`]), measured in one run, each as a
-//! multiple of the floor.
+//! ([`megaco::floor`]: a TLV walk for BER, a tokenizer for text, a byte
+//! scan for the others), of the owned decoder, and of the borrowed view
+//! walking every item ([`megaco::view::MessageView`], for the encodings it
+//! reads), measured in one run, each as a multiple of the floor.
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Duration;
@@ -20,7 +20,7 @@ use crate::samples::Sample;
 pub struct FloorRow {
     /// Codec and config.
     pub codec: String,
-    /// Which floor: `TLV walk` or `byte scan`.
+    /// Which floor: `TLV walk`, `tokenizer` or `byte scan`.
     pub floor: &'static str,
     /// The floor's time.
     pub floor_us: f64,
@@ -52,7 +52,12 @@ fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<Flo
         return None;
     }
     let n = inputs.len() as f64;
-    let ber = matches!(codec, Encoding::Ber(_));
+    let (floor, floor_fn): (_, fn(&[u8]) -> usize) = match codec {
+        Encoding::Ber(_) => ("TLV walk", |b| megaco::floor::ber_tlv_walk(b).unwrap_or(0)),
+        Encoding::Text { .. } => ("tokenizer", megaco::floor::text_tokens),
+        _ => ("byte scan", megaco::floor::byte_scan),
+    };
+    let has_view = MessageView::parse(&inputs[0], codec).is_ok();
     let per_message = |f: &dyn Fn(&[u8]) -> usize| {
         time_per_op(budget, || {
             for b in &inputs {
@@ -60,13 +65,9 @@ fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<Flo
             }
         }) / n
     };
-    let floor_us = if ber {
-        per_message(&|b| megaco::floor::ber_tlv_walk(b).unwrap_or(0))
-    } else {
-        per_message(&megaco::floor::byte_scan)
-    };
+    let floor_us = per_message(&floor_fn);
     let decode_us = per_message(&|b| codec.decode(b).map_or(0, |m| usize::from(m.mess.version)));
-    let view_us = ber.then(|| {
+    let view_us = has_view.then(|| {
         per_message(&|b| match MessageView::parse(b, codec) {
             Ok(v) => v.items().filter(Result::is_ok).count(),
             Err(_) => 0,
@@ -74,7 +75,7 @@ fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<Flo
     });
     Some(FloorRow {
         codec: codec.to_string(),
-        floor: if ber { "TLV walk" } else { "byte scan" },
+        floor,
         floor_us,
         decode_us,
         view_us,
@@ -129,18 +130,18 @@ mod tests {
     #[test]
     fn rows_for_ber_have_a_view_and_the_table_shows_ratios() {
         let loaded = crate::samples::load(None, &[], Some(3)).unwrap();
-        let codecs: Vec<Encoding> = ["ber", "compact"]
+        let codecs: Vec<Encoding> = ["ber", "compact", "per"]
             .iter()
             .map(|c| c.parse().unwrap())
             .collect();
         let rows = run(&loaded.samples, &codecs, Duration::from_micros(200));
-        assert_eq!(rows.len(), 2);
+        assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].floor, "TLV walk");
         assert!(rows[0].view_us.is_some());
-        assert_eq!(rows[1].floor, "byte scan");
-        assert!(rows[1].view_us.is_none());
+        assert_eq!(rows[1].floor, "tokenizer");
         let table = console_table(&rows);
         assert!(table.contains("× floor"), "{table}");
-        assert_eq!(table.lines().count(), 4, "{table}");
+        assert_eq!(rows[2].floor, "byte scan");
+        assert_eq!(table.lines().count(), 5, "{table}");
     }
 }

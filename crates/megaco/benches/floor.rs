@@ -133,7 +133,7 @@ fn report(codec: &str, inputs: &[Vec<u8>], rows: &[Row<'_>], passes: usize) {
 
 /// The BER floor ([`megaco::floor::ber_tlv_walk`]).
 fn ber_walk(bytes: &[u8]) -> usize {
-    megaco::floor::ber_tlv_walk(bytes).unwrap_or(0)
+    floor::ber_tlv_walk(bytes).unwrap_or(0)
 }
 
 fn main() {
@@ -190,17 +190,20 @@ fn main() {
         ],
         passes,
     );
+    let text_enc = megaco::codec::Encoding::pretty();
     for dir in ["pretty", "compact"] {
         let inputs = vectors(dir);
         report(
             dir,
             &inputs,
             &[
-                ("floor: byte scan", Box::new(floor::byte_scan)),
+                ("floor: tokenizer", Box::new(floor::text_tokens)),
+                ("byte scan", Box::new(floor::byte_scan)),
                 (
                     "owned decode",
                     Box::new(|b| text::decode(b).map_or(0, |m| m.mess.version as usize)),
                 ),
+                ("borrowed view", Box::new(|b| view_walk(b, &text_enc))),
             ],
             passes,
         );
@@ -257,4 +260,82 @@ fn main() {
         let a = (ALLOCS.load(Relaxed) - a0) as f64 / models.len() as f64;
         println!("  {name:<10} {a:.2}");
     }
+    text_encoders(&models, passes);
+}
+
+/// The text encoders' time against the tokenizer floor of the bytes they
+/// write, paired per message as the decoders are, and the time to build
+/// the decoded model by copying it (a clone): what any decoder into the
+/// owned model pays beyond reading its bytes.
+fn text_encoders(models: &[megaco::MegacoMessage], passes: usize) {
+    for (name, style) in [
+        ("pretty", text::Style::Pretty),
+        ("compact", text::Style::Compact),
+    ] {
+        let outputs: Vec<Vec<u8>> = models
+            .iter()
+            .map(|m| {
+                let mut out = Vec::new();
+                text::encode(m, style, &mut out)
+                    .map(|()| out)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let mut best = [
+            vec![f64::INFINITY; models.len()],
+            vec![f64::INFINITY; models.len()],
+            vec![f64::INFINITY; models.len()],
+        ];
+        let reps = 20;
+        let mut out = Vec::with_capacity(4096);
+        for _ in 0..passes {
+            for (i, m) in models.iter().enumerate() {
+                let t = Instant::now();
+                for _ in 0..reps {
+                    black_box(floor::text_tokens(black_box(&outputs[i])));
+                }
+                best[0][i] = best[0][i].min(t.elapsed().as_nanos() as f64 / reps as f64);
+                let t = Instant::now();
+                for _ in 0..reps {
+                    out.clear();
+                    black_box(text::encode(black_box(m), style, &mut out).is_ok());
+                }
+                best[1][i] = best[1][i].min(t.elapsed().as_nanos() as f64 / reps as f64);
+                let t = Instant::now();
+                for _ in 0..reps {
+                    black_box(black_box(m).clone());
+                }
+                best[2][i] = best[2][i].min(t.elapsed().as_nanos() as f64 / reps as f64);
+            }
+        }
+        let floor: f64 = best[0].iter().sum();
+        let n = models.len() as f64;
+        println!(
+            "{name} text of the BER models ({:.0} ns/msg tokenizer floor)",
+            floor / n
+        );
+        for (row, b) in [("encode", &best[1]), ("model clone", &best[2])] {
+            let sum: f64 = b.iter().sum();
+            println!("  {row:<24} {:>10.0} {:>8.2}", sum / n, sum / floor);
+        }
+    }
+}
+
+/// A walk of the borrowed view over every item of a message, reading what
+/// a router reads (transaction ids, commands, termination ids).
+fn view_walk(bytes: &[u8], enc: &megaco::codec::Encoding) -> usize {
+    use megaco::view::{Item, MessageView};
+    let Ok(view) = MessageView::parse(bytes, enc) else {
+        return 0;
+    };
+    let mut n = usize::from(view.version());
+    for item in view.items() {
+        n += match item {
+            Ok(Item::TerminationId(t)) => usize::from(t.is_root()) + 1,
+            Ok(Item::Command(c)) => c.kind as usize,
+            Ok(_) => 1,
+            Err(_) => return 0,
+        };
+    }
+    n
 }

@@ -8,6 +8,7 @@
 //! assert_eq!(megaco::floor::ber_tlv_walk(&bytes), Some(3));
 //! assert_eq!(megaco::floor::ber_tlv_walk(&bytes[..5]), None);
 //! assert_ne!(megaco::floor::byte_scan(b"!/1 [10.0.0.1]"), 0);
+//! assert_ne!(megaco::floor::text_tokens(b"!/1 [10.0.0.1] T=1{}"), 0);
 //! ```
 
 /// The BER floor: visits every TLV of `bytes` (definite lengths of up to
@@ -43,6 +44,94 @@ pub fn ber_tlv_walk(bytes: &[u8]) -> Option<usize> {
     walk(bytes, 0, &mut n, &mut sum)?;
     std::hint::black_box(sum);
     Some(n)
+}
+
+/// Byte classes of the text floor: safe characters, white space, `;`, `"`.
+static TEXT_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = if c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'+' | b'-'
+                    | b'&'
+                    | b'!'
+                    | b'_'
+                    | b'/'
+                    | b'\''
+                    | b'?'
+                    | b'@'
+                    | b'^'
+                    | b'`'
+                    | b'~'
+                    | b'*'
+                    | b'$'
+                    | b'\\'
+                    | b'('
+                    | b')'
+                    | b'%'
+                    | b'|'
+                    | b'.'
+            ) {
+            1
+        } else if matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
+            2
+        } else if c == b';' {
+            3
+        } else if c == b'"' {
+            4
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
+
+/// The text floor: a tokenizer that finds every token of the message
+/// (words of safe characters, quoted strings, punctuation) and skips white
+/// space and comments, as any text decoder must at least do; it folds
+/// each token's length and first byte into a checksum.
+pub fn text_tokens(bytes: &[u8]) -> usize {
+    let mut acc = 0usize;
+    let mut i = 0;
+    let n = bytes.len();
+    while i < n {
+        let b = bytes[i];
+        match TEXT_CLASS[b as usize] {
+            1 => {
+                let start = i;
+                while i < n && TEXT_CLASS[bytes[i] as usize] == 1 {
+                    i += 1;
+                }
+                acc = acc
+                    .wrapping_mul(31)
+                    .wrapping_add((i - start) ^ usize::from(b));
+            }
+            2 => i += 1,
+            3 => {
+                while i < n && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            4 => {
+                let start = i;
+                i += 1;
+                while i < n && bytes[i] != b'"' {
+                    i += 1;
+                }
+                i += 1;
+                acc = acc.wrapping_mul(31).wrapping_add(i - start);
+            }
+            _ => {
+                acc = acc.wrapping_mul(31).wrapping_add(usize::from(b));
+                i += 1;
+            }
+        }
+    }
+    acc
 }
 
 /// The floor of byte-oriented formats (text, PER, native): reads every
