@@ -296,6 +296,8 @@ fn run_meas(
 ) -> anyhow::Result<()> {
     let n = loaded.samples.len();
     let mut expected = meas_seconds(n * codecs.len(), factor);
+    // The floor rows: up to three operations per config, 10 × factor s each.
+    expected += codecs.len() as f64 * 3.0 * 10.0 * factor;
     if c.vs_otp {
         expected += OTP_STARTUP_SECS + meas_seconds(n * OTP_CONFIGS, factor);
     }
@@ -338,10 +340,9 @@ fn run_meas(
     println!(
         "\nDistance from the bytes (means per message; decoders as multiples of the scan floor):"
     );
-    print!(
-        "{}",
-        floor::console_table(&floor::run(&loaded.samples, codecs, budget(factor)))
-    );
+    // Each operation over the whole corpus for 10 × FACTOR s.
+    let floors = floor::run(&loaded.samples, codecs, budget(factor) * 10);
+    print!("{}", floor::console_table(&floors));
     let otp_rows = if c.vs_otp {
         let otp = run_otp(loaded, &["meas".to_string(), factor.to_string()])?;
         print!("{}", compare::console(&result, &otp.rows, codecs));
