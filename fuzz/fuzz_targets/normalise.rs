@@ -267,7 +267,10 @@ fn canonical_reply(c: &mut megaco::model::CommandReply, version: u8) {
 /// A list of audit results as text gives it back: bare descriptor names
 /// (`Media, Statistics`: the tokens of `EmptyDescriptors`, and an empty
 /// Statistics descriptor, which v3 writes the same) are gathered into
-/// one `EmptyDescriptors` after the other items, in the order written.
+/// one `EmptyDescriptors` after the other items, in the order written;
+/// but a bare `Signals` is an empty Signals descriptor in the text
+/// grammar (as in OTP's parser, which has no Signals audit item), so the
+/// Signals token reads back as one, where it was written.
 fn canonical_audit_list(list: &mut Vec<megaco::model::AuditReturnParameter>, version: u8) {
     use megaco::model::{AuditDescriptor, AuditReturnParameter as P};
     let mut tokens = Vec::new();
@@ -277,7 +280,15 @@ fn canonical_audit_list(list: &mut Vec<megaco::model::AuditReturnParameter>, ver
             P::EmptyDescriptors(AuditDescriptor {
                 audit_token: Some(t),
                 ..
-            }) => tokens.extend(t),
+            }) => {
+                for token in t {
+                    if token == AuditToken::Signals {
+                        rest.push(P::Signals(Default::default()));
+                    } else {
+                        tokens.push(token);
+                    }
+                }
+            }
             P::EmptyDescriptors(_) => {}
             P::Statistics(s) if s.is_empty() && version >= 3 => tokens.push(AuditToken::Stats),
             other => rest.push(other),

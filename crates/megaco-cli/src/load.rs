@@ -115,6 +115,9 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
     if role == Role::Mgc && (args.tcp || args.vs_otp) {
         bail!("--role mgc runs over UDP, without --vs-otp");
     }
+    if args.rate.is_some_and(|r| !(r > 0.0 && r <= 10_000_000.0)) {
+        bail!("--rate must be a positive number of transactions per second");
+    }
     let default_listen = SocketAddr::from(([127, 0, 0, 1], 2944));
     let mut cfg = LoadConfig {
         role,
@@ -520,6 +523,9 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     if args.serve_mgc {
         memory::serve_stack_mgc(args.encoding, args.version)?;
         return Ok(ExitCode::SUCCESS);
+    }
+    if !(1..=64).contains(&args.shards) || !(1..=1000).contains(&args.passes) {
+        bail!("--shards is 1 to 64 and --passes 1 to 1000");
     }
     let all = Setup::all();
     let setups = if args.setups.is_empty() {

@@ -100,20 +100,26 @@ enum Command {
     Bench(megaco_bench::BenchArgs),
     /// Run a controller (MGC) that answers every request.
     ///
-    /// Accepts registrations (a ServiceChange gets a ServiceChangeReply
-    /// naming this controller's mid as MgcId), answers Notify with a
-    /// NotifyReply and any other command with error 501. Prints
-    /// `listening on udp|tcp ADDR` first, then each request received (`<-`,
-    /// the sender's address and mid) and reply sent (`->`), one compact
-    /// line each (or --pretty). Runs
-    /// until Ctrl-C or --count requests.
+    /// Listens on UDP and TCP, on the text port (2944) and the binary port
+    /// (2945, BER) at once (--listen, --encoding, --tcp, --udp to choose).
+    /// Answers every command of H.248.1 sensibly (a ServiceChange with this
+    /// controller's mid as MgcId, an Add on context `$` with a new context
+    /// and termination ids, ...), or as a --scenario file's rules say.
+    /// Logs `listening on udp|tcp ADDR KIND` for each socket, then each
+    /// request received (`<-`, the sender's address and mid) and reply sent
+    /// (`->`), one timestamped compact line each (or --pretty, --json).
+    /// Runs until SIGINT, SIGTERM or --count requests, then prints a
+    /// summary of counters on standard error.
     Mgc(net::MgcArgs),
-    /// Run a gateway (MG): register with a controller, optionally notify.
+    /// Run a gateway (MG): register with a controller, notify, run a script.
     ///
     /// Sends a ServiceChange (Restart, "901 mg col boot") on ROOT, then one
-    /// Notify per --notify, one at a time, printing each request (`->`) and
-    /// reply (`<-`). Exits 0 when all are answered without error, 1 on an
-    /// error reply, 3 on no reply (timeout, connection refused).
+    /// Notify per --notify, then the steps of a --scenario file, one at a
+    /// time, printing each request (`->`) and reply (`<-`), and answers the
+    /// controller's requests meanwhile (--stay: until SIGINT or SIGTERM).
+    /// Exits 0 when all are answered without error (and every step
+    /// passed), 1 on an error reply or a failed step, 3 on no reply
+    /// (timeout, connection refused).
     Mg(net::MgArgs),
     /// Send the transaction requests of a message file to a peer.
     ///

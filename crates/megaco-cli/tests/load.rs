@@ -119,3 +119,30 @@ fn load_refuses_a_remote_target() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a loopback address"));
 }
+
+#[test]
+fn bounds_are_checked() {
+    for args in [
+        &["load", "--mgc", "127.0.0.1:9", "--rate", "0"][..],
+        &[
+            "load",
+            "--mgc",
+            "127.0.0.1:9",
+            "--mgs",
+            "20000",
+            "--duration",
+            "1",
+        ],
+        &["load", "--mgc", "127.0.0.1:9", "--duration", "7200"],
+        &["bench", "fanout", "--max", "20000"],
+        &["bench", "fanout", "--shards", "500"],
+    ] {
+        let out = megaco().args(args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -1,102 +1,10 @@
 //! `megaco mgc`, `megaco mg` and `megaco send` as separate processes
 //! talking over real sockets on the loopback interface.
-use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
-use std::process::{Child, ChildStdout, Command, Output, Stdio};
+mod support;
 
-fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus")
-}
+use std::process::{Command, Stdio};
 
-fn vector(path: &str) -> String {
-    corpus()
-        .join("vectors")
-        .join(path)
-        .to_str()
-        .unwrap()
-        .to_string()
-}
-
-/// Runs `megaco` to completion.
-fn megaco(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_megaco"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run megaco")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
-
-/// A running `megaco mgc`, killed if the test ends before it exits.
-struct Mgc {
-    child: Child,
-    stdout: BufReader<ChildStdout>,
-    /// The bound address, from the first line.
-    addr: String,
-}
-
-impl Mgc {
-    fn start(args: &[&str]) -> Mgc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_megaco"))
-            .arg("mgc")
-            .args(["--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run megaco mgc");
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut first = String::new();
-        stdout.read_line(&mut first).unwrap();
-        // `listening on udp|tcp ADDR`
-        let words: Vec<&str> = first.split_whitespace().collect();
-        assert_eq!(words.len(), 4, "first line: {first:?}");
-        assert_eq!(&words[..2], ["listening", "on"]);
-        let addr = words[3].to_string();
-        Mgc {
-            child,
-            stdout,
-            addr,
-        }
-    }
-
-    /// Waits for the controller to exit (after `--count` requests) and
-    /// returns the rest of its standard output.
-    fn finish(mut self) -> String {
-        let mut rest = String::new();
-        self.stdout.read_to_string(&mut rest).unwrap();
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "mgc exited with {status}");
-        rest
-    }
-}
-
-impl Drop for Mgc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn assert_ok(out: &Output) {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        stdout(out),
-        stderr(out)
-    );
-}
+use support::*;
 
 #[test]
 fn mg_registers_and_notifies_over_udp_in_text() {
@@ -119,7 +27,9 @@ fn mg_registers_and_notifies_over_udp_in_text() {
         lines,
         [
             format!("-> {addr} T=1{{C=-{{SC=root{{SV{{MT=RS,RE=\"901 mg col boot\"}}}}}}}}"),
-            format!("<- {addr} P=1{{C=-{{SC=root{{SV{{MG=<mgc>}}}}}}}}"),
+            // The registration settles on the version offered (the
+            // message's) and the controller's, the lower.
+            format!("<- {addr} P=1{{C=-{{SC=root{{SV{{V=1,MG=<mgc>}}}}}}}}"),
             format!("-> {addr} T=2{{C=-{{N=11111111/00000000/00000001{{OE=1{{al/of}}}}}}}}"),
             format!("<- {addr} P=2{{C=-{{N=11111111/00000000/00000001}}}}"),
             format!("-> {addr} T=3{{C=-{{N=11111111/00000000/00000002{{OE=1{{al/of}}}}}}}}"),
@@ -132,11 +42,15 @@ fn mg_registers_and_notifies_over_udp_in_text() {
     let lines: Vec<&str> = log.lines().collect();
     assert_eq!(lines.len(), 6, "{log}");
     assert!(lines[0].starts_with("<- 127.0.0.1:"), "{log}");
-    assert!(lines[0].ends_with(" T=1{C=-{SC=root{SV{MT=RS,RE=\"901 mg col boot\"}}}}"));
+    // The stack offered the gateway's version in the ServiceChange.
+    assert!(
+        lines[0].ends_with(" T=1{C=-{SC=root{SV{MT=RS,V=1,RE=\"901 mg col boot\"}}}}"),
+        "{log}"
+    );
     // The gateway's mid, from the message header, follows its address.
     assert!(lines[0].contains(" <mg> T=1{"), "{log}");
     assert!(lines[1].starts_with("-> 127.0.0.1:"), "{log}");
-    assert!(lines[1].ends_with(" P=1{C=-{SC=root{SV{MG=<mgc>}}}}"));
+    assert!(lines[1].ends_with(" P=1{C=-{SC=root{SV{V=1,MG=<mgc>}}}}"));
     assert!(lines[5].ends_with(" P=3{C=-{N=11111111/00000000/00000002}}"));
 }
 
@@ -171,19 +85,19 @@ fn mg_registers_over_tcp_in_ber_with_mids_and_version() {
     assert_ok(&out);
     let text = stdout(&out);
     assert!(
-        text.contains("Reply = 1 {\n\tContext = - {\n\t\tServiceChange = root {\n\t\t\tServices {\n\t\t\t\tMgcIdToTry = [10.0.0.9]:2945\n"),
+        text.contains("Reply = 1 {\n\tContext = - {\n\t\tServiceChange = root {\n\t\t\tServices {\n\t\t\t\tVersion = 2,\n\t\t\t\tMgcIdToTry = [10.0.0.9]:2945\n"),
         "{text}"
     );
     let log = mgc.finish();
+    // TCP: the connection is logged before the request.
+    let lines: Vec<&str> = log.lines().collect();
     assert!(
-        log.ends_with(" P=1{C=-{SC=root{SV{MG=[10.0.0.9]:2945}}}}\n"),
+        lines[0].starts_with("-- 127.0.0.1:") && lines[0].ends_with(" connected"),
         "{log}"
     );
+    assert!(lines[1].contains(" <mg7.example.net> T=1{"), "{log}");
     assert!(
-        log.lines()
-            .next()
-            .unwrap()
-            .contains(" <mg7.example.net> T=1{"),
+        lines[2].ends_with(" P=1{C=-{SC=root{SV{V=2,MG=[10.0.0.9]:2945}}}}"),
         "{log}"
     );
 }
@@ -201,7 +115,7 @@ fn mg_registers_over_udp_in_per() {
         "5",
     ]);
     assert_ok(&out);
-    assert!(stdout(&out).contains(" P=1{C=-{SC=root{SV{MG=<mgc>}}}}"));
+    assert!(stdout(&out).contains(" P=1{C=-{SC=root{SV{V=1,MG=<mgc>}}}}"));
     mgc.finish();
 }
 
@@ -247,12 +161,15 @@ fn send_a_ber_service_change_over_tcp_as_json() {
         &vector("ber/msg04.ber"),
     ]);
     assert_ok(&out);
-    let text = stdout(&out);
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
     assert_eq!(text.lines().count(), 1, "{text}");
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["event"], "reply_received");
+    assert!(v["time"].as_str().unwrap().ends_with('Z'), "{v}");
     assert_eq!(v["peer"], mgc.addr.as_str());
-    assert_eq!(v["reply"]["transaction_id"], 9998);
-    let reply = &v["reply"]["result"]["action_replies"][0]["command_reply"][0]["service_change"];
+    let t = &v["transaction"]["reply"];
+    assert_eq!(t["transaction_id"], 9998);
+    let reply = &t["result"]["action_replies"][0]["command_reply"][0]["service_change"];
     assert_eq!(
         reply["service_change_result"]["service_change_res_parms"]["service_change_mgc_id"],
         "<mgc>"
@@ -327,8 +244,16 @@ fn send_numbers_several_requests_from_the_first_id() {
 
 #[test]
 fn send_exits_1_when_the_reply_carries_an_error() {
-    let mgc = Mgc::start(&["--count", "1"]);
-    // A Modify: the controller answers error 501.
+    // A Modify: the controller's scenario answers error 501.
+    let dir = std::env::temp_dir().join(format!("megaco-send-501-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = dir.join("501.toml");
+    std::fs::write(
+        &rules,
+        "[[rule]]\ncommand = \"modify\"\nerror = 501\ntext = \"Not Implemented\"\nscope = \"context\"\n",
+    )
+    .unwrap();
+    let mgc = Mgc::start(&["--count", "1", "--scenario", rules.to_str().unwrap()]);
     let out = megaco(&[
         "send",
         "--to",
@@ -346,6 +271,7 @@ fn send_exits_1_when_the_reply_carries_an_error() {
         stderr(&out)
     );
     mgc.finish();
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -463,27 +389,89 @@ fn help_lists_the_network_subcommands() {
     ] {
         assert!(stdout(&out).contains(opt), "{opt}");
     }
+    // Every engine timer and bound, with the engine's default.
+    let out = megaco(&["mgc", "--help"]);
+    let help = stdout(&out);
+    for (flag, default) in [
+        ("--long-request-timer <SECS>", "[default: 60]"),
+        ("--pending-timer <SECS|none>", "[default: 30]"),
+        ("--max-peers <N>", "[default: 4096]"),
+        ("--tcp-idle-timeout <SECS|none>", "[default: 300]"),
+        ("--text-port <PORT>", "[default: 2944]"),
+        ("--binary-port <PORT>", "[default: 2945]"),
+    ] {
+        let at = help
+            .find(flag)
+            .unwrap_or_else(|| panic!("{flag} in {help}"));
+        let next = help[at..]
+            .find("[default: ")
+            .map(|i| &help[at + i..])
+            .unwrap();
+        assert!(
+            next.starts_with(default),
+            "{flag}: {}",
+            &next[..30.min(next.len())]
+        );
+    }
+}
+
+#[test]
+fn a_message_level_error_reply_is_reported_not_waited_out() {
+    // A peer that answers every message with error 406, as OTP does a
+    // version it does not speak.
+    let peer = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = peer.local_addr().unwrap().to_string();
+    let answer = std::thread::spawn(move || {
+        peer.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        let mut buf = [0u8; 4096];
+        let (_, from) = peer.recv_from(&mut buf).unwrap();
+        peer.send_to(b"!/1 [127.0.0.1]:9 ER=406{\"Version not supported\"}", from)
+            .unwrap();
+    });
+    let out = megaco(&[
+        "send",
+        "--to",
+        &addr,
+        "--timeout",
+        "5",
+        &vector("pretty/msg03.txt"),
+    ]);
+    answer.join().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "transaction 10000: {addr} answered with a message-level error 406 (Version not supported)"
+        )),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[cfg(unix)]
 #[test]
-fn mgc_stops_on_ctrl_c() {
-    let mut mgc = Mgc::start(&["--tcp"]);
-    let kill = Command::new("kill")
-        .args(["-INT", &mgc.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let status = mgc.child.wait().unwrap();
-    assert!(status.success(), "{status}");
-    let mut err = String::new();
-    mgc.child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    assert!(err.contains("interrupted after 0 requests"), "{err}");
+fn mgc_stops_on_sigint_and_sigterm_with_a_summary() {
+    let mgc = Mgc::start(&["--tcp"]);
+    let err = mgc.stop("-INT");
+    assert!(
+        err.contains("mgc: stopped by SIGINT after ")
+            && err.contains(
+                ": received 0, sent 0, replied 0, errors 0, dropped log lines 0, peers 0"
+            ),
+        "{err}"
+    );
+
+    let mgc = Mgc::start(&[]);
+    let out = megaco(&["mg", "--mgc", &mgc.addr, "--timeout", "5"]);
+    assert_ok(&out);
+    let err = mgc.stop("-TERM");
+    let summary = err.lines().last().unwrap();
+    assert!(summary.contains("mgc: stopped by SIGTERM after "), "{err}");
+    assert!(
+        summary
+            .ends_with(": received 1, sent 0, replied 1, errors 0, dropped log lines 0, peers 1"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -58,6 +58,8 @@ pub mod config;
 mod driver;
 pub mod endpoint;
 pub mod engine;
+#[cfg(feature = "scenario")]
+pub mod scenario;
 #[cfg(feature = "tokio")]
 pub mod stack;
 #[cfg(feature = "tokio")]

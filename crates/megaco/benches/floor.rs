@@ -15,9 +15,11 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
 use megaco::ber::{self, BerConfig};
+use megaco::codec::Encoding;
 use megaco::native::{self, NativeConfig};
 use megaco::per::{self, PerConfig};
 use megaco::text;
+use megaco::view::MessageView;
 
 /// Counts allocations and the bytes they request; forwards to `System`.
 struct Counting;
@@ -170,6 +172,7 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(30);
     let ber_cfg = BerConfig::otp();
+    let ber_enc = Encoding::Ber(ber_cfg.clone());
     let per_cfg = PerConfig::default();
 
     let ber_in = vectors("ber");
@@ -181,6 +184,24 @@ fn main() {
             (
                 "owned decode",
                 Box::new(|b| ber::decode(b, &ber_cfg).map_or(0, |m| m.mess.version as usize)),
+            ),
+            (
+                "view: every item",
+                Box::new(|b| {
+                    let Ok(v) = MessageView::parse(b, &ber_enc) else {
+                        return 0;
+                    };
+                    v.items().filter(Result::is_ok).count()
+                }),
+            ),
+            (
+                "view: transactions",
+                Box::new(|b| {
+                    let Ok(v) = MessageView::parse(b, &ber_enc) else {
+                        return 0;
+                    };
+                    v.transactions().filter(Result::is_ok).count()
+                }),
             ),
         ],
         passes,

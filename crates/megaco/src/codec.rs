@@ -239,6 +239,15 @@ pub enum DecodeError {
     #[cfg(feature = "native")]
     #[error("native: {0}")]
     Native(#[from] NativeError),
+    /// Something this build cannot do with these bytes, such as a
+    /// borrowed view of an encoding that has none.
+    #[error("{kind}: not supported: {what}")]
+    Unsupported {
+        /// The encoding asked.
+        kind: Kind,
+        /// What was asked for.
+        what: &'static str,
+    },
 }
 
 impl DecodeError {
@@ -252,6 +261,7 @@ impl DecodeError {
             DecodeError::Per(e) => e.byte_offset(),
             #[cfg(feature = "native")]
             DecodeError::Native(e) => e.offset,
+            DecodeError::Unsupported { .. } => 0,
         }
     }
 
@@ -271,6 +281,7 @@ impl DecodeError {
             DecodeError::Per(_) => Kind::Per,
             #[cfg(feature = "native")]
             DecodeError::Native(_) => Kind::Native,
+            DecodeError::Unsupported { kind, .. } => *kind,
         }
     }
 }

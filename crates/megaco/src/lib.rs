@@ -4,6 +4,8 @@
 //! - [`model`]: the message types, one set for every protocol version.
 //! - [`version`]: which constructs each protocol version can carry.
 //! - [`codec`]: the codec as data ([`codec::Encoding`]), one decode error.
+//! - [`view`]: a borrowed, zero-allocation view of a message's header,
+//!   transactions, actions, commands and termination ids.
 //!
 //! Codecs are pure functions of their input: no I/O, no global state, safe
 //! to call from many threads at once.
@@ -24,6 +26,7 @@ pub mod native;
 pub mod per;
 pub mod text;
 pub mod version;
+pub mod view;
 
 pub use error::EncodeError;
 pub use limits::Limits;

@@ -411,6 +411,28 @@ impl NameRegistry {
         Ok([a, b, c, d])
     }
 
+    /// The text name of a `PkgdName` code the registry knows, without
+    /// building anything (`None`: use [`Self::decode_pkgd_name`]).
+    pub(crate) fn known_pkgd_name(&self, kind: ItemKind, code: [u8; 4]) -> Option<&str> {
+        self.index().dec[kind_index(kind)]
+            .get(&u32::from_be_bytes(code))
+            .map(|n| &**n)
+    }
+
+    /// The name of parameter `code` of the event or signal `item`, when the
+    /// registry knows it.
+    pub(crate) fn known_parameter(
+        &self,
+        kind: ItemKind,
+        item: [u8; 4],
+        code: [u8; 2],
+    ) -> Option<&str> {
+        let c = u16::from_be_bytes(code);
+        self.item_by_code(kind, item)
+            .and_then(|i| i.params.iter().find(|p| p.code == c))
+            .map(|p| &*p.name)
+    }
+
     /// Appends the text name of a `PkgdName` code.
     pub fn decode_pkgd_name(&self, kind: ItemKind, code: [u8; 4], out: &mut String) {
         if let Some(n) = self.index().dec[kind_index(kind)].get(&u32::from_be_bytes(code)) {

@@ -374,9 +374,26 @@ pub fn encode(text: &str, levels: &TermIdLevels) -> Result<AsnTermId, TermIdErro
 /// On error nothing is appended; callers that want to keep going can write
 /// the id with [`format_native`] instead.
 pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<(), TermIdError> {
+    let mut buf = [0u8; TEXT_MAX];
+    let n = decode_into(t, levels, &mut buf)?;
+    // Only ASCII was written.
+    out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
+    Ok(())
+}
+
+/// The longest text [`decode_into`] writes: at most 64 bits, 63
+/// separators and one wildcard per level.
+pub(crate) const TEXT_MAX: usize = 192;
+
+/// [`decode`] into a stack buffer: returns the length of the (ASCII) text.
+pub(crate) fn decode_into(
+    t: &AsnTermId,
+    levels: &TermIdLevels,
+    buf: &mut [u8; TEXT_MAX],
+) -> Result<usize, TermIdError> {
     if t.is_root() {
-        out.push_str("ROOT");
-        return Ok(());
+        buf[..4].copy_from_slice(b"ROOT");
+        return Ok(4);
     }
     let total = levels.total_bits();
     let id = t.id();
@@ -403,9 +420,6 @@ pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<
     }
     wild[..nw].sort_unstable_by_key(|w| w.0);
 
-    // Build the text in a stack buffer: at most 64 bits, 63 separators and
-    // one wildcard per level.
-    let mut buf = [0u8; 192];
     let mut n = 0;
     let mut start: u32 = 0;
     let mut wi = 0;
@@ -448,9 +462,7 @@ pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<
         }
         start = end;
     }
-    // Only ASCII was written.
-    out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
-    Ok(())
+    Ok(n)
 }
 
 /// The eight binary digits of every octet value.
@@ -474,17 +486,55 @@ static BIT_DIGITS: [[u8; 8]; 256] = {
 /// octets in hex, then `#` and each wildcard octet in hex, e.g.
 /// `0xff0000`, `0x000000#57`. [`encode`] and [`parse_native`] read it back.
 pub fn format_native(t: &AsnTermId, out: &mut String) {
+    let mut buf = [0u8; NATIVE_MAX];
+    let n = format_native_into(t, &mut buf);
+    out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
+}
+
+/// The longest text [`format_native_into`] writes: `0x`, 8 id octets and
+/// 16 wildcard octets.
+pub(crate) const NATIVE_MAX: usize = 2 + 2 * 8 + 3 * MAX_WILDCARDS;
+
+/// [`format_native`] into a stack buffer: returns the length of the
+/// (ASCII) text.
+pub(crate) fn format_native_into(t: &AsnTermId, buf: &mut [u8; NATIVE_MAX]) -> usize {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push_str("0x");
+    buf[..2].copy_from_slice(b"0x");
+    let mut n = 2;
     for &b in t.id() {
-        out.push(HEX[usize::from(b >> 4)] as char);
-        out.push(HEX[usize::from(b & 0xF)] as char);
+        buf[n] = HEX[usize::from(b >> 4)];
+        buf[n + 1] = HEX[usize::from(b & 0xF)];
+        n += 2;
     }
     for &w in t.wildcards() {
-        out.push('#');
-        out.push(HEX[usize::from(w >> 4)] as char);
-        out.push(HEX[usize::from(w & 0xF)] as char);
+        buf[n] = b'#';
+        buf[n + 1] = HEX[usize::from(w >> 4)];
+        buf[n + 2] = HEX[usize::from(w & 0xF)];
+        n += 3;
     }
+    n
+}
+
+/// The model's termination id for an ASN.1 one: its text under `levels`
+/// when it fits them, else (or without levels) its native form. Built
+/// without an allocation for the text of up to 32 bytes that
+/// [`TerminationId`](crate::model::TerminationId) keeps inline.
+pub(crate) fn to_model(
+    t: &AsnTermId,
+    levels: Option<&TermIdLevels>,
+) -> crate::model::TerminationId {
+    let mut buf = [0u8; TEXT_MAX];
+    let n = match levels.map(|l| decode_into(t, l, &mut buf)) {
+        Some(Ok(n)) => n,
+        _ => {
+            let mut native = [0u8; NATIVE_MAX];
+            let n = format_native_into(t, &mut native);
+            buf[..n].copy_from_slice(&native[..n]);
+            n
+        }
+    };
+    // Both writers write ASCII only.
+    crate::model::TerminationId::new(std::str::from_utf8(&buf[..n]).unwrap_or_default())
 }
 
 /// Parses the native form written by [`format_native`].

@@ -51,7 +51,7 @@ pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> 
 }
 
 /// The outer `MegacoMessage` SEQUENCE and the offset after it.
-fn top_level<'a>(bytes: &'a [u8], limits: &'a Limits) -> D<(Tlv<'a>, usize)> {
+pub(super) fn top_level<'a>(bytes: &'a [u8], limits: &'a Limits) -> D<(Tlv<'a>, usize)> {
     let mut r = Reader::new(bytes, limits);
     let top = r.next()?.ok_or(BerError::Truncated {
         offset: 0,
@@ -79,7 +79,7 @@ pub(super) fn version_of(bytes: &[u8]) -> D<u8> {
 /// `Message.version`, the first component of `Message` `t` (read from
 /// `r`, a reader over its components): it tells which module the rest
 /// follows.
-fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
+pub(super) fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
     let first = r.next()?.ok_or_else(|| missing(t, "Message.version"))?;
     expect(&first, 0x80, "Message.version [0] INTEGER")?;
     let version = uint(&first, u64::MAX, "version INTEGER")?;
@@ -95,7 +95,7 @@ fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
 // ---- primitive helpers -------------------------------------------------
 
 #[inline]
-fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
+pub(super) fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
     if t.tag == tag {
         Ok(())
     } else {
@@ -108,7 +108,7 @@ fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
 }
 
 #[inline]
-fn bad(t: &Tlv, expected: &'static str) -> BerError {
+pub(super) fn bad(t: &Tlv, expected: &'static str) -> BerError {
     BerError::BadValue {
         offset: t.offset,
         expected,
@@ -116,7 +116,7 @@ fn bad(t: &Tlv, expected: &'static str) -> BerError {
 }
 
 #[inline]
-fn missing(t: &Tlv, expected: &'static str) -> BerError {
+pub(super) fn missing(t: &Tlv, expected: &'static str) -> BerError {
     BerError::Missing {
         offset: t.end,
         expected,
@@ -125,7 +125,7 @@ fn missing(t: &Tlv, expected: &'static str) -> BerError {
 
 /// A non-negative INTEGER (or ENUMERATED) no larger than `max`.
 #[inline]
-fn uint(t: &Tlv, max: u64, what: &'static str) -> D<u64> {
+pub(super) fn uint(t: &Tlv, max: u64, what: &'static str) -> D<u64> {
     let c = t.content();
     if c.is_empty() || c.len() > 9 || c[0] & 0x80 != 0 || (c.len() == 9 && c[0] != 0) {
         return Err(bad(t, what));
@@ -146,12 +146,12 @@ fn u8v(t: &Tlv, max: u8, what: &'static str) -> D<u8> {
 }
 
 #[inline]
-fn u16v(t: &Tlv, what: &'static str) -> D<u16> {
+pub(super) fn u16v(t: &Tlv, what: &'static str) -> D<u16> {
     Ok(uint(t, 0xFFFF, what)? as u16)
 }
 
 #[inline]
-fn u32v(t: &Tlv, what: &'static str) -> D<u32> {
+pub(super) fn u32v(t: &Tlv, what: &'static str) -> D<u32> {
     Ok(uint(t, 0xFFFF_FFFF, what)? as u32)
 }
 
@@ -164,7 +164,7 @@ fn boolean(t: &Tlv) -> D<bool> {
 }
 
 #[inline]
-fn null(t: &Tlv) -> D<bool> {
+pub(super) fn null(t: &Tlv) -> D<bool> {
     if t.content().is_empty() {
         Ok(true)
     } else {
@@ -173,12 +173,12 @@ fn null(t: &Tlv) -> D<bool> {
 }
 
 #[inline]
-fn string(t: &Tlv) -> CompactString {
+pub(super) fn string(t: &Tlv) -> CompactString {
     CompactString::from_utf8_lossy(t.content())
 }
 
 #[inline]
-fn fixed<const N: usize>(t: &Tlv, what: &'static str) -> D<[u8; N]> {
+pub(super) fn fixed<const N: usize>(t: &Tlv, what: &'static str) -> D<[u8; N]> {
     t.content().try_into().map_err(|_| bad(t, what))
 }
 
@@ -266,18 +266,24 @@ fn bit_list<T: Copy>(t: &Tlv, table: &[T]) -> D<Vec<T>> {
 impl Dec<'_> {
     // ---- mapped values ------------------------------------------------
 
-    fn pkgd(&self, t: &Tlv, kind: ItemKind) -> D<(String, [u8; 4])> {
+    fn pkgd(&self, t: &Tlv, kind: ItemKind) -> D<(CompactString, [u8; 4])> {
         let code: [u8; 4] = fixed(t, "PkgdName (4 octets)")?;
+        if let Some(n) = self.reg.known_pkgd_name(kind, code) {
+            return Ok((n.into(), code));
+        }
         let mut s = String::new();
         self.reg.decode_pkgd_name(kind, code, &mut s);
-        Ok((s, code))
+        Ok((s.into(), code))
     }
 
-    fn param_name(&self, t: &Tlv, kind: ItemKind, item: [u8; 4]) -> D<(String, [u8; 2])> {
+    fn param_name(&self, t: &Tlv, kind: ItemKind, item: [u8; 4]) -> D<(CompactString, [u8; 2])> {
         let code: [u8; 2] = fixed(t, "Name (2 octets)")?;
+        if let Some(n) = self.reg.known_parameter(kind, item, code) {
+            return Ok((n.into(), code));
+        }
         let mut s = String::new();
         self.reg.decode_parameter(kind, item, code, &mut s);
-        Ok((s, code))
+        Ok((s.into(), code))
     }
 
     fn package_name(&self, t: &Tlv) -> D<String> {
@@ -324,16 +330,7 @@ impl Dec<'_> {
         let id = id.ok_or_else(|| missing(t, "TerminationID.id"))?;
         let asn = AsnTermId::new(id, &wild[..nw])
             .map_err(|_| bad(t, "TerminationID.id of 1 to 8 octets"))?;
-        let mut s = String::new();
-        match self.levels {
-            Some(l) => {
-                if termid::decode(&asn, l, &mut s).is_err() {
-                    termid::format_native(&asn, &mut s);
-                }
-            }
-            None => termid::format_native(&asn, &mut s),
-        }
-        Ok(TerminationId::new(s))
+        Ok(termid::to_model(&asn, self.levels))
     }
 
     fn term_ids(&self, t: &Tlv) -> D<SmallList<TerminationId>> {
@@ -432,14 +429,14 @@ impl Dec<'_> {
                     body = Some(match alt.tag {
                         0xA0 => MessageBody::Error(self.error_descriptor(&alt)?),
                         0xA1 => {
-                            let mut ts = Vec::new();
+                            let mut ts = SmallList::new();
                             let mut l = alt.children()?;
                             while let Some(tr) = l.next()? {
                                 if let Some(tr) = self.transaction(&tr)? {
                                     ts.push(tr);
                                 }
                             }
-                            MessageBody::Transactions(ts.into())
+                            MessageBody::Transactions(ts)
                         }
                         _ => {
                             return Err(BerError::UnexpectedTag {
@@ -553,7 +550,7 @@ impl Dec<'_> {
                     match x.tag {
                         0x80 => id = Some(u32v(&x, "TransactionId")?),
                         0xA1 => {
-                            let mut v = Vec::new();
+                            let mut v = SmallList::new();
                             let mut l = x.children()?;
                             while let Some(a) = l.next()? {
                                 expect(&a, 0x30, "ActionRequest (SEQUENCE)")?;
@@ -566,7 +563,7 @@ impl Dec<'_> {
                 }
                 Transaction::Request(TransactionRequest {
                     transaction_id: id.ok_or_else(|| missing(t, "transactionId"))?,
-                    actions: actions.ok_or_else(|| missing(t, "actions"))?.into(),
+                    actions: actions.ok_or_else(|| missing(t, "actions"))?,
                 })
             }
             0xA1 => {
@@ -597,13 +594,13 @@ impl Dec<'_> {
                             res = Some(match alt.tag {
                                 0xA0 => TransactionResult::Error(self.error_descriptor(&alt)?),
                                 0xA1 => {
-                                    let mut v = Vec::new();
+                                    let mut v = SmallList::new();
                                     let mut l = alt.children()?;
                                     while let Some(a) = l.next()? {
                                         expect(&a, 0x30, "ActionReply (SEQUENCE)")?;
                                         v.push(self.action_reply(&a)?);
                                     }
-                                    TransactionResult::ActionReplies(v.into())
+                                    TransactionResult::ActionReplies(v)
                                 }
                                 _ => {
                                     return Err(BerError::UnexpectedTag {
@@ -678,7 +675,7 @@ impl Dec<'_> {
                 0xA1 => cr = Some(self.context_request(&x)?),
                 0xA2 => ca = Some(self.context_attr_audit(&x)?),
                 0xA3 => {
-                    let mut v = Vec::new();
+                    let mut v = SmallList::new();
                     let mut l = x.children()?;
                     while let Some(c) = l.next()? {
                         expect(&c, 0x30, "CommandRequest (SEQUENCE)")?;
@@ -693,7 +690,7 @@ impl Dec<'_> {
             context_id: ctx.ok_or_else(|| missing(t, "contextId"))?,
             context_request: cr,
             context_attr_audit_req: ca,
-            command_requests: cmds.ok_or_else(|| missing(t, "commandRequests"))?.into(),
+            command_requests: cmds.ok_or_else(|| missing(t, "commandRequests"))?,
         })
     }
 
@@ -706,7 +703,7 @@ impl Dec<'_> {
                 0xA1 => err = Some(self.error_descriptor(&x)?),
                 0xA2 => cr = Some(self.context_request(&x)?),
                 0xA3 => {
-                    let mut v = Vec::new();
+                    let mut v = SmallList::new();
                     let mut l = x.children()?;
                     while let Some(c) = l.next()? {
                         if let Some(rep) = self.command_reply(&c)? {
@@ -722,7 +719,7 @@ impl Dec<'_> {
             context_id: ctx.ok_or_else(|| missing(t, "contextId"))?,
             error_descriptor: err,
             context_reply: cr,
-            command_reply: reps.ok_or_else(|| missing(t, "commandReply"))?.into(),
+            command_reply: reps.ok_or_else(|| missing(t, "commandReply"))?,
         })
     }
 
@@ -1249,7 +1246,7 @@ impl Dec<'_> {
                 }
                 IndAuditParameter::Events(IndAudEventsDescriptor {
                     request_id: rid,
-                    pkgd_name: name.ok_or_else(|| missing(t, "pkgdName"))?.into(),
+                    pkgd_name: name.ok_or_else(|| missing(t, "pkgdName"))?,
                     stream_id: sid,
                 })
             }
@@ -1264,7 +1261,7 @@ impl Dec<'_> {
                     }
                 }
                 IndAuditParameter::EventBuffer(IndAudEventBufferDescriptor {
-                    event_name: name.ok_or_else(|| missing(t, "eventName"))?.into(),
+                    event_name: name.ok_or_else(|| missing(t, "eventName"))?,
                     stream_id: sid,
                 })
             }
@@ -1334,7 +1331,7 @@ impl Dec<'_> {
             }
         }
         Ok(IndAudStatisticsDescriptor {
-            stat_name: name.ok_or_else(|| missing(t, "statName"))?.into(),
+            stat_name: name.ok_or_else(|| missing(t, "statName"))?,
         })
     }
 
@@ -1350,7 +1347,7 @@ impl Dec<'_> {
             }
         }
         Ok(IndAudSignal {
-            signal_name: name.ok_or_else(|| missing(t, "signalName"))?.into(),
+            signal_name: name.ok_or_else(|| missing(t, "signalName"))?,
             stream_id: sid,
             signal_request_id: rid,
         })
@@ -1452,7 +1449,7 @@ impl Dec<'_> {
                 }
             }
             v.push(IndAudPropertyParm {
-                name: name.ok_or_else(|| missing(&e, "name"))?.into(),
+                name: name.ok_or_else(|| missing(&e, "name"))?,
                 property_parms: pp,
             });
         }
@@ -1482,7 +1479,7 @@ impl Dec<'_> {
             None
         };
         Ok(PropertyParm {
-            name: name.into(),
+            name,
             value: self.value(&val, ty)?,
             extra_info: extra,
         })
@@ -1525,7 +1522,7 @@ impl Dec<'_> {
                 None
             };
             v.push(PropertyParm {
-                name: name.into(),
+                name,
                 value: self.value(&val, ty)?,
                 extra_info: extra,
             });
@@ -1685,7 +1682,7 @@ impl Dec<'_> {
                 None
             };
             v.push(StatisticsParameter {
-                stat_name: name.ok_or_else(|| missing(&e, "statName"))?.into(),
+                stat_name: name.ok_or_else(|| missing(&e, "statName"))?,
                 stat_value: match val {
                     Some(x) => Some(self.value(&x, ty)?),
                     None => None,
@@ -1838,7 +1835,7 @@ impl Dec<'_> {
                             None => None,
                         };
                         v.push(RequestedEvent {
-                            pkgd_name: name.ok_or_else(|| missing(&e, "pkgdName"))?.into(),
+                            pkgd_name: name.ok_or_else(|| missing(&e, "pkgdName"))?,
                             stream_id: sid,
                             event_action,
                             ev_par_list: match pars {
@@ -1930,7 +1927,7 @@ impl Dec<'_> {
                             None => None,
                         };
                         v.push(RequestedEvent {
-                            pkgd_name: name.ok_or_else(|| missing(&e, "pkgdName"))?.into(),
+                            pkgd_name: name.ok_or_else(|| missing(&e, "pkgdName"))?,
                             stream_id: sid,
                             event_action,
                             ev_par_list: match pars {
@@ -2007,7 +2004,7 @@ impl Dec<'_> {
                 }
             }
             v.push(EventSpec {
-                event_name: name.ok_or_else(|| missing(&e, "eventName"))?.into(),
+                event_name: name.ok_or_else(|| missing(&e, "eventName"))?,
                 stream_id: sid,
                 event_par_list: match pars {
                     Some(p) => self.parameters(&p, ItemKind::Event, code)?,
@@ -2102,7 +2099,7 @@ impl Dec<'_> {
                 _ => {}
             }
         }
-        s.signal_name = name.ok_or_else(|| missing(t, "signalName"))?.into();
+        s.signal_name = name.ok_or_else(|| missing(t, "signalName"))?;
         s.sig_par_list = match pars {
             Some(p) => self.parameters(&p, ItemKind::Signal, code)?,
             None => return Err(missing(t, "sigParList")),
@@ -2157,7 +2154,7 @@ impl Dec<'_> {
             match x.tag {
                 0x80 => rid = Some(u32v(&x, "RequestID")?),
                 0xA1 => {
-                    let mut v = Vec::new();
+                    let mut v = SmallList::new();
                     let mut l = x.children()?;
                     while let Some(e) = l.next()? {
                         expect(&e, 0x30, "ObservedEvent (SEQUENCE)")?;
@@ -2178,7 +2175,7 @@ impl Dec<'_> {
                             }
                         }
                         v.push(ObservedEvent {
-                            event_name: name.ok_or_else(|| missing(&e, "eventName"))?.into(),
+                            event_name: name.ok_or_else(|| missing(&e, "eventName"))?,
                             stream_id: sid,
                             event_par_list: match pars {
                                 Some(p) => self.parameters(&p, ItemKind::Event, code)?,
@@ -2194,7 +2191,7 @@ impl Dec<'_> {
         }
         Ok(ObservedEventsDescriptor {
             request_id: rid.ok_or_else(|| missing(t, "requestId"))?,
-            observed_event_lst: list.ok_or_else(|| missing(t, "observedEventLst"))?.into(),
+            observed_event_lst: list.ok_or_else(|| missing(t, "observedEventLst"))?,
         })
     }
 

@@ -88,6 +88,7 @@
 mod decode;
 mod encode;
 mod reader;
+pub(crate) mod view;
 
 use std::sync::Arc;
 

@@ -423,13 +423,13 @@ impl<'a> BitReader<'a> {
     /// Reads items under an unconstrained length determinant, following
     /// fragments. `min_bits` is the least number of bits one item takes
     /// (used to refuse counts the input cannot hold); `item` reads one.
-    pub(crate) fn fragmented<T>(
+    pub(crate) fn fragmented<T, L: List<T>>(
         &mut self,
         min_bits: usize,
         what: &'static str,
         mut item: impl FnMut(&mut Self) -> Result<T, PerError>,
-    ) -> Result<Vec<T>, PerError> {
-        let mut out = Vec::new();
+    ) -> Result<L, PerError> {
+        let mut out = L::default();
         loop {
             let (n, more) = match self.length_part(what)? {
                 Ok(n) => (n, false),
@@ -445,6 +445,25 @@ impl<'a> BitReader<'a> {
             }
             if !more {
                 return Ok(out);
+            }
+        }
+    }
+
+    /// An unconstrained OCTET STRING, borrowed from the input when it is
+    /// not fragmented (any string shorter than 16K octets).
+    pub(crate) fn octet_str(
+        &mut self,
+        what: &'static str,
+    ) -> Result<std::borrow::Cow<'a, [u8]>, PerError> {
+        let save = self.pos;
+        match self.length_part(what)? {
+            Ok(n) => {
+                self.check_string(n)?;
+                Ok(std::borrow::Cow::Borrowed(self.aligned_slice(n, what)?))
+            }
+            Err(_) => {
+                self.pos = save;
+                self.octet_string(what).map(std::borrow::Cow::Owned)
             }
         }
     }
@@ -485,6 +504,38 @@ impl<'a> BitReader<'a> {
         let base = self.base + self.pos.div_ceil(8);
         let s = self.aligned_slice(n, what)?;
         Ok(BitReader::new(s, base, self.limits))
+    }
+}
+
+/// The lists a `SEQUENCE OF` decodes into: vectors, and the model's
+/// one-element-inline lists, built in place.
+pub(crate) trait List<T>: Default {
+    fn len(&self) -> usize;
+    fn reserve(&mut self, n: usize);
+    fn push(&mut self, item: T);
+}
+
+impl<T> List<T> for Vec<T> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn reserve(&mut self, n: usize) {
+        Vec::reserve(self, n)
+    }
+    fn push(&mut self, item: T) {
+        Vec::push(self, item)
+    }
+}
+
+impl<T> List<T> for smallvec::SmallVec<[T; 1]> {
+    fn len(&self) -> usize {
+        smallvec::SmallVec::len(self)
+    }
+    fn reserve(&mut self, n: usize) {
+        smallvec::SmallVec::reserve(self, n)
+    }
+    fn push(&mut self, item: T) {
+        smallvec::SmallVec::push(self, item)
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::cell::Cell;
 
-use super::bits::BitReader;
+use super::bits::{BitReader, List};
 use super::form::{Form, Scope};
 use super::{PerError, PerErrorKind};
 use crate::model::*;
@@ -37,12 +37,12 @@ fn invalid(r: &BitReader<'_>, what: &'static str, detail: &'static str) -> PerEr
 // ---------------------------------------------------------------- helpers
 
 /// SEQUENCE OF: `min_bits` is the smallest encoding of one item.
-fn seq_of<'a, T>(
+fn seq_of<'a, T, L: List<T>>(
     r: &mut BitReader<'a>,
     min_bits: usize,
     what: &'static str,
     f: impl FnMut(&mut BitReader<'a>) -> R<T>,
-) -> R<Vec<T>> {
+) -> R<L> {
     r.fragmented(min_bits, what, f)
 }
 
@@ -135,35 +135,40 @@ fn u99(r: &mut BitReader<'_>, what: &'static str) -> R<u8> {
 /// and sends them unchanged, so text that came in as UTF-8 goes out as
 /// UTF-8; octets that are not UTF-8 are taken as Latin-1 (one character
 /// an octet, as OTP's lists hold them).
-fn to_string(bytes: Vec<u8>) -> CompactString {
-    match String::from_utf8(bytes) {
+fn to_string(bytes: &[u8]) -> CompactString {
+    match std::str::from_utf8(bytes) {
         Ok(s) => s.into(),
-        Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect(),
     }
 }
 
 fn ia5(r: &mut BitReader<'_>, what: &'static str) -> R<CompactString> {
-    Ok(to_string(r.octet_string(what)?))
+    Ok(to_string(&r.octet_str(what)?))
 }
 
 /// An octet string with SIZE(lb..ub), ub < 64K.
-fn sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<Vec<u8>> {
+fn sized<'a>(
+    r: &mut BitReader<'a>,
+    lb: usize,
+    ub: usize,
+    what: &'static str,
+) -> R<std::borrow::Cow<'a, [u8]>> {
     if lb == ub {
         r.check_string(lb)?;
         if lb <= 2 {
-            r.octets(lb, what)
+            r.octets(lb, what).map(std::borrow::Cow::Owned)
         } else {
-            Ok(r.aligned_slice(lb, what)?.to_vec())
+            Ok(r.aligned_slice(lb, what)?.into())
         }
     } else {
         let n = r.constrained(lb as u64, ub as u64, what)? as usize;
         r.check_string(n)?;
-        Ok(r.aligned_slice(n, what)?.to_vec())
+        Ok(r.aligned_slice(n, what)?.into())
     }
 }
 
 fn ia5_sized(r: &mut BitReader<'_>, lb: usize, ub: usize, what: &'static str) -> R<CompactString> {
-    Ok(to_string(sized(r, lb, ub, what)?))
+    Ok(to_string(&sized(r, lb, ub, what)?))
 }
 
 fn code4(r: &mut BitReader<'_>, what: &'static str) -> R<[u8; 4]> {
@@ -180,7 +185,6 @@ fn pkgd(r: &mut BitReader<'_>, cx: &Dcx<'_>, scope: Scope, what: &'static str) -
     let c = code4(r, what)?;
     cx.form
         .pkgd_from_asn1(scope, c)
-        .map(Into::into)
         .map_err(|e| form_err(r, what, e))
 }
 
@@ -190,7 +194,7 @@ fn pkgd_code(
     cx: &Dcx<'_>,
     scope: Scope,
     what: &'static str,
-) -> R<(String, [u8; 4])> {
+) -> R<(CompactString, [u8; 4])> {
     let c = code4(r, what)?;
     let s = cx
         .form
@@ -245,7 +249,7 @@ pub(crate) fn header(r: &mut BitReader<'_>) -> R<(Option<AuthenticationHeader>, 
         Some(AuthenticationHeader {
             sec_parm_index: spi,
             seq_num: sn,
-            ad,
+            ad: ad.into_owned(),
         })
     } else {
         None
@@ -275,7 +279,7 @@ pub(crate) fn megaco_message(
     let body = if r.bits(1, "messageBody")? == 0 {
         MessageBody::Error(error_descriptor(r)?)
     } else {
-        MessageBody::Transactions(seq_of(r, 3, "transactions", |r| transaction(r, &cx))?.into())
+        MessageBody::Transactions(seq_of(r, 3, "transactions", |r| transaction(r, &cx))?)
     };
     if ext {
         additions(r, 0, "Message extensions", |_, _| Ok(()))?;
@@ -325,7 +329,7 @@ fn domain(r: &mut BitReader<'_>) -> R<DomainName> {
 }
 
 fn mtp(r: &mut BitReader<'_>) -> R<CompactString> {
-    Ok(to_string(sized(r, 2, 4, "mtpAddress")?))
+    Ok(to_string(&sized(r, 2, 4, "mtpAddress")?))
 }
 
 fn mid(r: &mut BitReader<'_>, _cx: &Dcx<'_>) -> R<Mid> {
@@ -349,7 +353,7 @@ fn transaction(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Transaction> {
             }
             Ok(Transaction::Request(TransactionRequest {
                 transaction_id,
-                actions: actions.into(),
+                actions,
             }))
         }
         Ok(1) => {
@@ -403,9 +407,7 @@ fn transaction_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TransactionReply>
     let result = if r.bits(1, "transactionResult")? == 0 {
         TransactionResult::Error(error_descriptor(r)?)
     } else {
-        TransactionResult::ActionReplies(
-            seq_of(r, 11, "actionReplies", |r| action_reply(r, cx))?.into(),
-        )
+        TransactionResult::ActionReplies(seq_of(r, 11, "actionReplies", |r| action_reply(r, cx))?)
     };
     let mut segment_number = None;
     let mut segmentation_complete = false;
@@ -466,7 +468,7 @@ fn action_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ActionRequest> {
         context_id,
         context_request,
         context_attr_audit_req,
-        command_requests: command_requests.into(),
+        command_requests,
     })
 }
 
@@ -489,7 +491,7 @@ fn action_reply(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ActionReply> {
         context_id,
         error_descriptor,
         context_reply,
-        command_reply: command_reply.into(),
+        command_reply,
     })
 }
 
@@ -1156,7 +1158,7 @@ fn term_id_list(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<TerminationId>> {
 
 fn term_id(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TerminationId> {
     let ext = r.bit("TerminationID extension bit")?;
-    let wild = seq_of(r, 8, "wildcard", |r| Ok(r.bits(8, "WildcardField")? as u8))?;
+    let wild: Vec<u8> = seq_of(r, 8, "wildcard", |r| Ok(r.bits(8, "WildcardField")? as u8))?;
     let id = sized(r, 1, 8, "TerminationID.id")?;
     skip_ext(r, ext, "TerminationID extensions")?;
     cx.form
@@ -1196,17 +1198,14 @@ fn media_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MediaDescriptor> {
         Some(if r.bits(1, "MediaDescriptor.streams")? == 0 {
             Streams::OneStream(stream_parms(r, cx)?)
         } else {
-            Streams::MultiStream(
-                seq_of(r, 20, "multiStream", |r| {
-                    let stream_id = u16_(r, "streamID")?;
-                    let stream_parms = stream_parms(r, cx)?;
-                    Ok(StreamDescriptor {
-                        stream_id,
-                        stream_parms,
-                    })
-                })?
-                .into(),
-            )
+            Streams::MultiStream(seq_of(r, 20, "multiStream", |r| {
+                let stream_id = u16_(r, "streamID")?;
+                let stream_parms = stream_parms(r, cx)?;
+                Ok(StreamDescriptor {
+                    stream_id,
+                    stream_parms,
+                })
+            })?)
         })
     } else {
         None
@@ -1259,9 +1258,7 @@ fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms> {
             seq_of(r, 42, "PropertyGroup", |r| property_parm(r, cx))
         })?;
         skip_ext(r, ext, "LocalRemoteDescriptor extensions")?;
-        Ok(Some(LocalRemoteDescriptor {
-            prop_grps: prop_grps.into(),
-        }))
+        Ok(Some(LocalRemoteDescriptor { prop_grps }))
     };
     let local_descriptor = lr(r, has_l)?;
     let remote_descriptor = lr(r, has_r)?;
@@ -1282,7 +1279,7 @@ fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms> {
 }
 
 fn value(r: &mut BitReader<'_>, what: &'static str) -> R<Values> {
-    seq_of(r, 8, what, |r| Ok(to_string(r.octet_string(what)?))).map(Values::from_vec)
+    seq_of(r, 8, what, |r| Ok(to_string(&r.octet_str(what)?)))
 }
 
 fn extra_info(r: &mut BitReader<'_>) -> R<ExtraInfo> {
@@ -1330,7 +1327,7 @@ fn parameters(
         let extra_info = if has_x { Some(extra_info(r)?) } else { None };
         skip_ext(r, ext, "parameter extensions")?;
         Ok(PropertyParm {
-            name: name.into(),
+            name,
             value,
             extra_info,
         })
@@ -1446,7 +1443,7 @@ fn events_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<EventsDescriptor>
         let ev_par_list = parameters(r, cx, Scope::Event, code)?;
         skip_ext(r, ext, "RequestedEvent extensions")?;
         Ok(RequestedEvent {
-            pkgd_name: pkgd_name.into(),
+            pkgd_name,
             stream_id,
             event_action,
             ev_par_list: ev_par_list.into(),
@@ -1609,7 +1606,7 @@ fn second_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<EventsDescriptor> {
         let ev_par_list = parameters(r, cx, Scope::Event, code)?;
         skip_ext(r, ext, "RequestedEvent extensions")?;
         Ok(RequestedEvent {
-            pkgd_name: pkgd_name.into(),
+            pkgd_name,
             stream_id,
             event_action,
             ev_par_list: ev_par_list.into(),
@@ -1635,7 +1632,7 @@ fn event_buffer(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<EventSpec>> {
         let event_par_list = parameters(r, cx, Scope::Event, code)?;
         skip_ext(r, ext, "EventSpec extensions")?;
         Ok(EventSpec {
-            event_name: event_name.into(),
+            event_name,
             stream_id,
             event_par_list,
         })
@@ -1706,7 +1703,7 @@ fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
     };
     let sig_par_list = parameters(r, cx, Scope::Signal, code)?;
     let mut s = Signal {
-        signal_name: signal_name.into(),
+        signal_name,
         stream_id,
         sig_type,
         duration,
@@ -1996,7 +1993,7 @@ fn observed_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ObservedEventsDescr
         let time_notation = if has_t { Some(time_notation(r)?) } else { None };
         skip_ext(r, ext, "ObservedEvent extensions")?;
         Ok(ObservedEvent {
-            event_name: event_name.into(),
+            event_name,
             stream_id,
             event_par_list,
             time_notation,
@@ -2004,6 +2001,6 @@ fn observed_events(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ObservedEventsDescr
     })?;
     Ok(ObservedEventsDescriptor {
         request_id,
-        observed_event_lst: observed_event_lst.into(),
+        observed_event_lst,
     })
 }

@@ -2,7 +2,7 @@
 //! termination ids, package/item names, digit map names.
 
 use crate::asn1::termid::AsnTermId;
-use crate::model::TerminationId;
+use crate::model::{CompactString, TerminationId};
 use crate::EncodeError;
 
 /// Where a packaged name is used: it selects the resolver table.
@@ -27,7 +27,7 @@ pub(crate) trait Form {
     /// A packaged name (`pkg/item`) → 4 octets.
     fn pkgd_to_asn1(&self, scope: Scope, name: &str) -> Result<[u8; 4], EncodeError>;
     /// 4 octets → a packaged name.
-    fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<String, String>;
+    fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<CompactString, String>;
     /// An event or signal parameter name relative to its event/signal.
     fn param_to_asn1(&self, scope: Scope, parent: &str, name: &str)
         -> Result<[u8; 2], EncodeError>;
@@ -37,7 +37,7 @@ pub(crate) trait Form {
         scope: Scope,
         parent: [u8; 4],
         code: [u8; 2],
-    ) -> Result<String, String>;
+    ) -> Result<CompactString, String>;
     /// A package name → 2 octets.
     fn package_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError>;
     /// 2 octets → a package name.

@@ -69,7 +69,7 @@ use std::sync::{Arc, OnceLock};
 use crate::asn1::names::{ItemKind, NameRegistry};
 use crate::asn1::termid::{self, AsnTermId};
 pub use crate::ber::Mapping;
-use crate::model::{MegacoMessage, TerminationId};
+use crate::model::{CompactString, MegacoMessage, TerminationId};
 use crate::{EncodeError, Limits};
 use form::{Form, Scope};
 
@@ -348,15 +348,11 @@ impl Form for PerConfig {
 
     fn term_id_from_asn1(&self, wild: &[u8], id: &[u8]) -> Result<TerminationId, String> {
         let a = AsnTermId::new(id, wild).map_err(|e| e.to_string())?;
-        let mut s = String::new();
-        match &self.mapping {
-            Mapping::Text(levels) if termid::decode(&a, levels, &mut s).is_ok() => {}
-            _ => {
-                s.clear();
-                termid::format_native(&a, &mut s);
-            }
-        }
-        Ok(TerminationId::new(s))
+        let levels = match &self.mapping {
+            Mapping::Text(levels) => Some(levels),
+            Mapping::Native => None,
+        };
+        Ok(termid::to_model(&a, levels))
     }
 
     fn pkgd_to_asn1(&self, scope: Scope, name: &str) -> Result<[u8; 4], EncodeError> {
@@ -365,10 +361,13 @@ impl Form for PerConfig {
             .map_err(|e| name_err("PkgdName", e))
     }
 
-    fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<String, String> {
+    fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<CompactString, String> {
+        if let Some(n) = self.names().known_pkgd_name(kind(scope), code) {
+            return Ok(n.into());
+        }
         let mut s = String::new();
         self.names().decode_pkgd_name(kind(scope), code, &mut s);
-        Ok(s)
+        Ok(s.into())
     }
 
     fn param_to_asn1(
@@ -392,11 +391,14 @@ impl Form for PerConfig {
         scope: Scope,
         parent: [u8; 4],
         code: [u8; 2],
-    ) -> Result<String, String> {
+    ) -> Result<CompactString, String> {
+        if let Some(n) = self.names().known_parameter(kind(scope), parent, code) {
+            return Ok(n.into());
+        }
         let mut s = String::new();
         self.names()
             .decode_parameter(kind(scope), parent, code, &mut s);
-        Ok(s)
+        Ok(s.into())
     }
 
     fn package_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {

@@ -1,0 +1,216 @@
+//! Answering requests as `mgc` and `mg` do: a scenario's rules, then the
+//! defaults ([`Responder`]), one responder (contexts, terminations) per
+//! peer. Replies go out from tasks of their own, so that a slow peer or a
+//! delayed answer holds up nobody else.
+
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use megaco_stack::engine::Event;
+use megaco_stack::scenario::{Responder, Role, Rule, TermIdStyle};
+use megaco_stack::IncomingRequest;
+use serde_json::json;
+use tokio::task::JoinSet;
+
+use super::log::{addr, Log};
+use super::show::{self, describe};
+use super::Tally;
+
+/// Requests a rule leaves unanswered are kept (unanswered) up to this
+/// many; older ones are then let go (the stack answers them with 500).
+const MAX_HELD: usize = 1024;
+
+/// Answers requests.
+pub struct Server {
+    log: Log,
+    tally: Arc<Tally>,
+    role: Role,
+    rules: Arc<[Rule]>,
+    /// One per peer; at most `max_peers`.
+    responders: HashMap<SocketAddr, Responder>,
+    max_peers: usize,
+    held: VecDeque<IncomingRequest>,
+    replies: JoinSet<()>,
+}
+
+impl Server {
+    pub fn new(
+        log: Log,
+        tally: Arc<Tally>,
+        role: Role,
+        rules: Vec<Rule>,
+        max_peers: usize,
+    ) -> Self {
+        Server {
+            log,
+            tally,
+            role,
+            rules: rules.into(),
+            responders: HashMap::new(),
+            max_peers: max_peers.max(1),
+            held: VecDeque::new(),
+            replies: JoinSet::new(),
+        }
+    }
+
+    /// The log and tally it reports to.
+    pub fn parts(&self) -> (Log, Arc<Tally>) {
+        (self.log.clone(), self.tally.clone())
+    }
+
+    fn responder(&mut self, peer: SocketAddr) -> &mut Responder {
+        if !self.responders.contains_key(&peer) && self.responders.len() >= self.max_peers {
+            // Forget a peer that holds no context, or any.
+            let victim = self
+                .responders
+                .iter()
+                .find(|(_, r)| r.contexts().next().is_none())
+                .or_else(|| self.responders.iter().next())
+                .map(|(a, _)| *a);
+            if let Some(v) = victim {
+                self.responders.remove(&v);
+            }
+        }
+        let (role, rules) = (&self.role, &self.rules);
+        self.responders
+            .entry(peer)
+            .or_insert_with(|| Responder::new(role.clone(), rules.clone()))
+    }
+
+    /// Logs a request and answers it (at once, after a pending, after a
+    /// delay, or never, as the rules say).
+    pub fn request(&mut self, req: IncomingRequest, style: TermIdStyle) {
+        let (peer, id, version) = (req.peer(), req.transaction_id(), req.version());
+        Tally::bump(&self.tally.received);
+        self.tally.peer(peer);
+        let from = show::mid_text(req.mid());
+        show::message(
+            &self.log,
+            "<-",
+            peer,
+            &from,
+            version,
+            show::request(id, req.actions()),
+        );
+        let answer = self.responder(peer).answer(req.actions(), version, style);
+        let Some(result) = answer.reply else {
+            self.log.info(
+                "not_answered",
+                || format!("-- {peer} transaction {id} left unanswered (scenario)"),
+                || json!({ "peer": addr(peer), "transaction_id": id }),
+            );
+            if self.held.len() >= MAX_HELD {
+                self.held.pop_front();
+            }
+            self.held.push_back(req);
+            return;
+        };
+        let (log, tally) = (self.log.clone(), self.tally.clone());
+        self.replies.spawn(async move {
+            if let Some(wait) = answer.pending {
+                match req.send_pending().await {
+                    Ok(()) => log.info(
+                        "pending_sent",
+                        || format!("-> {peer} Pending={id}"),
+                        || json!({ "peer": addr(peer), "transaction_id": id }),
+                    ),
+                    Err(e) => log.warn(
+                        "error",
+                        || format!("megaco: pending {id} to {peer}: {e}"),
+                        || json!({ "peer": addr(peer), "transaction_id": id, "error": e.to_string() }),
+                    ),
+                }
+                tokio::time::sleep(wait).await;
+            }
+            if let Some(wait) = answer.delay {
+                tokio::time::sleep(wait).await;
+            }
+            show::message(&log, "->", peer, "", version, show::reply(id, &result));
+            match req.reply(result).await {
+                Ok(()) => Tally::bump(&tally.replied),
+                Err(e) => {
+                    Tally::bump(&tally.errors);
+                    log.warn(
+                        "error",
+                        || format!("megaco: reply {id} to {peer}: {e}"),
+                        || json!({ "peer": addr(peer), "transaction_id": id, "error": e.to_string() }),
+                    );
+                }
+            }
+        });
+        // Reap finished replies as we go.
+        while let Some(done) = self.replies.try_join_next() {
+            let _ = done;
+        }
+    }
+
+    /// Waits (at most `wait`) for the replies under way to go out.
+    pub async fn drain(&mut self, wait: Duration) {
+        let all = async { while self.replies.join_next().await.is_some() {} };
+        let _ = tokio::time::timeout(wait, all).await;
+    }
+}
+
+/// Logs an engine event in words; counts errors.
+pub fn event(log: &Log, tally: &Tally, peer: SocketAddr, event: &Event) {
+    let p = addr(peer);
+    match event {
+        Event::DecodeError { error } => {
+            Tally::bump(&tally.errors);
+            let text = show::decode_error(error);
+            log.warn(
+                "decode_error",
+                || format!("megaco: {peer}: cannot decode the message: {text}"),
+                || json!({ "peer": p, "error": text }),
+            );
+        }
+        Event::MessageError { error } => {
+            Tally::bump(&tally.errors);
+            log.warn(
+                "message_error",
+                || {
+                    format!(
+                        "megaco: {peer} answered with a message-level {}",
+                        describe(error)
+                    )
+                },
+                || json!({ "peer": p, "code": error.error_code, "text": error.error_text }),
+            );
+        }
+        Event::PendingReceived { transaction_id } => log.info(
+            "pending_received",
+            || format!("<- {peer} Pending={transaction_id}"),
+            || json!({ "peer": p, "transaction_id": transaction_id }),
+        ),
+        Event::AckReceived { transaction_id } => log.info(
+            "ack_received",
+            || format!("<- {peer} TransactionResponseAck={transaction_id}"),
+            || json!({ "peer": p, "transaction_id": transaction_id }),
+        ),
+        Event::RequestRefused { transaction_id } => {
+            Tally::bump(&tally.errors);
+            log.warn(
+                "request_refused",
+                || format!("megaco: {peer}: request {transaction_id} refused with error 503 (too many unanswered)"),
+                || json!({ "peer": p, "transaction_id": transaction_id }),
+            );
+        }
+        Event::UnexpectedReply { transaction_id, .. } => log.info(
+            "unexpected_reply",
+            || format!("<- {peer} reply {transaction_id} to no outstanding request (ignored)"),
+            || json!({ "peer": p, "transaction_id": transaction_id }),
+        ),
+        // The ServiceChangeReply logged with it carries the version.
+        Event::VersionNegotiated { .. } => {}
+        other => {
+            let text = format!("{other:?}");
+            log.info(
+                "event",
+                || format!("-- {peer} {text}"),
+                || json!({ "peer": p, "detail": text }),
+            );
+        }
+    }
+}

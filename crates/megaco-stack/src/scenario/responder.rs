@@ -1,0 +1,734 @@
+//! Answering requests: the scenario's rules first, then the defaults of a
+//! simulated MGC or MG, which keep the contexts and terminations they
+//! hand out.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use megaco::model::*;
+
+use super::rules::{terminations, CommandKind, ErrorScope, Reply, Rule};
+
+/// Which side the defaults play.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Role {
+    /// A controller: a ServiceChange is accepted with this mid as MgcId
+    /// (as Erlang/OTP's example MGC answers), and a ServiceChangeVersion
+    /// offered is answered with the lower of it and `max_version` (H.248.1
+    /// section 11.3, as the stack negotiates it), so that the reply shown
+    /// is the reply sent.
+    Mgc {
+        /// Our mid.
+        mid: Mid,
+        /// The highest protocol version we speak.
+        max_version: u8,
+    },
+    /// A gateway: a ServiceChange from the controller is accepted plainly.
+    Mg,
+}
+
+/// How termination ids chosen for `$` are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TermIdStyle {
+    /// Text: a `$` level becomes a number (`rtp/$` → `rtp/1`), a bare `$`
+    /// becomes `rtp/N`.
+    Text,
+    /// BER and PER with the default mapping: three levels of 8 bits
+    /// (`$` → `00000000/00000000/00000001`, `11111111/$` →
+    /// `11111111/00000000/00000001`).
+    Binary,
+}
+
+/// How to answer one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The reply; `None` when a rule says not to answer.
+    pub reply: Option<TransactionResult>,
+    /// Send a TransactionPending at once and the reply this long after.
+    pub pending: Option<Duration>,
+    /// Send the reply this long after the request came.
+    pub delay: Option<Duration>,
+}
+
+/// Bounds of what a [`Responder`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capacity {
+    /// Contexts at once; an Add on `$` beyond gets error 510
+    /// ("Insufficient resources").
+    pub contexts: usize,
+    /// Terminations in one context; an Add beyond gets error 510.
+    pub terminations_per_context: usize,
+}
+
+impl Default for Capacity {
+    fn default() -> Self {
+        Capacity {
+            contexts: 10_000,
+            terminations_per_context: 64,
+        }
+    }
+}
+
+/// Answers requests: the first matching [`Rule`] of a scenario decides
+/// how, and the defaults do the rest. One per peer (context ids belong to
+/// a peer).
+///
+/// The defaults answer every command of H.248.1: Add on context `$` gets
+/// a new context id and a `$` termination a new id (kept until Subtract);
+/// Add or Move to an unknown context gets error 411, Add of a termination
+/// already in a context 433, Subtract of one not in the context 430;
+/// Subtract, Move, Modify, AuditValue, AuditCapabilities, Notify and
+/// ServiceChange get well-formed replies (AuditValue of `*` in a context
+/// lists its terminations). A `$` in the Local SDP of an Add or Modify
+/// (`c=IN IP4 $`, `m=audio $ RTP/AVP 0`) is filled in and returned.
+///
+/// ```
+/// use megaco::model::*;
+/// use megaco_stack::scenario::{Responder, Role, TermIdStyle};
+///
+/// let mut mg = Responder::new(Role::Mg, Vec::new());
+/// let add = megaco_stack::build::action(ContextId::CHOOSE, Command::Add(AmmRequest {
+///     termination_ids: vec![TerminationId::new("rtp/$")].into(),
+///     descriptors: vec![],
+/// }));
+/// let answer = mg.answer(&[add], 1, TermIdStyle::Text);
+/// let Some(TransactionResult::ActionReplies(r)) = answer.reply else { panic!() };
+/// assert_eq!(r[0].context_id, ContextId(1));
+/// let CommandReply::Add(a) = &r[0].command_reply[0] else { panic!() };
+/// assert_eq!(a.termination_ids[0].as_str(), "rtp/1");
+/// assert_eq!(mg.contexts().count(), 1);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Responder {
+    role: Role,
+    rules: Arc<[Rule]>,
+    used: Vec<u64>,
+    capacity: Capacity,
+    contexts: BTreeMap<u32, Vec<TerminationId>>,
+    next_context: u32,
+    next_termination: u64,
+    /// The version of the message being answered.
+    request_version: u8,
+}
+
+/// What a request does beyond its action replies.
+#[derive(Default)]
+struct Effects {
+    no_answer: bool,
+    transaction_error: Option<ErrorDescriptor>,
+    pending: Option<Duration>,
+    delay: Option<Duration>,
+}
+
+fn error(code: u16, text: &str) -> ErrorDescriptor {
+    ErrorDescriptor {
+        error_code: code,
+        error_text: Some(text.into()),
+    }
+}
+
+impl Responder {
+    /// A responder playing `role`, applying `rules` before the defaults.
+    pub fn new(role: Role, rules: impl Into<Arc<[Rule]>>) -> Self {
+        let rules = rules.into();
+        Responder {
+            role,
+            used: vec![0; rules.len()],
+            rules,
+            capacity: Capacity::default(),
+            contexts: BTreeMap::new(),
+            next_context: 1,
+            next_termination: 1,
+            request_version: 1,
+        }
+    }
+
+    /// Sets the bounds of what it keeps.
+    pub fn with_capacity(mut self, capacity: Capacity) -> Self {
+        self.capacity = capacity;
+        self
+    }
+
+    /// The contexts it has handed out, with their terminations.
+    pub fn contexts(&self) -> impl Iterator<Item = (ContextId, &[TerminationId])> {
+        self.contexts
+            .iter()
+            .map(|(c, t)| (ContextId(*c), t.as_slice()))
+    }
+
+    /// How to answer a request of `actions` that came in a message of
+    /// protocol `version` (what a ServiceChange offers when it names no
+    /// ServiceChangeVersion).
+    pub fn answer(&mut self, actions: &[ActionRequest], version: u8, style: TermIdStyle) -> Answer {
+        self.request_version = version;
+        let mut fx = Effects::default();
+        let replies: Vec<ActionReply> = actions
+            .iter()
+            .map(|a| self.action(a, style, &mut fx))
+            .collect();
+        let reply = if fx.no_answer {
+            None
+        } else if let Some(e) = fx.transaction_error {
+            Some(TransactionResult::Error(e))
+        } else {
+            Some(TransactionResult::ActionReplies(replies.into()))
+        };
+        Answer {
+            reply,
+            pending: fx.pending,
+            delay: fx.delay,
+        }
+    }
+
+    /// The first rule for `command` still in force, counted as used.
+    fn rule_for(&mut self, command: &Command) -> Option<Rule> {
+        let i =
+            self.rules.iter().enumerate().position(|(i, r)| {
+                r.times.is_none_or(|n| self.used[i] < n) && r.matches(command)
+            })?;
+        self.used[i] += 1;
+        Some(self.rules[i].clone())
+    }
+
+    fn action(&mut self, a: &ActionRequest, style: TermIdStyle, fx: &mut Effects) -> ActionReply {
+        let mut reply = ActionReply {
+            context_id: a.context_id,
+            error_descriptor: None,
+            context_reply: None,
+            command_reply: Vec::with_capacity(a.command_requests.len()).into(),
+        };
+        for c in &a.command_requests {
+            let rule = self.rule_for(&c.command);
+            let mut descriptors = Vec::new();
+            if let Some(rule) = &rule {
+                fx.pending = fx.pending.max(rule.pending);
+                fx.delay = fx.delay.max(rule.delay);
+                match &rule.reply {
+                    Reply::None => fx.no_answer = true,
+                    Reply::Error { code, text, scope } => {
+                        let e = ErrorDescriptor {
+                            error_code: *code,
+                            error_text: text.as_deref().map(Into::into),
+                        };
+                        match scope {
+                            ErrorScope::Transaction => fx.transaction_error = Some(e),
+                            ErrorScope::Context => reply.error_descriptor = Some(e),
+                            ErrorScope::Command => {
+                                reply.command_reply.push(command_error(&c.command, e))
+                            }
+                        }
+                        break;
+                    }
+                    Reply::Answer { descriptors: d } => descriptors = d.clone(),
+                }
+            }
+            match self.command(&mut reply.context_id, &c.command, style, descriptors) {
+                Ok(r) => reply.command_reply.push(r),
+                Err(Failure::Context(e)) => {
+                    reply.error_descriptor = Some(e);
+                    break;
+                }
+                Err(Failure::Command(e)) => {
+                    reply.command_reply.push(command_error(&c.command, e));
+                    break;
+                }
+            }
+        }
+        // A context this action made and left empty (its Add failed) is
+        // not kept.
+        let made = a.context_id == ContextId::CHOOSE && reply.context_id != ContextId::CHOOSE;
+        if made
+            && self
+                .contexts
+                .get(&reply.context_id.0)
+                .is_some_and(Vec::is_empty)
+        {
+            self.contexts.remove(&reply.context_id.0);
+            reply.context_id = ContextId::CHOOSE;
+        }
+        reply
+    }
+
+    /// Executes one command on `ctx` (a `$` becomes the new context's id).
+    fn command(
+        &mut self,
+        ctx: &mut ContextId,
+        command: &Command,
+        style: TermIdStyle,
+        descriptors: Vec<AuditReturnParameter>,
+    ) -> Result<CommandReply, Failure> {
+        let audit = |mut d: Vec<AuditReturnParameter>, extra: Option<AuditReturnParameter>| {
+            d.extend(extra);
+            (!d.is_empty()).then_some(d)
+        };
+        Ok(match command {
+            Command::Add(r) => {
+                let ids = self.add(ctx, &r.termination_ids, style)?;
+                let local = filled_local(&r.descriptors, self.next_termination);
+                CommandReply::Add(AmmsReply {
+                    termination_ids: ids.into(),
+                    termination_audit: audit(descriptors, local),
+                })
+            }
+            Command::Move(r) => {
+                self.relocate(ctx, &r.termination_ids)?;
+                CommandReply::Move(AmmsReply {
+                    termination_ids: r.termination_ids.clone(),
+                    termination_audit: audit(descriptors, None),
+                })
+            }
+            Command::Modify(r) => {
+                self.known(*ctx)?;
+                let local = filled_local(&r.descriptors, self.next_termination);
+                CommandReply::Modify(AmmsReply {
+                    termination_ids: r.termination_ids.clone(),
+                    termination_audit: audit(descriptors, local),
+                })
+            }
+            Command::Subtract(r) => {
+                self.subtract(*ctx, &r.termination_ids)?;
+                CommandReply::Subtract(AmmsReply {
+                    termination_ids: r.termination_ids.clone(),
+                    termination_audit: audit(descriptors, None),
+                })
+            }
+            Command::AuditValue(r) | Command::AuditCapability(r) => {
+                self.known(*ctx)?;
+                let held = self.contexts.get(&ctx.0);
+                let result = match held {
+                    Some(t) if r.termination_id.as_str() == "*" && descriptors.is_empty() => {
+                        AuditReply::ContextAuditResult(t.clone())
+                    }
+                    _ => AuditReply::AuditResult(AuditResult {
+                        termination_id: r.termination_id.clone(),
+                        termination_audit_result: descriptors,
+                    }),
+                };
+                if matches!(command, Command::AuditValue(_)) {
+                    CommandReply::AuditValue(result)
+                } else {
+                    CommandReply::AuditCapability(result)
+                }
+            }
+            Command::Notify(n) => CommandReply::Notify(NotifyReply {
+                termination_ids: n.termination_ids.clone(),
+                error_descriptor: None,
+            }),
+            Command::ServiceChange(sc) => {
+                let mut parms = crate::build::service_change_res_parm(None);
+                if let Role::Mgc { mid, max_version } = &self.role {
+                    parms.service_change_mgc_id = Some(mid.clone());
+                    if sc.termination_ids.iter().any(TerminationId::is_root) {
+                        let offered = sc
+                            .service_change_parms
+                            .service_change_version
+                            .unwrap_or(self.request_version);
+                        parms.service_change_version = Some(offered.min(*max_version));
+                    }
+                }
+                CommandReply::ServiceChange(Box::new(ServiceChangeReply {
+                    termination_ids: sc.termination_ids.clone(),
+                    service_change_result: ServiceChangeResult::ServiceChangeResParms(parms),
+                }))
+            }
+            _ => return Err(Failure::Context(error(501, "Not Implemented"))),
+        })
+    }
+
+    /// Fails with 411 unless `ctx` is the null context, a wildcard or one
+    /// we hold.
+    fn known(&self, ctx: ContextId) -> Result<(), Failure> {
+        if ctx == ContextId::NULL
+            || ctx == ContextId::ALL
+            || ctx == ContextId::CHOOSE
+            || self.contexts.contains_key(&ctx.0)
+        {
+            Ok(())
+        } else {
+            Err(unknown_context(ctx))
+        }
+    }
+
+    /// The context an Add or Move goes to: a new one for `$`.
+    fn target(&mut self, ctx: &mut ContextId) -> Result<u32, Failure> {
+        if *ctx == ContextId::CHOOSE {
+            if self.contexts.len() >= self.capacity.contexts {
+                return Err(Failure::Context(error(510, "Insufficient resources")));
+            }
+            while self.contexts.contains_key(&self.next_context) || self.next_context == 0 {
+                self.next_context = self.next_context.wrapping_add(1) % ContextId::CHOOSE.0;
+            }
+            let id = self.next_context;
+            self.next_context = self.next_context.wrapping_add(1) % ContextId::CHOOSE.0;
+            self.contexts.insert(id, Vec::new());
+            *ctx = ContextId(id);
+            return Ok(id);
+        }
+        if self.contexts.contains_key(&ctx.0) {
+            Ok(ctx.0)
+        } else {
+            Err(unknown_context(*ctx))
+        }
+    }
+
+    fn add(
+        &mut self,
+        ctx: &mut ContextId,
+        ids: &[TerminationId],
+        style: TermIdStyle,
+    ) -> Result<Vec<TerminationId>, Failure> {
+        let c = self.target(ctx)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for t in ids {
+            let id = if t.as_str().contains('$') {
+                let n = self.next_termination;
+                self.next_termination += 1;
+                choose(t, n, style)
+            } else {
+                if self.context_of(t).is_some() {
+                    return Err(Failure::Command(error(
+                        433,
+                        "TerminationID is already in a Context",
+                    )));
+                }
+                t.clone()
+            };
+            let held = self.contexts.entry(c).or_default();
+            if held.len() >= self.capacity.terminations_per_context {
+                return Err(Failure::Command(error(510, "Insufficient resources")));
+            }
+            held.push(id.clone());
+            out.push(id);
+        }
+        Ok(out)
+    }
+
+    fn relocate(&mut self, ctx: &mut ContextId, ids: &[TerminationId]) -> Result<(), Failure> {
+        let c = self.target(ctx)?;
+        for t in ids {
+            if let Some(old) = self.context_of(t) {
+                self.remove(old, t);
+            }
+            let held = self.contexts.entry(c).or_default();
+            if held.len() >= self.capacity.terminations_per_context {
+                return Err(Failure::Command(error(510, "Insufficient resources")));
+            }
+            held.push(t.clone());
+        }
+        Ok(())
+    }
+
+    fn subtract(&mut self, ctx: ContextId, ids: &[TerminationId]) -> Result<(), Failure> {
+        if ctx == ContextId::NULL || ctx == ContextId::CHOOSE {
+            return Err(Failure::Context(error(
+                422,
+                "Syntax Error in Action: Subtract needs a context",
+            )));
+        }
+        let contexts: Vec<u32> = if ctx == ContextId::ALL {
+            self.contexts.keys().copied().collect()
+        } else if self.contexts.contains_key(&ctx.0) {
+            vec![ctx.0]
+        } else {
+            return Err(unknown_context(ctx));
+        };
+        for t in ids {
+            let mut found = false;
+            for &c in &contexts {
+                let held = self.contexts.get(&c).map(Vec::as_slice).unwrap_or_default();
+                let hits: Vec<TerminationId> = held
+                    .iter()
+                    .filter(|h| matches_id(t.as_str(), h.as_str()))
+                    .cloned()
+                    .collect();
+                found |= !hits.is_empty();
+                for h in hits {
+                    self.remove(c, &h);
+                }
+            }
+            if !found {
+                return Err(Failure::Command(if t.has_wildcard() {
+                    error(431, "No TerminationID matched a wildcard")
+                } else {
+                    error(430, "Unknown TerminationID")
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    fn context_of(&self, t: &TerminationId) -> Option<u32> {
+        self.contexts
+            .iter()
+            .find(|(_, held)| {
+                held.iter()
+                    .any(|h| h.as_str().eq_ignore_ascii_case(t.as_str()))
+            })
+            .map(|(c, _)| *c)
+    }
+
+    /// Takes `t` out of context `c`, deleting the context when it is
+    /// left empty.
+    fn remove(&mut self, c: u32, t: &TerminationId) {
+        if let Some(held) = self.contexts.get_mut(&c) {
+            held.retain(|h| !h.as_str().eq_ignore_ascii_case(t.as_str()));
+            if held.is_empty() {
+                self.contexts.remove(&c);
+            }
+        }
+    }
+}
+
+enum Failure {
+    Context(ErrorDescriptor),
+    Command(ErrorDescriptor),
+}
+
+fn unknown_context(ctx: ContextId) -> Failure {
+    Failure::Context(error(
+        411,
+        &format!("The transaction refers to an unknown ContextId ({})", ctx.0),
+    ))
+}
+
+/// The reply of `command` carrying error `e`.
+fn command_error(command: &Command, e: ErrorDescriptor) -> CommandReply {
+    let ids = terminations(command).to_vec();
+    let amms = AmmsReply {
+        termination_ids: ids.clone().into(),
+        termination_audit: Some(vec![AuditReturnParameter::Error(e.clone())]),
+    };
+    match CommandKind::of(command) {
+        CommandKind::Add => CommandReply::Add(amms),
+        CommandKind::Move => CommandReply::Move(amms),
+        CommandKind::Modify => CommandReply::Modify(amms),
+        CommandKind::Subtract => CommandReply::Subtract(amms),
+        CommandKind::AuditValue => CommandReply::AuditValue(AuditReply::Error(e)),
+        CommandKind::AuditCapabilities | CommandKind::Any => {
+            CommandReply::AuditCapability(AuditReply::Error(e))
+        }
+        CommandKind::Notify => CommandReply::Notify(NotifyReply {
+            termination_ids: ids.into(),
+            error_descriptor: Some(e),
+        }),
+        CommandKind::ServiceChange => CommandReply::ServiceChange(Box::new(ServiceChangeReply {
+            termination_ids: ids.into(),
+            service_change_result: ServiceChangeResult::ErrorDescriptor(e),
+        })),
+    }
+}
+
+/// Whether a termination id `pattern` (`*` wildcards, whole levels or
+/// ends of levels) names `id`.
+fn matches_id(pattern: &str, id: &str) -> bool {
+    if pattern == "*" {
+        return true;
+    }
+    super::rules::Pattern::new(pattern).matches(id)
+}
+
+/// A concrete id for a termination id holding `$`, numbered `n`.
+fn choose(t: &TerminationId, n: u64, style: TermIdStyle) -> TerminationId {
+    let levels: Vec<&str> = t.levels().collect();
+    let binary = style == TermIdStyle::Binary
+        || (levels.len() > 1
+            && levels[..levels.len() - 1]
+                .iter()
+                .all(|l| !l.is_empty() && l.bytes().all(|b| b == b'0' || b == b'1')));
+    if binary {
+        // Three levels of 8 bits: fixed levels kept, the rest hold n.
+        let fixed: Vec<&str> = levels
+            .iter()
+            .take_while(|l| !l.contains('$'))
+            .copied()
+            .collect();
+        let free = 3usize.saturating_sub(fixed.len()).max(1);
+        let bits = format!("{:0w$b}", n % (1u64 << (8 * free)), w = 8 * free);
+        let mut parts: Vec<String> = fixed.iter().map(|l| l.to_string()).collect();
+        parts.extend(
+            bits.as_bytes()
+                .chunks(8)
+                .map(|c| String::from_utf8_lossy(c).into_owned()),
+        );
+        return TerminationId::new(parts.join("/"));
+    }
+    if t.as_str() == "$" {
+        return TerminationId::new(format!("rtp/{n}"));
+    }
+    TerminationId::new(
+        t.as_str()
+            .replacen('$', &n.to_string(), 1)
+            .replace('$', "0"),
+    )
+}
+
+/// The Local descriptors of `descriptors`' Media with every `$` value
+/// filled in (address 127.0.0.1, an even port from 49152 up), if any had
+/// one: what a gateway returns for `c=IN IP4 $` and `m=audio $ RTP/AVP 0`.
+fn filled_local(descriptors: &[AmmDescriptor], n: u64) -> Option<AuditReturnParameter> {
+    let port = 49152 + (n % 8192) * 2;
+    let mut media = None;
+    for d in descriptors {
+        let AmmDescriptor::Media(m) = d else { continue };
+        let mut m = m.clone();
+        let mut filled = false;
+        let streams: Vec<&mut StreamParms> = match &mut m.streams {
+            Some(Streams::OneStream(p)) => vec![p],
+            Some(Streams::MultiStream(s)) => s.iter_mut().map(|s| &mut s.stream_parms).collect(),
+            None => vec![],
+        };
+        for p in streams {
+            p.remote_descriptor = None;
+            p.local_control_descriptor = None;
+            p.statistics_descriptor = None;
+            let Some(local) = &mut p.local_descriptor else {
+                continue;
+            };
+            for group in &mut local.prop_grps {
+                for prop in group.iter_mut() {
+                    for v in prop.value.iter_mut() {
+                        if v.contains('$') {
+                            let with = if prop.name == "m" {
+                                port.to_string()
+                            } else {
+                                "127.0.0.1".into()
+                            };
+                            *v = v.replace('$', &with).into();
+                            filled = true;
+                        }
+                    }
+                }
+            }
+        }
+        if filled {
+            m.term_state_descr = None;
+            media = Some(AuditReturnParameter::Media(m));
+        }
+    }
+    media
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::text::parse_actions;
+
+    fn answer(r: &mut Responder, text: &str) -> TransactionResult {
+        r.answer(&parse_actions(text).unwrap(), 1, TermIdStyle::Text)
+            .reply
+            .unwrap()
+    }
+
+    fn compact(result: TransactionResult) -> String {
+        crate::scenario::compact_line(&result)
+    }
+
+    #[test]
+    fn contexts_and_terminations_are_handed_out_and_taken_back() {
+        let mut r = Responder::new(Role::Mg, Vec::new());
+        assert_eq!(
+            compact(answer(&mut r, "C=$ {A=tdm/1, A=$}")),
+            "P=1{C=1{A=tdm/1,A=rtp/1}}"
+        );
+        assert_eq!(
+            compact(answer(&mut r, "C=$ {A=tdm/1}")),
+            "P=1{C=${A=tdm/1{ER=433{\"TerminationID is already in a Context\"}}}}"
+        );
+        assert_eq!(
+            compact(answer(&mut r, "C=1{MF=rtp/1}")),
+            "P=1{C=1{MF=rtp/1}}"
+        );
+        assert_eq!(
+            compact(answer(&mut r, "C=1{AV=*}")),
+            "P=1{C=1{AV=C{tdm/1,rtp/1}}}"
+        );
+        assert!(compact(answer(&mut r, "C=9{MF=rtp/1}")).starts_with("P=1{C=9{ER=411"));
+        assert!(compact(answer(&mut r, "C=1{S=rtp/7}")).contains("ER=430"));
+        assert_eq!(compact(answer(&mut r, "C=1{S=*}")), "P=1{C=1{S=*}}");
+        assert_eq!(r.contexts().count(), 0);
+        assert!(compact(answer(&mut r, "C=1{S=tdm/1}")).contains("ER=411"));
+    }
+
+    #[test]
+    fn binary_ids_fill_their_levels() {
+        let t = |s: &str, style| {
+            choose(&TerminationId::new(s), 5, style)
+                .as_str()
+                .to_string()
+        };
+        assert_eq!(t("$", TermIdStyle::Binary), "00000000/00000000/00000101");
+        assert_eq!(
+            t("11111111/$", TermIdStyle::Text),
+            "11111111/00000000/00000101"
+        );
+        assert_eq!(
+            t("11111111/00000000/$", TermIdStyle::Binary),
+            "11111111/00000000/00000101"
+        );
+        assert_eq!(t("rtp/$", TermIdStyle::Text), "rtp/5");
+        assert_eq!(t("$", TermIdStyle::Text), "rtp/5");
+    }
+
+    #[test]
+    fn local_sdp_choices_are_filled_in() {
+        let mut r = Responder::new(Role::Mg, Vec::new());
+        let text = compact(answer(
+            &mut r,
+            "C=$ {A=$ {M{O{MO=RC},L{v=0\nc=IN IP4 $\nm=audio $ RTP/AVP 0\n}}}}",
+        ));
+        assert!(text.contains("c=IN IP4 127.0.0.1"), "{text}");
+        assert!(text.contains("m=audio 4915"), "{text}");
+        assert!(!text.contains("MO=RC"), "{text}");
+    }
+
+    #[test]
+    fn rules_come_first_and_wear_out() {
+        let mut rule = Rule::answer(CommandKind::Modify);
+        rule.reply = Reply::Error {
+            code: 510,
+            text: None,
+            scope: ErrorScope::Command,
+        };
+        rule.times = Some(1);
+        let mut none = Rule::answer(CommandKind::Notify);
+        none.reply = Reply::None;
+        let mut r = Responder::new(Role::Mg, vec![rule, none]);
+        assert_eq!(
+            compact(answer(&mut r, "C=-{MF=tdm/1}")),
+            "P=1{C=-{MF=tdm/1{ER=510{}}}}"
+        );
+        assert_eq!(
+            compact(answer(&mut r, "C=-{MF=tdm/1}")),
+            "P=1{C=-{MF=tdm/1}}"
+        );
+        let a = r.answer(
+            &parse_actions("C=-{N=tdm/1{OE=1{al/of}}}").unwrap(),
+            1,
+            TermIdStyle::Text,
+        );
+        assert_eq!(a.reply, None);
+    }
+
+    #[test]
+    fn a_controller_accepts_registrations_at_its_version() {
+        let mid = Mid::Device("mgc".into());
+        let mut r = Responder::new(
+            Role::Mgc {
+                mid,
+                max_version: 2,
+            },
+            Vec::new(),
+        );
+        assert_eq!(
+            compact(answer(&mut r, "C=-{SC=root{SV{MT=RS,RE=901,V=3}}}")),
+            "P=1{C=-{SC=root{SV{V=2,MG=mgc}}}}"
+        );
+        // Without a ServiceChangeVersion, the message's version is offered.
+        let sc = parse_actions("C=-{SC=root{SV{MT=RS,RE=901}}}").unwrap();
+        let result = r.answer(&sc, 3, TermIdStyle::Text).reply.unwrap();
+        assert_eq!(compact(result), "P=1{C=-{SC=root{SV{V=2,MG=mgc}}}}");
+        let result = r.answer(&sc, 1, TermIdStyle::Text).reply.unwrap();
+        assert_eq!(compact(result), "P=1{C=-{SC=root{SV{V=1,MG=mgc}}}}");
+    }
+}

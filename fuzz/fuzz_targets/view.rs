@@ -1,0 +1,23 @@
+//! The borrowed view against the owned decoder on the same bytes: never a
+//! panic, and whenever the owned decoder accepts the input, the view
+//! accepts it too and every field it yields equals the owned model's
+//! (see `view_check`). BER in both dialects and both mappings.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use megaco::ber::{BerConfig, Dialect, Mapping};
+use megaco::codec::Encoding;
+
+mod view_check;
+
+fuzz_target!(|data: &[u8]| {
+    for dialect in [Dialect::Otp, Dialect::Standard] {
+        for mapping in [Mapping::default(), Mapping::Native] {
+            let enc = Encoding::Ber(BerConfig {
+                dialect,
+                mapping,
+                ..BerConfig::default()
+            });
+            view_check::check(data, &enc, "input");
+        }
+    }
+});
