@@ -423,13 +423,30 @@ impl Handle {
     /// of our segmented replies (or their timer), once what is queued is
     /// written, our side first, then waiting a little for the peer's.
     pub fn close_peer(&self, peer: Peer) {
-        let _ = self.cmd.send(Cmd::Close { peer });
+        let _ = self.cmd.send(Cmd::Close { peer, done: None });
     }
 
-    /// Stops the stack gracefully: every stream is closed as
-    /// [`Handle::close_peer`] does, and this resolves once they are (at
-    /// most the configured linger later). Call it before a program exits
-    /// right after its last message.
+    /// [`Handle::close_peer`], resolving once the stream is closed (at
+    /// once for a peer that has none).
+    pub async fn close_peer_and_wait(&self, peer: Peer) {
+        let (tx, rx) = oneshot::channel();
+        if self
+            .cmd
+            .send(Cmd::Close {
+                peer,
+                done: Some(tx),
+            })
+            .is_ok()
+        {
+            let _ = rx.await;
+        }
+    }
+
+    /// Stops the stack gracefully: new connections are refused, every
+    /// stream is closed as [`Handle::close_peer`] does (after the
+    /// SegmentReplies of our segmented replies, or their timer), and this
+    /// resolves once they are. Call it before a program exits right after
+    /// its last message.
     pub async fn close(&self) {
         let (tx, rx) = oneshot::channel();
         if self.cmd.send(Cmd::Shutdown { tx }).is_ok() {

@@ -21,7 +21,7 @@ use tokio::task::JoinHandle;
 use crate::endpoint::{CloseReason, Endpoint, EndpointEvent, Peer, Stats, TransportId};
 use crate::engine::{self, Event, FailReason};
 pub use api::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest};
-use stream::run_stream;
+use stream::{run_stream, Closing};
 
 type Waiter = oneshot::Sender<Result<TransactionResult, Error>>;
 type Done = oneshot::Sender<Result<(), Error>>;
@@ -57,9 +57,10 @@ pub(crate) enum Cmd {
         addr: SocketAddr,
         tx: oneshot::Sender<io::Result<(Peer, SocketAddr)>>,
     },
-    /// Close the stream to a peer gracefully.
+    /// Close the stream to a peer gracefully; tell `done` once it is.
     Close {
         peer: Peer,
+        done: Option<oneshot::Sender<()>>,
     },
     /// A request from `peer` found its connection's queue full
     /// ([`crate::tcp::Listener`]): answer 503 and count it.
@@ -118,7 +119,13 @@ struct Driver {
     udp: HashMap<TransportId, Arc<UdpSocket>>,
     /// The queue to each stream's task.
     streams: HashMap<Peer, mpsc::Sender<Vec<u8>>>,
-    tasks: Vec<JoinHandle<()>>,
+    /// Each stream's task (or, once a close is awaited, the task that
+    /// waits for it).
+    tasks: HashMap<Peer, JoinHandle<()>>,
+    /// Who waits for a stream's graceful close.
+    close_waiters: HashMap<Peer, Vec<oneshot::Sender<()>>>,
+    /// Shutting down: new connections are dropped.
+    draining: bool,
     waiters: HashMap<Peer, HashMap<u32, Waiter>>,
     inbound: mpsc::Sender<Inbound>,
     reply_cmd: mpsc::UnboundedSender<Cmd>,
@@ -132,7 +139,7 @@ struct Driver {
     outbound: TransportId,
     /// Stop when the last stream closes ([`crate::tcp::connect`]).
     stop_with_streams: bool,
-    linger: Duration,
+    closing: Closing,
     write_queue: usize,
 }
 
@@ -160,7 +167,9 @@ pub(crate) fn spawn(
         ep,
         udp,
         streams: HashMap::new(),
-        tasks: Vec::new(),
+        tasks: HashMap::new(),
+        close_waiters: HashMap::new(),
+        draining: false,
         waiters: HashMap::new(),
         inbound: in_tx,
         reply_cmd: reply_tx,
@@ -171,7 +180,10 @@ pub(crate) fn spawn(
         written: Vec::new(),
         outbound,
         stop_with_streams,
-        linger: limits.tcp_linger,
+        closing: Closing {
+            delay: limits.tcp_close_delay,
+            linger: limits.tcp_linger,
+        },
         write_queue: limits.tcp_write_queue.max(1),
     };
     tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx));
@@ -199,7 +211,9 @@ impl Driver {
         loop {
             self.flush().await;
             had_stream |= !self.streams.is_empty();
-            if shutdown.is_some()
+            // A shutdown waits for the streams' graceful closes (each
+            // bounded by the segment timer).
+            if (shutdown.is_some() && self.streams.is_empty())
                 || (!cmds_open && self.inbound.is_closed())
                 || (self.stop_with_streams && had_stream && self.streams.is_empty())
             {
@@ -215,7 +229,10 @@ impl Driver {
             let inbound = self.inbound.clone();
             tokio::select! {
                 cmd = cmd_rx.recv(), if cmds_open => match cmd {
-                    Some(Cmd::Shutdown { tx }) => shutdown = Some(tx),
+                    Some(Cmd::Shutdown { tx }) => {
+                        shutdown = Some(tx);
+                        self.drain();
+                    }
                     Some(cmd) => self.command(cmd),
                     None => cmds_open = false,
                 },
@@ -232,13 +249,52 @@ impl Driver {
         }
         // Each stream's task writes what is queued, closes our side and
         // lingers for the peer's.
-        self.streams.clear();
+        let peers: Vec<Peer> = self.streams.drain().map(|(p, _)| p).collect();
+        for peer in peers {
+            self.stream_gone(peer);
+        }
         if let Some(tx) = shutdown {
-            let wait = self.linger + Duration::from_millis(500);
-            for task in self.tasks.drain(..) {
+            let wait = self.closing.delay + self.closing.linger + Duration::from_millis(500);
+            for (_, task) in self.tasks.drain() {
                 let _ = tokio::time::timeout(wait, task).await;
             }
             let _ = tx.send(());
+        }
+    }
+
+    /// Starts a graceful shutdown: no new connection, every stream closed
+    /// gracefully.
+    fn drain(&mut self) {
+        self.draining = true;
+        let now = Instant::now();
+        let peers: Vec<Peer> = self.streams.keys().copied().collect();
+        for peer in peers {
+            self.ep.close(now, peer);
+        }
+    }
+
+    /// The driver let go of the stream to `peer` (its task writes what is
+    /// queued and closes): whoever waits for the close is told once the
+    /// task is done.
+    fn stream_gone(&mut self, peer: Peer) {
+        let Some(waiters) = self.close_waiters.remove(&peer) else {
+            return;
+        };
+        match self.tasks.remove(&peer) {
+            Some(task) => {
+                let watcher = tokio::spawn(async move {
+                    let _ = task.await;
+                    for w in waiters {
+                        let _ = w.send(());
+                    }
+                });
+                self.tasks.insert(peer, watcher);
+            }
+            None => {
+                for w in waiters {
+                    let _ = w.send(());
+                }
+            }
         }
     }
 
@@ -258,7 +314,8 @@ impl Driver {
                 from,
             } => {
                 let peer = Peer::new(transport, from);
-                if self.ep.handle_connected(now, peer, false) {
+                // Shutting down: the connection is dropped (closed).
+                if !self.draining && self.ep.handle_connected(now, peer, false) {
                     self.start_stream(peer, stream);
                 }
             }
@@ -278,6 +335,7 @@ impl Driver {
             Input::Data { peer, bytes } => self.ep.handle_stream_data(now, peer, &bytes),
             Input::Ended { peer, error } => {
                 self.streams.remove(&peer);
+                self.stream_gone(peer);
                 self.ep.handle_stream_closed(now, peer, error);
             }
         }
@@ -288,10 +346,12 @@ impl Driver {
         let (tx, rx) = mpsc::channel(self.write_queue);
         self.streams.insert(peer, tx);
         let input = self.input_tx.clone();
-        let linger = self.linger;
-        self.tasks.retain(|t| !t.is_finished());
-        self.tasks
-            .push(tokio::spawn(run_stream(peer, stream, rx, input, linger)));
+        let closing = self.closing;
+        self.tasks.retain(|_, t| !t.is_finished());
+        self.tasks.insert(
+            peer,
+            tokio::spawn(run_stream(peer, stream, rx, input, closing)),
+        );
     }
 
     fn command(&mut self, cmd: Cmd) {
@@ -345,7 +405,16 @@ impl Driver {
                     let _ = input.send(Input::Connected { stream, tx }).await;
                 });
             }
-            Cmd::Close { peer } => self.ep.close(now, peer),
+            Cmd::Close { peer, done } => {
+                if let Some(done) = done {
+                    if self.streams.contains_key(&peer) {
+                        self.close_waiters.entry(peer).or_default().push(done);
+                    } else {
+                        let _ = done.send(());
+                    }
+                }
+                self.ep.close(now, peer);
+            }
             Cmd::Refuse { peer, id } => {
                 self.requests_refused += 1;
                 let _ = self
@@ -377,6 +446,11 @@ impl Driver {
                 break;
             }
         }
+        self.publish_stats();
+    }
+
+    /// Makes the counters visible to handles.
+    fn publish_stats(&self) {
         let mut stats = self.ep.stats();
         stats.requests_refused = self.requests_refused;
         stats.events_dropped = self.events_dropped;
@@ -385,6 +459,9 @@ impl Driver {
 
     async fn flush_once(&mut self) {
         let now = Instant::now();
+        // Before anything leaves: a peer that got our reply finds the
+        // counters up to date.
+        self.publish_stats();
         while let Some(t) = self.ep.poll_transmit() {
             if let Some(sock) = self.udp.get(&t.peer.transport) {
                 // Tokio knows a socket writable only once told so: until
@@ -400,6 +477,7 @@ impl Driver {
             } else if let Some(queue) = self.streams.get(&t.peer) {
                 if let Err(TrySendError::Full(_)) = queue.try_send(t.contents) {
                     self.streams.remove(&t.peer);
+                    self.stream_gone(t.peer);
                     self.ep.abort(now, t.peer, CloseReason::SlowReader);
                 }
             }
@@ -407,6 +485,7 @@ impl Driver {
         while let Some((peer, _)) = self.ep.poll_close() {
             // The task writes what is queued, then closes gracefully.
             self.streams.remove(&peer);
+            self.stream_gone(peer);
         }
         for tx in self.written.drain(..) {
             let _ = tx.send(Ok(()));

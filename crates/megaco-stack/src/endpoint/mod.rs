@@ -598,6 +598,10 @@ impl Endpoint {
     pub fn close(&mut self, now: Instant, peer: Peer) {
         let wait = self.config.segment_recv_timer;
         let Some(state) = self.peers.get_mut(&peer) else {
+            // A stream the endpoint no longer holds: closed all the same.
+            if self.is_stream(peer) {
+                self.closes.push_back((peer, CloseReason::Requested));
+            }
             return;
         };
         if state

@@ -47,8 +47,10 @@
 //!   a reply that expires unacknowledged is reported
 //!   ([`Event::AckTimedOut`]).
 //! - **Replies we receive** that carry `ImmAckRequired` are acknowledged
-//!   at once; all the acks owed for one received message travel in one
-//!   TransactionResponseAck. A reply to an id with no outstanding request
+//!   at once (a segmented reply once, after its last segment, whatever
+//!   its segments ask: an ack after the first would end the transaction
+//!   at the peer before the other SegmentReplies); all the acks owed for
+//!   one received message travel in one TransactionResponseAck. A reply to an id with no outstanding request
 //!   (never sent, timed out, already answered) is
 //!   [`Event::UnexpectedReply`].
 //! - **Undecodable input** is [`Event::DecodeError`] and, when
@@ -725,18 +727,24 @@ impl Connection {
                 Transaction::Request(r) => self.on_request(now, r, &mid, version),
                 Transaction::Pending(p) => self.on_pending(now, p.transaction_id),
                 Transaction::Reply(r) => {
-                    if r.imm_ack_required {
-                        acks.push(r.transaction_id);
-                    }
                     let id = r.transaction_id;
                     match r.segment_number {
-                        // OTP acknowledges a completed segmented reply.
+                        // A segmented reply is acknowledged once, when
+                        // complete (as OTP does, asked or not): an ack
+                        // after the first segment would end the
+                        // transaction at the peer before the other
+                        // SegmentReplies.
                         Some(sn) => {
                             if self.on_segment(now, r, sn, version) {
                                 acks.push(id);
                             }
                         }
-                        None => self.on_reply(r, version),
+                        None => {
+                            if r.imm_ack_required {
+                                acks.push(id);
+                            }
+                            self.on_reply(r, version);
+                        }
                     }
                 }
                 Transaction::ResponseAck(ranges) => self.on_ack(&ranges),
