@@ -18,11 +18,13 @@ import sys
 
 
 def version(v):
-    return tuple(int(x) for x in (v or "0").split("."))
+    """`1.85` and `1.85.0` alike: (1, 85, 0)."""
+    parts = [int(x) for x in (v or "0").split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def show(v):
-    return ".".join(str(x) for x in v)
+    return ".".join(str(x) for x in (v[:2] if v[2:] == (0,) else v))
 
 
 def main():
@@ -52,11 +54,11 @@ def main():
         return seen
 
     failed = False
-    dev_needs = (0,)
+    dev_needs = (0, 0, 0)
     for member in meta["workspace_members"]:
         crate = packages[member]
         declared = version(crate.get("rust_version"))
-        if declared == (0,):
+        if declared == (0, 0, 0):
             print(f"{crate['name']}: no rust-version declared")
             failed = True
             continue

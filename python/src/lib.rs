@@ -46,7 +46,11 @@ create_exception!(
 );
 
 /// The codec options shared by `decode`, `encode` and `read_pcap`.
-fn configs(dialect: &str, levels: Option<Vec<u8>>, native: bool) -> PyResult<(BerConfig, PerConfig)> {
+fn configs(
+    dialect: &str,
+    levels: Option<Vec<u8>>,
+    native: bool,
+) -> PyResult<(BerConfig, PerConfig)> {
     let mapping = if native {
         Mapping::Native
     } else {
@@ -96,7 +100,7 @@ fn decode_error(py: Python<'_>, e: &codec::DecodeError) -> PyErr {
         None => (None, None),
     };
     let set = || -> PyResult<()> {
-        value.setattr("codec", kind_name(e.kind()))?;
+        value.setattr("codec", kind_name(e.codec()))?;
         value.setattr("offset", e.offset())?;
         value.setattr("line", line)?;
         value.setattr("column", column)?;
@@ -167,10 +171,7 @@ impl Message {
     /// A message from a dict in the megaco JSON form.
     #[staticmethod]
     fn from_dict(py: Python<'_>, d: &Bound<'_, PyDict>) -> PyResult<Message> {
-        let text: String = py
-            .import("json")?
-            .call_method1("dumps", (d,))?
-            .extract()?;
+        let text: String = py.import("json")?.call_method1("dumps", (d,))?.extract()?;
         Message::from_json(py, &text)
     }
 
@@ -385,7 +386,10 @@ pub struct Problem {
 #[pymethods]
 impl Problem {
     fn __repr__(&self) -> String {
-        format!("<megaco.Problem packet {}: {}>", self.number, self.description)
+        format!(
+            "<megaco.Problem packet {}: {}>",
+            self.number, self.description
+        )
     }
 }
 

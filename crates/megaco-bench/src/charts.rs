@@ -143,17 +143,21 @@ pub fn write(result: &MeasResult, otp: &[Row], dir: &Path) -> anyhow::Result<Vec
         };
         let png = dir.join(format!("{name}.png"));
         chart
-            .draw(BitMapBackend::new(&png, (1600, 900)).into_drawing_area())
+            .draw(BitMapBackend::new(&png, SIZE).into_drawing_area())
             .map_err(|e| anyhow::anyhow!("{}: {e}", png.display()))?;
         written.push(png);
         let svg = dir.join(format!("{name}.svg"));
         chart
-            .draw(SVGBackend::new(&svg, (1600, 900)).into_drawing_area())
+            .draw(SVGBackend::new(&svg, SIZE).into_drawing_area())
             .map_err(|e| anyhow::anyhow!("{}: {e}", svg.display()))?;
         written.push(svg);
     }
     Ok(written)
 }
+
+/// Pixels of a chart; the legend takes the right-hand [`LEGEND_WIDTH`].
+const SIZE: (u32, u32) = (1800, 900);
+const LEGEND_WIDTH: u32 = 380;
 
 struct Chart<'a> {
     title: &'a str,
@@ -167,6 +171,7 @@ impl Chart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), String> {
         let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
         root.fill(&WHITE).map_err(e)?;
+        let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
         let values = || {
             self.series
                 .iter()
@@ -181,12 +186,12 @@ impl Chart<'_> {
             (0.1, 1.0)
         };
         let n = self.messages.len().max(1);
-        let mut builder = ChartBuilder::on(&root);
+        let mut builder = ChartBuilder::on(&plot);
         builder.margin(20);
         if self.text {
             builder
                 .caption(self.title, ("sans-serif", 26))
-                .x_label_area_size(90)
+                .x_label_area_size(120)
                 .y_label_area_size(80);
         }
         let mut chart = builder
@@ -217,37 +222,47 @@ impl Chart<'_> {
                 .map_err(e)?;
         }
         for s in self.series {
-            let style = Palette99::pick(s.colour).to_rgba().stroke_width(2);
             // Points at zero have no place on a log scale.
             let pts: Vec<(usize, f64)> = s.points.iter().copied().filter(|p| p.1 > 0.0).collect();
-            let drawn = if s.dashed {
+            if s.dashed {
                 chart
-                    .draw_series(DashedLineSeries::new(pts, 6, 4, style))
-                    .map_err(e)?
+                    .draw_series(DashedLineSeries::new(pts, 6, 4, style(s)))
+                    .map_err(e)?;
             } else {
-                chart.draw_series(LineSeries::new(pts, style)).map_err(e)?
-            };
-            if self.text {
-                let anno = drawn.label(s.label.as_str());
-                if s.dashed {
-                    anno.legend(move |(x, y)| {
-                        DashedPathElement::new(vec![(x, y), (x + 24, y)], 6, 4, style)
-                    });
-                } else {
-                    anno.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-                }
+                chart
+                    .draw_series(LineSeries::new(pts, style(s)))
+                    .map_err(e)?;
             }
         }
         if self.text {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::UpperRight)
-                .draw()
-                .map_err(e)?;
+            self.legend(&legend).map_err(e)?;
         }
         root.present().map_err(e)?;
         Ok(())
     }
+
+    /// One line per series beside the plot: a sample of its stroke and its
+    /// name.
+    fn legend<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let font = ("sans-serif", 14).into_font();
+        for (i, s) in self.series.iter().enumerate() {
+            let y = 70 + 24 * i as i32;
+            let line = vec![(10, y), (50, y)];
+            if s.dashed {
+                area.draw(&DashedPathElement::new(line, 6, 4, style(s)))?;
+            } else {
+                area.draw(&PathElement::new(line, style(s)))?;
+            }
+            area.draw(&Text::new(s.label.as_str(), (60, y - 8), font.clone()))?;
+        }
+        Ok(())
+    }
+}
+
+/// A series' stroke: its palette colour, two pixels wide.
+fn style(s: &Series) -> ShapeStyle {
+    Palette99::pick(s.colour).to_rgba().stroke_width(2)
 }

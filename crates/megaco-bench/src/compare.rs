@@ -59,13 +59,13 @@ pub fn console(ours: &MeasResult, otp_rows: &[Row], codecs: &[Encoding]) -> Stri
     );
     let _ = writeln!(
         s,
-        "{:<28} | {:<40} | {:>5} | {:>8} | {:>8} | {:>8} | {:>10}",
-        "Ours", "OTP", "Msgs", "Encode", "Decode", "Total", "Size o/t"
+        "{:<28} | {:<40} | {:>5} | {:>8} | {:>8} | {:>8} | {:>13}",
+        "Ours", "OTP", "Msgs", "Encode", "Decode", "Total", "Size ours/OTP"
     );
     for p in pairs(ours, otp_rows, codecs) {
         let _ = writeln!(
             s,
-            "{:<28} | {:<40} | {:>5} | {:>7.1}x | {:>7.1}x | {:>7.1}x | {:>10.2}",
+            "{:<28} | {:<40} | {:>5} | {:>7.1}x | {:>7.1}x | {:>7.1}x | {:>13.2}",
             p.ours.codec,
             p.otp.codec,
             p.ours.messages,

@@ -3,7 +3,8 @@
 //! input.
 mod common;
 
-use megaco::native::{self, NativeConfig, NativeErrorKind};
+use megaco::codec::DecodeErrorKind;
+use megaco::native::{self, NativeConfig};
 
 fn messages() -> Vec<(String, megaco::MegacoMessage)> {
     let mut v = common::hand_built();
@@ -43,8 +44,9 @@ fn header_names_the_config() {
     let msg = common::message_error();
     let bytes = native::encode(&msg, &NativeConfig::COMPACT).unwrap();
     let err = native::decode(&bytes, &NativeConfig::PLAIN).unwrap_err();
-    assert_eq!(err.offset, 0);
-    assert!(matches!(err.kind, NativeErrorKind::Header { .. }));
+    assert_eq!(err.offset(), 0);
+    assert!(matches!(err.kind(), DecodeErrorKind::Unexpected { .. }));
+    assert!(err.to_string().contains("0xa0 (plain native)"), "{err}");
 }
 
 #[test]
@@ -67,7 +69,7 @@ fn trailing_bytes_are_an_error() {
     let mut bytes = native::encode(&common::replies(), &NativeConfig::PLAIN).unwrap();
     bytes.push(0);
     let err = native::decode(&bytes, &NativeConfig::PLAIN).unwrap_err();
-    assert_eq!(err.kind, NativeErrorKind::Trailing(1));
+    assert_eq!(err.kind(), &DecodeErrorKind::TrailingData { len: 1 });
 }
 
 #[test]
@@ -77,8 +79,11 @@ fn huge_length_is_rejected_before_allocating() {
         0xA0, 0, 1, 3, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40,
     ];
     let err = native::decode(&bytes, &NativeConfig::PLAIN).unwrap_err();
-    assert!(matches!(err.kind, NativeErrorKind::Length { .. }), "{err}");
-    assert_eq!(err.offset, 13);
+    assert!(
+        matches!(err.kind(), DecodeErrorKind::BadLength { .. }),
+        "{err}"
+    );
+    assert_eq!(err.offset(), 13);
 }
 
 /// A small deterministic generator (xorshift), so the test needs no crate.

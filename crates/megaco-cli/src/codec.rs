@@ -225,9 +225,9 @@ impl InputError {
                     Some((line, column)) => format!("{line}:{column}"),
                     None => error.offset().to_string(),
                 };
-                let what = match error {
-                    DecodeError::Text(e) => e.kind.to_string(),
-                    other => other.to_string(),
+                let what = match error.codec() {
+                    Kind::Text => error.kind().to_string(),
+                    _ => error.to_string(),
                 };
                 let mut s = if *guessed {
                     format!(
@@ -249,7 +249,7 @@ impl InputError {
     /// and [`hex_snippet`]); empty when the input is no Megaco message.
     pub fn snippet(&self, input: &[u8]) -> String {
         match self {
-            InputError::Decode { error, .. } if error.kind() == Kind::Text => {
+            InputError::Decode { error, .. } if error.codec() == Kind::Text => {
                 text_snippet(input, error.offset())
             }
             InputError::Decode { error, .. } => hex_snippet(input, error.offset()),

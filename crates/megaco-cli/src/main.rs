@@ -101,7 +101,9 @@ enum Command {
     /// Run a controller (MGC) that answers every request.
     ///
     /// Listens on UDP and TCP, on the text port (2944) and the binary port
-    /// (2945, BER) at once (--listen, --encoding, --tcp, --udp to choose).
+    /// (2945, BER and PER) at once, each peer answered in its own encoding
+    /// and its request's version (--listen, --encoding, --tcp, --udp to
+    /// choose).
     /// Answers every command of H.248.1 sensibly (a ServiceChange with this
     /// controller's mid as MgcId, an Add on context `$` with a new context
     /// and termination ids, ...), or as a --scenario file's rules say.

@@ -157,11 +157,41 @@ fn relay(
 }
 
 #[test]
-fn peers_of_mismatched_encodings_stop_after_a_handful_of_datagrams() {
-    // The issue's example: a BER controller, a PER gateway. Each side
-    // answers what it cannot decode with error 400 in its own encoding,
-    // which the other cannot decode either: that must not go on forever.
-    let mgc = Mgc::start(&["--udp", "--encoding", "ber", "--count", "1000"]);
+fn a_per_gateway_registers_with_a_ber_controller() {
+    // The issue's example: the controller's binary port recognises PER
+    // and answers in it.
+    let mgc = Mgc::start(&["--udp", "--encoding", "ber", "--count", "2"]);
+    let out = megaco(&[
+        "mg",
+        "--mgc",
+        &mgc.addr,
+        "--encoding",
+        "per",
+        "--timeout",
+        "5",
+        "--notify",
+        "11111111/00000000/00000001",
+    ]);
+    assert_ok(&out);
+    let mut raw = String::new();
+    let mut mgc = mgc;
+    mgc.stdout.read_to_string(&mut raw).unwrap();
+    assert!(raw.contains(" speaks per"), "{raw}");
+}
+
+#[test]
+fn peers_that_cannot_read_each_other_stop_after_a_handful_of_datagrams() {
+    // A BER controller and a PER gateway, each reading only its own
+    // encoding: each answers what it cannot decode with error 400 in its
+    // own, which the other cannot decode either. That must not go on.
+    let mgc = Mgc::start(&[
+        "--udp",
+        "--encoding",
+        "ber",
+        "--no-recognise-encoding",
+        "--count",
+        "1000",
+    ]);
     let proxy = UdpSocket::bind("127.0.0.1:0").unwrap();
     let via = proxy.local_addr().unwrap().to_string();
     let server: std::net::SocketAddr = mgc.addr.parse().unwrap();
@@ -172,12 +202,9 @@ fn peers_of_mismatched_encodings_stop_after_a_handful_of_datagrams() {
             &via,
             "--encoding",
             "per",
-            "--timeout",
-            "3",
-            "--resends",
-            "1",
-            "--quiet",
+            "--no-recognise-encoding",
         ])
+        .args(["--timeout", "3", "--resends", "1", "--quiet"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -189,16 +216,17 @@ fn peers_of_mismatched_encodings_stop_after_a_handful_of_datagrams() {
         Duration::from_secs(5),
     );
     let out = mg.wait_with_output().unwrap();
-    // The controller recognises the gateway's PER and answers in it (the
-    // stack's own tests cover two peers that cannot read each other).
     assert_eq!(
         out.status.code(),
-        Some(0),
+        Some(3),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // The request, its resend, and at most one error each way for each.
+    // The request and its resend, each answered once with an error the
+    // gateway drops: the loop the issue measured at ~127,000 datagrams in
+    // 3 s is gone.
     assert!(count <= 8, "{count} datagrams between the two");
+    eprintln!("{count} datagrams");
 }
 
 #[test]

@@ -114,6 +114,10 @@ impl Drop for Erl {
     }
 }
 
+fn port_of(addr: &str) -> &str {
+    port(addr)
+}
+
 fn port(addr: &str) -> &str {
     addr.rsplit(':').next().unwrap()
 }
@@ -124,12 +128,12 @@ fn an_otp_mg_registers_on_every_port_of_one_mgc() {
     if !otp_available() {
         return;
     }
-    // OTP's BER is the otp dialect: that is what the binary port writes.
-    let mgc = Mgc::start(&["--dialect", "otp"]);
+    // The binary port answers each peer in its BER dialect: OTP's here.
+    let mgc = Mgc::start(&[]);
     let text = port(&mgc.addr_of("udp", "text")).to_string();
-    let binary = port(&mgc.addr_of("udp", "ber")).to_string();
+    let binary = port(&mgc.addr_of("udp", "binary")).to_string();
     assert_eq!(text, port(&mgc.addr_of("tcp", "text")));
-    assert_eq!(binary, port(&mgc.addr_of("tcp", "ber")));
+    assert_eq!(binary, port(&mgc.addr_of("tcp", "binary")));
     let specs = [
         format!("udp:pretty:{text}"),
         format!("tcp:compact:{text}"),
@@ -248,4 +252,53 @@ fn the_readme_call_scenario_runs_against_an_otp_mgc() {
             "{transport} {encoding}"
         );
     }
+}
+
+#[test]
+fn versions_are_negotiated_with_otp_both_ways() {
+    if !otp_available() {
+        return;
+    }
+    // Our gateway at v3, OTP's controller at v1: the registration settles
+    // on v1, and the Notify after it goes out in v1.
+    let otp = Erl::start("peers_mgc", &["0", "pretty", "1", "udp"]);
+    let first = otp.line();
+    let port = first
+        .strip_prefix("port ")
+        .unwrap_or_else(|| panic!("{first}"));
+    let addr = format!("127.0.0.1:{port}");
+    let out = megaco(&[
+        "mg",
+        "--mgc",
+        &addr,
+        "--version",
+        "3",
+        "--timeout",
+        "5",
+        "--notify",
+        "a/1",
+    ]);
+    assert_ok(&out);
+    let raw = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(
+        raw.contains(&format!("-- {addr} negotiated version 1")),
+        "{raw}"
+    );
+    assert_eq!(otp.line(), "request [serviceChangeReq]");
+    assert_eq!(otp.line(), "request [notifyReq]");
+
+    // OTP's gateway at v3, our controller at v1 (the reverse).
+    let mgc = Mgc::start(&["--udp", "--encoding", "pretty", "--version", "1"]);
+    let spec = format!("udp:pretty:{}", port_of(&mgc.addr));
+    let otp = Erl::start("peers_mg", &["3", &spec]);
+    let sc = otp.line();
+    assert!(sc.starts_with("udp-pretty servicechange {3,{ok,"), "{sc}");
+    let notify = otp.line();
+    assert!(notify.starts_with("udp-pretty notify {1,{ok,"), "{notify}");
+    assert_eq!(otp.line(), "done");
+    let err = mgc.stop("-TERM");
+    assert!(
+        err.contains("received 2, sent 0, replied 2, errors 0"),
+        "{err}"
+    );
 }

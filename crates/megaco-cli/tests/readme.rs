@@ -145,9 +145,13 @@ fn start_server(line: &str, dir: &Path) -> Result<(Running, String), String> {
     let first = rx
         .recv_timeout(Duration::from_secs(30))
         .map_err(|_| "no `listening on` line within 30 s".to_string())?;
-    let words: Vec<&str> = first.split_whitespace().collect();
+    // `TIME listening on PROTO ADDR KIND`: the words from `listening` on.
+    let words: Vec<&str> = first
+        .split_whitespace()
+        .skip_while(|w| *w != "listening")
+        .collect();
     match words.as_slice() {
-        ["listening", "on", _, addr] => Ok((running, addr.to_string())),
+        ["listening", "on", _, addr, ..] => Ok((running, addr.to_string())),
         _ => Err(format!(
             "first line {first:?}, expected `listening on PROTO ADDR`"
         )),

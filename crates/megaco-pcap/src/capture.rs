@@ -264,17 +264,7 @@ impl State {
             let outcome = self
                 .defrag
                 .add(src, dst, proto, frag, payload, f.number, f.time);
-            for d in self.defrag.take_dropped() {
-                self.problem(
-                    None,
-                    ProblemKind::Datagram {
-                        id: d.id,
-                        first_packet: d.first_packet,
-                        received: d.received,
-                        reason: d.reason,
-                    },
-                );
-            }
+            self.report_dropped();
             match outcome {
                 Outcome::Held | Outcome::Duplicate => {}
                 Outcome::Refused(why) => self.problem(None, ProblemKind::Fragment(why)),
@@ -538,6 +528,21 @@ impl State {
         }
     }
 
+    /// Reports the datagrams reassembly gave up on.
+    fn report_dropped(&mut self) {
+        for d in self.defrag.take_dropped() {
+            self.problem(
+                None,
+                ProblemKind::Datagram {
+                    id: d.id,
+                    first_packet: d.first_packet,
+                    received: d.received,
+                    reason: d.reason,
+                },
+            );
+        }
+    }
+
     /// The end of the capture: what is still held is reported.
     fn finish(&mut self) {
         let mut keys: Vec<FlowKey> = self.flows.keys().copied().collect();
@@ -551,17 +556,7 @@ impl State {
             }
         }
         self.defrag.finish();
-        for d in self.defrag.take_dropped() {
-            self.problem(
-                None,
-                ProblemKind::Datagram {
-                    id: d.id,
-                    first_packet: d.first_packet,
-                    received: d.received,
-                    reason: d.reason,
-                },
-            );
-        }
+        self.report_dropped();
         self.finished = true;
     }
 }

@@ -21,7 +21,7 @@
 //! buffer is bounded ([`Limits`]).
 //!
 //! [`stats`] pairs transactions and measures response times; [`flow`]
-//! draws the ladder diagram; [`write`] writes captures.
+//! draws the ladder diagram; [`write`](mod@write) writes captures.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

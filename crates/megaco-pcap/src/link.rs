@@ -128,25 +128,7 @@ pub fn ip_packet(link: LinkType, data: &[u8]) -> Result<Option<IpPacket<'_>>, Li
         LaxNetSlice::Ipv6(v6) => {
             let h = v6.header();
             let p = v6.payload();
-            // The fragment header's fields read from its bytes (etherparse
-            // 0.17 reads the offset and M flag from the wrong bits).
-            let fragment = v6
-                .extensions()
-                .clone()
-                .into_iter()
-                .find_map(|ext| match ext {
-                    etherparse::Ipv6ExtensionSlice::Fragment(f) => {
-                        let b = f.slice();
-                        let field = u16::from_be_bytes([b[2], b[3]]);
-                        let (offset, more) = (usize::from(field >> 3) * 8, field & 1 != 0);
-                        (offset != 0 || more).then(|| Fragment {
-                            id: u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
-                            offset,
-                            more,
-                        })
-                    }
-                    _ => None,
-                });
+            let fragment = v6_fragment(h.next_header().0, v6.extensions().slice());
             Some(IpPacket {
                 src: IpAddr::V6(h.source_addr()),
                 dst: IpAddr::V6(h.destination_addr()),
@@ -158,6 +140,34 @@ pub fn ip_packet(link: LinkType, data: &[u8]) -> Result<Option<IpPacket<'_>>, Li
         }
         LaxNetSlice::Arp(_) => None,
     })
+}
+
+/// The IPv6 fragment header among the extension headers, walked from
+/// their bytes: etherparse 0.17's own walk reads past a cut header (and
+/// takes the offset and M flag from the wrong bits).
+fn v6_fragment(first: u8, mut ext: &[u8]) -> Option<Fragment> {
+    let mut next = first;
+    loop {
+        let len = match next {
+            44 => {
+                let b = ext.get(..8)?;
+                let field = u16::from_be_bytes([b[2], b[3]]);
+                let (offset, more) = (usize::from(field >> 3) * 8, field & 1 != 0);
+                return (offset != 0 || more).then(|| Fragment {
+                    id: u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
+                    offset,
+                    more,
+                });
+            }
+            // Hop-by-hop, routing, destination options: 8-byte units.
+            0 | 43 | 60 => (usize::from(*ext.get(1)?) + 1) * 8,
+            // Authentication header: 4-byte units.
+            51 => (usize::from(*ext.get(1)?) + 2) * 4,
+            _ => return None,
+        };
+        next = *ext.first()?;
+        ext = ext.get(len..)?;
+    }
 }
 
 fn ether_type_of(p: &LaxSlicedPacket<'_>) -> Option<EtherType> {
@@ -177,6 +187,29 @@ fn raw_ip(data: &[u8]) -> Result<LaxSlicedPacket<'_>, LinkError> {
 mod tests {
     use super::*;
     use crate::write::build;
+
+    #[test]
+    fn extension_headers_cut_short_are_no_fragment() {
+        // A fragment header after a hop-by-hop header.
+        let mut ext = vec![44, 0, 0, 0, 0, 0, 0, 0];
+        ext.extend_from_slice(&[17, 0, 0, 9, 0, 0, 0, 7]);
+        let f = v6_fragment(0, &ext);
+        assert_eq!(
+            f,
+            Some(Fragment {
+                id: 7,
+                offset: 8,
+                more: true
+            })
+        );
+        for cut in 0..ext.len() {
+            assert_eq!(v6_fragment(0, &ext[..cut]), None, "{cut}");
+        }
+        // A length past the bytes.
+        assert_eq!(v6_fragment(60, &[44, 200, 0, 0]), None);
+        // An unfragmented fragment header (offset 0, no M flag).
+        assert_eq!(v6_fragment(44, &[17, 0, 0, 0, 0, 0, 0, 1]), None);
+    }
 
     #[test]
     fn fragments_are_seen_as_fragments() {

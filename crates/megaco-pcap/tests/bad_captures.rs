@@ -8,18 +8,9 @@ use common::*;
 use megaco_pcap::write::{build, Writer};
 use megaco_pcap::{Capture, FileError, LinkType, Options, ProblemKind};
 
-fn udp_ips(n: usize) -> (Vec<Vector>, Vec<Vec<u8>>) {
+fn compact_udp(n: usize) -> (Vec<Vector>, Vec<Vec<u8>>) {
     let sent = vectors("compact")[..n].to_vec();
-    let ips = sent
-        .iter()
-        .map(|v| {
-            build::udp(
-                "10.0.0.1:2944".parse().unwrap(),
-                "10.0.0.2:2944".parse().unwrap(),
-                &v.bytes,
-            )
-        })
-        .collect();
+    let ips = udp_ips(&sent, "10.0.0.1:2944", "10.0.0.2:2944");
     (sent, ips)
 }
 
@@ -37,7 +28,7 @@ fn record_ends(file: &[u8]) -> Vec<usize> {
 
 #[test]
 fn a_file_truncated_anywhere_gives_the_whole_records_and_one_report() {
-    let (sent, ips) = udp_ips(6);
+    let (sent, ips) = compact_udp(6);
     for ng in [false, true] {
         let file = capture(&ips, ng);
         // Every byte of the headers, around every record boundary, and
@@ -82,7 +73,7 @@ fn a_file_truncated_anywhere_gives_the_whole_records_and_one_report() {
 
 #[test]
 fn absurd_record_lengths_stop_the_file_with_a_report() {
-    let (sent, ips) = udp_ips(4);
+    let (sent, ips) = compact_udp(4);
     let mut file = capture(&ips, false);
     let third = record_ends(&file)[1];
     file[third + 8..third + 12].copy_from_slice(&0x7FFF_FFF0u32.to_le_bytes());
@@ -111,7 +102,7 @@ fn absurd_record_lengths_stop_the_file_with_a_report() {
 
 #[test]
 fn large_records_are_read() {
-    let (sent, ips) = udp_ips(2);
+    let (sent, ips) = compact_udp(2);
     let mut w = Writer::pcap(Vec::new(), LinkType::ETHERNET).unwrap();
     w.packet(time(0), &build::ethernet(&ips[0])).unwrap();
     // A 200 KB frame of another protocol: larger than the first buffer.
@@ -138,7 +129,7 @@ fn not_a_capture_is_refused() {
 
 #[test]
 fn snap_length_cuts_and_corrupt_headers_are_reported_per_packet() {
-    let (sent, ips) = udp_ips(6);
+    let (sent, ips) = compact_udp(6);
     let mut w = Writer::pcap(Vec::new(), LinkType::ETHERNET).unwrap();
     for (i, ip) in ips.iter().enumerate() {
         let frame = build::ethernet(ip);
@@ -320,7 +311,7 @@ fn sctp_garbage_is_reported() {
 
 #[test]
 fn random_damage_never_panics() {
-    let (_, ips) = udp_ips(8);
+    let (_, ips) = compact_udp(8);
     let side = TcpSide::new("10.0.0.1:40000", "10.0.0.2:2945", 7);
     let stream: Vec<u8> = vectors("ber")[..4]
         .iter()

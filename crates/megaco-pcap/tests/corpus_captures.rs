@@ -59,16 +59,8 @@ fn udp_on_other_ports_is_found_by_sniffing_or_by_port() {
     let text = vectors("compact").remove(3);
     let ber = vectors("ber").remove(3);
     let per = vectors("per").remove(3);
-    let ips: Vec<Vec<u8>> = [&text, &ber, &per]
-        .iter()
-        .map(|v| {
-            build::udp(
-                "10.0.0.1:5000".parse().unwrap(),
-                "10.0.0.2:6000".parse().unwrap(),
-                &v.bytes,
-            )
-        })
-        .collect();
+    let sent = [text.clone(), ber.clone(), per.clone()];
+    let ips = udp_ips(&sent, "10.0.0.1:5000", "10.0.0.2:6000");
     let file = capture(&ips, false);
     // Sniffing finds all three (PER decodes, so it is reported).
     let (records, _) = read(&file);
@@ -257,26 +249,8 @@ fn sctp_data_chunks_bundled_split_and_duplicated() {
 #[test]
 fn every_link_type() {
     let sent = vectors("compact")[..10].to_vec();
-    let v4: Vec<Vec<u8>> = sent
-        .iter()
-        .map(|v| {
-            build::udp(
-                "10.0.0.1:2944".parse().unwrap(),
-                "10.0.0.2:2944".parse().unwrap(),
-                &v.bytes,
-            )
-        })
-        .collect();
-    let v6: Vec<Vec<u8>> = sent
-        .iter()
-        .map(|v| {
-            build::udp(
-                "[::1]:2944".parse().unwrap(),
-                "[::1]:2944".parse().unwrap(),
-                &v.bytes,
-            )
-        })
-        .collect();
+    let v4 = udp_ips(&sent, "10.0.0.1:2944", "10.0.0.2:2944");
+    let v6 = udp_ips(&sent, "[::1]:2944", "[::1]:2944");
     type Wrap = fn(&[u8]) -> Vec<u8>;
     let vlan: Wrap = |ip| build::ethernet_vlan(ip, 42);
     let raw: Wrap = |ip| ip.to_vec();

@@ -19,30 +19,35 @@
 //! assert_eq!(Encoding::compact().kind(), Kind::Text);
 //! ```
 //!
-//! Errors of every decoder meet in one [`DecodeError`], which says where
-//! the input went wrong:
+//! Every decoder reports one [`DecodeError`], which says which codec
+//! failed, where the input went wrong and what went wrong (a
+//! [`DecodeErrorKind`] shared by all codecs):
 //!
 //! ```
-//! use megaco::codec::{DecodeError, Encoding};
+//! use megaco::codec::{DecodeErrorKind, Encoding, Kind};
 //!
 //! let err = Encoding::compact().decode(b"!/1 [10.0.0.1]\nT=1{C=x{}}").unwrap_err();
-//! assert!(matches!(err, DecodeError::Text(_)));
+//! assert_eq!(err.codec(), Kind::Text);
 //! assert_eq!(err.offset(), 21); // the `x`
 //! assert_eq!(err.line_column(), Some((2, 7)));
 //!
 //! let err = Encoding::ber().decode(&[0x30, 0x05, 0xa1]).unwrap_err();
-//! assert!(matches!(err, DecodeError::Ber(_)));
+//! assert_eq!(err.codec(), Kind::Ber);
 //! assert_eq!(err.line_column(), None);
+//! assert!(matches!(err.kind(), DecodeErrorKind::Truncated { .. }));
+//! assert_eq!(err.to_string(), "BER at byte 2: unexpected end of input, expected content of the stated length");
 //! ```
 
 use std::fmt;
 
-use crate::ber::{self, BerConfig, BerError};
+use crate::ber::{self, BerConfig};
 #[cfg(feature = "native")]
-use crate::native::{self, NativeConfig, NativeError};
-use crate::per::{self, PerConfig, PerError};
-use crate::text::{self, Style, TextError};
+use crate::native::{self, NativeConfig};
+use crate::per::{self, PerConfig};
+use crate::text::{self, Style};
 use crate::{EncodeError, Limits, MegacoMessage};
+
+pub use crate::error::{DecodeError, DecodeErrorKind, Limit};
 
 mod names;
 pub use names::UnknownEncoding;
@@ -222,70 +227,6 @@ impl Encoding {
     }
 }
 
-/// Why bytes could not be decoded, from whichever codec read them.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DecodeError {
-    /// Text syntax error.
-    #[error("text: {0}")]
-    Text(#[from] TextError),
-    /// BER error.
-    #[error("BER: {0}")]
-    Ber(#[from] BerError),
-    /// PER error.
-    #[error("PER: {0}")]
-    Per(#[from] PerError),
-    /// Native format error.
-    #[cfg(feature = "native")]
-    #[error("native: {0}")]
-    Native(#[from] NativeError),
-    /// Something this build cannot do with these bytes, such as a
-    /// borrowed view of an encoding that has none.
-    #[error("{kind}: not supported: {what}")]
-    Unsupported {
-        /// The encoding asked.
-        kind: Kind,
-        /// What was asked for.
-        what: &'static str,
-    },
-}
-
-impl DecodeError {
-    /// Where the input went wrong, as a 0-based byte offset into it
-    /// (for PER, the byte holding the offending bit; for the compressed
-    /// native configurations, an offset into the decompressed body).
-    pub fn offset(&self) -> usize {
-        match self {
-            DecodeError::Text(e) => e.offset,
-            DecodeError::Ber(e) => e.offset(),
-            DecodeError::Per(e) => e.byte_offset(),
-            #[cfg(feature = "native")]
-            DecodeError::Native(e) => e.offset,
-            DecodeError::Unsupported { .. } => 0,
-        }
-    }
-
-    /// For text, the 1-based line and column (in bytes) of the error.
-    pub fn line_column(&self) -> Option<(u32, u32)> {
-        match self {
-            DecodeError::Text(e) => Some((e.line, e.column)),
-            _ => None,
-        }
-    }
-
-    /// Which codec failed.
-    pub fn kind(&self) -> Kind {
-        match self {
-            DecodeError::Text(_) => Kind::Text,
-            DecodeError::Ber(_) => Kind::Ber,
-            DecodeError::Per(_) => Kind::Per,
-            #[cfg(feature = "native")]
-            DecodeError::Native(_) => Kind::Native,
-            DecodeError::Unsupported { kind, .. } => *kind,
-        }
-    }
-}
-
 /// Guesses the encoding of a message from its first bytes, without
 /// decoding it; `None` when the bytes look like none of them.
 ///
@@ -438,18 +379,18 @@ mod tests {
         let ber_bytes = vector("ber/msg03.ber");
         let cut = &ber_bytes[..ber_bytes.len() / 2];
         let e = Encoding::ber().decode(cut).unwrap_err();
-        assert_eq!(e.kind(), Kind::Ber);
+        assert_eq!(e.codec(), Kind::Ber);
         assert!(e.offset() <= cut.len());
 
         let per_bytes = vector("per/msg03.per");
         let e = Encoding::per().decode(&per_bytes[..5]).unwrap_err();
-        assert_eq!(e.kind(), Kind::Per);
+        assert_eq!(e.codec(), Kind::Per);
         assert!(e.offset() <= 5);
 
         #[cfg(feature = "native")]
         {
             let e = Encoding::native().decode(&[0xA1, 0x00]).unwrap_err();
-            assert_eq!(e.kind(), Kind::Native);
+            assert_eq!(e.codec(), Kind::Native);
             assert_eq!(e.offset(), 0);
             assert!(Encoding::native().decode(b"MEGACO/1 <mg>").is_err());
         }
@@ -460,7 +401,7 @@ mod tests {
         assert!(Encoding::per().decode(&text).is_err());
         let e = Encoding::compact().decode(&ber_bytes).unwrap_err();
         assert_eq!(
-            (e.kind(), e.offset(), e.line_column()),
+            (e.codec(), e.offset(), e.line_column()),
             (Kind::Text, 0, Some((1, 1)))
         );
     }

@@ -212,4 +212,90 @@ mod tests {
         assert_eq!(out, to_vec(&msg).unwrap());
         assert_eq!(from_slice(&out).unwrap(), msg);
     }
+
+    /// The schema in `docs/json`, compiled.
+    fn validator() -> jsonschema::Validator {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/json/megaco-message.schema.json"
+        );
+        let text = std::fs::read_to_string(path).expect("the schema file");
+        let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+        jsonschema::validator_for(&schema).expect("the schema compiles")
+    }
+
+    fn assert_valid(v: &jsonschema::Validator, doc: &Value, what: &str) {
+        let errors: Vec<String> = v
+            .iter_errors(doc)
+            .take(3)
+            .map(|e| format!("{e} at {}", e.instance_path))
+            .collect();
+        assert!(errors.is_empty(), "{what}: {errors:#?}");
+    }
+
+    /// Every corpus message, as each codec decodes it, is valid JSON of
+    /// the schema and reads back to the same model.
+    #[test]
+    fn every_corpus_message_matches_the_schema() {
+        use crate::codec::Encoding;
+        let v = validator();
+        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/vectors");
+        let mut n = 0;
+        for (sub, enc) in [
+            ("pretty", Encoding::pretty()),
+            ("compact", Encoding::compact()),
+            ("ber", Encoding::ber()),
+            ("per", Encoding::per()),
+        ] {
+            let mut files: Vec<_> = std::fs::read_dir(dir.join(sub))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            files.sort();
+            for path in files {
+                let msg = enc.decode(&std::fs::read(&path).unwrap()).unwrap();
+                let doc = to_value(&msg).unwrap();
+                assert_valid(&v, &doc, &path.display().to_string());
+                assert_eq!(from_value(doc).unwrap(), msg);
+                n += 1;
+            }
+        }
+        assert!(n >= 4 * 149, "{n}");
+        // What the schema refuses, the reader refuses too.
+        for bad in [
+            serde_json::json!({"megaco_json": 2, "message": {}}),
+            serde_json::json!({"message": {}}),
+        ] {
+            assert!(!v.is_valid(&bad));
+            assert!(from_value(bad).is_err());
+        }
+    }
+
+    /// Generated models of every shape (the `arbitrary` derive) serialise
+    /// to documents the schema accepts, so the schema follows the model:
+    /// a field or variant added, renamed or removed fails here.
+    #[test]
+    fn generated_models_match_the_schema() {
+        use arbitrary::{Arbitrary, Unstructured};
+        let v = validator();
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut bytes = vec![0u8; 4096];
+        let mut checked = 0;
+        for _ in 0..3000 {
+            for b in bytes.iter_mut() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *b = state as u8;
+            }
+            let Ok(msg) = MegacoMessage::arbitrary(&mut Unstructured::new(&bytes)) else {
+                continue;
+            };
+            let doc = to_value(&msg).unwrap();
+            assert_valid(&v, &doc, &format!("{msg:?}"));
+            assert_eq!(from_value(doc).unwrap(), msg);
+            checked += 1;
+        }
+        assert!(checked > 2000, "{checked}");
+    }
 }

@@ -3,7 +3,8 @@
 //!
 //! - [`model`]: the message types, one set for every protocol version.
 //! - [`version`]: which constructs each protocol version can carry.
-//! - [`codec`]: the codec as data ([`codec::Encoding`]), one decode error.
+//! - [`codec`]: the codec as data ([`codec::Encoding`]), one decode error
+//!   ([`DecodeError`]).
 //! - [`view`]: a borrowed, zero-allocation view of a message's header,
 //!   transactions, actions, commands and termination ids.
 //!
@@ -28,6 +29,6 @@ pub mod text;
 pub mod version;
 pub mod view;
 
-pub use error::EncodeError;
+pub use error::{DecodeError, EncodeError};
 pub use limits::Limits;
 pub use model::MegacoMessage;

@@ -2,9 +2,11 @@
 //!
 //! Every decoder ([`text`](crate::text), [`ber`](crate::ber),
 //! [`per`](crate::per), [`native`](crate::native)) checks the same four
-//! bounds and reports a typed error naming the limit when input exceeds
-//! one. Nothing is allocated for a length or count before it has been
-//! checked against these limits and against the bytes that remain.
+//! bounds and reports one error kind when input exceeds one,
+//! [`DecodeErrorKind::LimitExceeded`](crate::codec::DecodeErrorKind::LimitExceeded),
+//! naming the [`Limit`](crate::codec::Limit) to raise. Nothing is
+//! allocated for a length or count before it has been checked against
+//! these limits and against the bytes that remain.
 
 /// Bounds on what a decoder accepts.
 ///
@@ -12,24 +14,26 @@
 /// Megaco message is far inside them, and a hostile one cannot make a
 /// decoder recurse, loop or allocate beyond a small multiple of its size.
 ///
-/// | limit | default | exceeding it (text / BER / PER / native) |
+/// | limit | default | the error names it as |
 /// | --- | ---: | --- |
-/// | [`max_message_size`](Self::max_message_size) | 4 MiB | `TooLarge` (a compressed native body: `Expansion`) |
-/// | [`max_depth`](Self::max_depth) | 64 (PER: 16) | `TooDeep` |
-/// | [`max_list_len`](Self::max_list_len) | 65 536 | `TooManyItems` |
-/// | [`max_string_len`](Self::max_string_len) | 65 536 | `StringTooLong` |
+/// | [`max_message_size`](Self::max_message_size) | 4 MiB | [`Limit::MessageSize`](crate::codec::Limit::MessageSize) (also a compressed native body that expands beyond it) |
+/// | [`max_depth`](Self::max_depth) | 64 (PER: 16) | [`Limit::Depth`](crate::codec::Limit::Depth) |
+/// | [`max_list_len`](Self::max_list_len) | 65 536 | [`Limit::ListLen`](crate::codec::Limit::ListLen) |
+/// | [`max_string_len`](Self::max_string_len) | 65 536 | [`Limit::StringLen`](crate::codec::Limit::StringLen) |
 ///
 /// ```
+/// use megaco::codec::{Encoding, Limit};
+/// use megaco::text::Style;
 /// use megaco::Limits;
 ///
 /// // A controller that only ever expects small messages.
 /// let tight = Limits { max_string_len: 16, ..Limits::DEFAULT };
-/// let err = megaco::text::decode_with(
-///     b"!/1 [10.0.0.1]:2944 T=1{C=-{MF=ROOT{SG{a_very_long_signal_name}}}}",
-///     &tight,
-/// )
-/// .unwrap_err();
-/// assert!(err.to_string().contains("longer than 16 bytes"), "{err}");
+/// let text = Encoding::Text { style: Style::Compact, limits: tight };
+/// let err = text
+///     .decode(b"!/1 [10.0.0.1]:2944 T=1{C=-{MF=ROOT{SG{a_very_long_signal_name}}}}")
+///     .unwrap_err();
+/// assert_eq!(err.exceeded_limit(), Some(Limit::StringLen));
+/// assert!(err.to_string().contains("(max_string_len = 16)"), "{err}");
 ///
 /// // The binary codecs carry theirs in their configuration.
 /// let ber = megaco::ber::BerConfig { limits: tight, ..Default::default() };

@@ -63,6 +63,8 @@ use std::cell::RefCell;
 
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
+use crate::codec::Kind;
+use crate::error::{DecodeError, DecodeErrorKind as K, Limit};
 use crate::{EncodeError, Limits, MegacoMessage};
 
 /// Which variant of the native format to write or read.
@@ -121,103 +123,20 @@ impl NativeConfig {
     fn header(&self) -> u8 {
         HEADER_BASE | u8::from(self.compact) | (u8::from(self.compressed) << 1)
     }
+
+    /// The header byte, in words, for errors.
+    fn header_text(&self) -> &'static str {
+        match (self.compact, self.compressed) {
+            (false, false) => "header byte 0xa0 (plain native)",
+            (true, false) => "header byte 0xa1 (compact native)",
+            (false, true) => "header byte 0xa2 (compressed native)",
+            (true, true) => "header byte 0xa3 (compact compressed native)",
+        }
+    }
 }
 
 /// High nibble of the header byte.
 const HEADER_BASE: u8 = 0xA0;
-
-/// Why native bytes could not be decoded, and where.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("native decode error at byte {offset}: {kind}")]
-pub struct NativeError {
-    /// 0-based byte offset (in the decompressed body, after the header, when
-    /// the config is compressed).
-    pub offset: usize,
-    /// What went wrong.
-    pub kind: NativeErrorKind,
-}
-
-/// What went wrong while decoding native bytes.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum NativeErrorKind {
-    /// The input ended before the message did.
-    #[error("unexpected end of input")]
-    UnexpectedEnd,
-    /// The header byte is not the one of the expected configuration.
-    #[error("header byte {found:#04x}, expected {expected:#04x}")]
-    Header {
-        /// The byte found.
-        found: u8,
-        /// The byte this configuration writes.
-        expected: u8,
-    },
-    /// A varint is longer than its type allows.
-    #[error("varint too long or too large for {0}")]
-    Varint(&'static str),
-    /// A tag byte other than the allowed ones (`bool`, `Option`).
-    #[error("invalid {what} tag {found}")]
-    Tag {
-        /// What was being read.
-        what: &'static str,
-        /// The byte found.
-        found: u8,
-    },
-    /// A length larger than the remaining input.
-    #[error("length {len} exceeds the {remaining} bytes remaining")]
-    Length {
-        /// The length read.
-        len: u64,
-        /// Bytes left.
-        remaining: usize,
-    },
-    /// A string that is not UTF-8.
-    #[error("string is not UTF-8")]
-    Utf8,
-    /// A compact string code outside the table.
-    #[error("unknown string code {0}")]
-    StringCode(u64),
-    /// Containers nested deeper than [`Limits::max_depth`].
-    #[error("nesting deeper than {0}")]
-    TooDeep(usize),
-    /// The message (or its decompressed body) is larger than
-    /// [`Limits::max_message_size`].
-    #[error("message of {size} bytes exceeds the limit of {limit} bytes")]
-    TooLarge {
-        /// The message size.
-        size: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A list longer than [`Limits::max_list_len`].
-    #[error("list of {len} items is longer than {limit}")]
-    TooManyItems {
-        /// Its length.
-        len: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A string longer than [`Limits::max_string_len`].
-    #[error("string of {len} bytes is longer than {limit} bytes")]
-    StringTooLong {
-        /// Its length.
-        len: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// Bytes left after the message.
-    #[error("{0} trailing bytes after the message")]
-    Trailing(usize),
-    /// The compressed body is corrupt.
-    #[error("corrupt compressed body: {0}")]
-    Compression(String),
-    /// The compressed body expands beyond what its size allows.
-    #[error("compressed body expands beyond {0} bytes")]
-    Expansion(usize),
-    /// A value the model rejects (e.g. an enum variant index out of range).
-    #[error("{0}")]
-    Invalid(String),
-}
 
 /// Encodes `msg` in the native format with `config`.
 ///
@@ -275,10 +194,14 @@ fn deflate(body: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
 }
 
 /// Inflates `body` (raw DEFLATE) into a new vector of at most `limit` bytes.
-fn inflate(body: &[u8], limit: usize) -> Result<Vec<u8>, NativeError> {
-    let too_large = |consumed: usize| NativeError {
-        offset: 1 + consumed,
-        kind: NativeErrorKind::Expansion(limit),
+fn inflate(body: &[u8], limit: usize) -> Result<Vec<u8>, DecodeError> {
+    let too_large = |consumed: usize| {
+        let kind = K::LimitExceeded {
+            limit: Limit::MessageSize,
+            max: limit,
+            found: None,
+        };
+        DecodeError::new(Kind::Native, 1 + consumed, kind)
     };
     // One byte of room past the limit, so that a body of exactly `limit`
     // bytes can reach its end and a longer one is caught.
@@ -298,10 +221,7 @@ fn inflate(body: &[u8], limit: usize) -> Result<Vec<u8>, NativeError> {
             }
             let status = d
                 .decompress_vec(&body[consumed..], &mut plain, FlushDecompress::Finish)
-                .map_err(|e| NativeError {
-                    offset: 1 + consumed,
-                    kind: NativeErrorKind::Compression(e.to_string()),
-                })?;
+                .map_err(|e| corrupt(1 + consumed, e.to_string()))?;
             if plain.len() > limit {
                 return Err(too_large(d.total_in() as usize));
             }
@@ -310,44 +230,41 @@ fn inflate(body: &[u8], limit: usize) -> Result<Vec<u8>, NativeError> {
             }
             if d.total_in() as usize == consumed && d.total_out() == produced {
                 // No progress with room to write: the stream is cut short.
-                return Err(NativeError {
-                    offset: 1 + body.len(),
-                    kind: NativeErrorKind::Compression("truncated stream".into()),
-                });
+                return Err(corrupt(1 + body.len(), "truncated stream".into()));
             }
         }
     })
+}
+
+#[cold]
+fn corrupt(offset: usize, detail: String) -> DecodeError {
+    let kind = K::Invalid {
+        what: "compressed body",
+        detail: detail.into(),
+    };
+    DecodeError::new(Kind::Native, offset, kind)
 }
 
 /// Largest expansion DEFLATE can achieve (about 1032:1), with slack.
 const MAX_DEFLATE_RATIO: usize = 1040;
 
 /// Decodes a message written by [`encode`] with the same `config`.
-pub fn decode(input: &[u8], config: &NativeConfig) -> Result<MegacoMessage, NativeError> {
+pub fn decode(input: &[u8], config: &NativeConfig) -> Result<MegacoMessage, DecodeError> {
     let Some((&header, body)) = input.split_first() else {
-        return Err(NativeError {
-            offset: 0,
-            kind: NativeErrorKind::UnexpectedEnd,
-        });
+        let expected = "a header byte";
+        return Err(DecodeError::new(Kind::Native, 0, K::Truncated { expected }));
     };
     if header != config.header() {
-        return Err(NativeError {
-            offset: 0,
-            kind: NativeErrorKind::Header {
-                found: header,
-                expected: config.header(),
-            },
-        });
+        let kind = K::Unexpected {
+            expected: config.header_text(),
+            found: format!("header byte {header:#04x}").into(),
+        };
+        return Err(DecodeError::new(Kind::Native, 0, kind));
     }
     let max = config.limits.max_message_size;
     if input.len() > max {
-        return Err(NativeError {
-            offset: 0,
-            kind: NativeErrorKind::TooLarge {
-                size: input.len(),
-                limit: max,
-            },
-        });
+        let kind = Limit::MessageSize.exceeded(&config.limits, Some(input.len()));
+        return Err(DecodeError::new(Kind::Native, 0, kind));
     }
     if config.compressed {
         let limit = body

@@ -7,7 +7,8 @@
 //! error kind and where it was found (line/column for text, byte offset
 //! for BER and PER).
 
-use megaco::ber::{self, BerConfig, BerError};
+use megaco::ber::{self, BerConfig};
+use megaco::codec::{DecodeErrorKind, Kind};
 use megaco::model::*;
 use megaco::per::{self, PerConfig, PerErrorKind};
 use megaco::text::{decode, decode_with, Limits, TextErrorKind};
@@ -389,11 +390,19 @@ fn corpus_file(rel: &str) -> Vec<u8> {
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-fn ber_err(bytes: &[u8]) -> BerError {
+/// The offset and kind of BER's error on `bytes`.
+fn ber_err(bytes: &[u8]) -> (usize, DecodeErrorKind) {
     match ber::decode(bytes, &BerConfig::default()) {
         Ok(m) => panic!("decoded {bytes:02x?} to {m:?}"),
-        Err(e) => e,
+        Err(e) => {
+            assert_eq!(e.codec(), Kind::Ber);
+            (e.offset(), e.kind().clone())
+        }
     }
+}
+
+fn ber(offset: usize, kind: DecodeErrorKind) -> (usize, DecodeErrorKind) {
+    (offset, kind)
 }
 
 #[test]
@@ -403,10 +412,12 @@ fn ber_lengths_past_the_end() {
     let e = ber_err(&v[..100]);
     assert_eq!(
         e,
-        BerError::Truncated {
-            offset: 3,
-            expected: "content of the stated length"
-        }
+        ber(
+            3,
+            DecodeErrorKind::Truncated {
+                expected: "content of the stated length"
+            }
+        )
     );
     // An inner length promising more than its container holds:
     // 30 81 f3 | a1 81 f0 -> a1 81 f4 (one byte more than the 0xf3 left).
@@ -415,64 +426,76 @@ fn ber_lengths_past_the_end() {
     let e = ber_err(&w);
     assert_eq!(
         e,
-        BerError::Truncated {
-            offset: 6,
-            expected: "content of the stated length"
-        }
+        ber(
+            6,
+            DecodeErrorKind::Truncated {
+                expected: "content of the stated length"
+            }
+        )
     );
     // One byte after the message.
     let mut w = v.clone();
     w.push(0);
-    assert_eq!(ber_err(&w), BerError::TrailingData { offset: 246 });
+    assert_eq!(
+        ber_err(&w),
+        ber(246, DecodeErrorKind::TrailingData { len: 1 })
+    );
 }
 
 #[test]
 fn ber_zero_and_absurd_lengths() {
     assert_eq!(
         ber_err(&[]),
-        BerError::Truncated {
-            offset: 0,
-            expected: "MegacoMessage"
-        }
+        ber(
+            0,
+            DecodeErrorKind::Truncated {
+                expected: "MegacoMessage"
+            }
+        )
     );
     assert_eq!(
         ber_err(&[0x30, 0x00]),
-        BerError::Missing {
-            offset: 2,
-            expected: "Message"
-        }
+        ber(2, DecodeErrorKind::Missing { what: "Message" })
     );
     // 4 GiB promised, 2 bytes given: refused before anything is read.
     assert_eq!(
         ber_err(&[0x30, 0x84, 0xff, 0xff, 0xff, 0xff, 0xa1, 0x00]),
-        BerError::Truncated {
-            offset: 6,
-            expected: "content of the stated length"
-        }
+        ber(
+            6,
+            DecodeErrorKind::Truncated {
+                expected: "content of the stated length"
+            }
+        )
     );
     // Nine length octets: more than any length this decoder reads.
     assert_eq!(
         ber_err(&[0x30, 0x89, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
-        BerError::BadLength {
-            offset: 1,
-            detail: "length too large"
-        }
+        ber(
+            1,
+            DecodeErrorKind::BadLength {
+                detail: "length too large".into()
+            }
+        )
     );
     // Indefinite length without its end-of-contents.
     assert_eq!(
         ber_err(&[0x30, 0x80, 0xa1, 0x00]),
-        BerError::Truncated {
-            offset: 4,
-            expected: "end-of-contents octets"
-        }
+        ber(
+            4,
+            DecodeErrorKind::Truncated {
+                expected: "end-of-contents octets"
+            }
+        )
     );
     // A long-form length whose octets are missing.
     assert_eq!(
         ber_err(&[0x30, 0x06, 0x80, 0x01, 0x01, 0xa1, 0x84, 0xff]),
-        BerError::Truncated {
-            offset: 7,
-            expected: "length octets"
-        }
+        ber(
+            7,
+            DecodeErrorKind::Truncated {
+                expected: "length octets"
+            }
+        )
     );
 }
 

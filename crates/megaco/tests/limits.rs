@@ -8,23 +8,15 @@
 
 use std::path::{Path, PathBuf};
 
-use megaco::ber::{self, BerConfig, BerError};
+use megaco::ber::BerConfig;
+use megaco::codec::{DecodeError, DecodeErrorKind, Encoding, Limit};
 use megaco::model::MegacoMessage;
-use megaco::native::{self, NativeConfig, NativeErrorKind};
-use megaco::per::{self, PerConfig, PerErrorKind};
-use megaco::text::{self, TextErrorKind};
+use megaco::native::{self, NativeConfig};
+use megaco::per::PerConfig;
+use megaco::text::{self, Style};
 use megaco::Limits;
 
-/// Which limit an error reports, if any.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Hit {
-    Size,
-    Depth,
-    List,
-    String,
-}
-
-type Decoded = Result<MegacoMessage, (Option<Hit>, String)>;
+type Decoded = Result<MegacoMessage, (Option<Limit>, String)>;
 type Decoder = Box<dyn Fn(&[u8], Limits) -> Decoded>;
 
 /// One decoder under test.
@@ -35,69 +27,42 @@ struct Codec {
     decode: Decoder,
 }
 
-fn text_codec() -> Codec {
+/// Which limit an error reports, if any, and its message.
+fn hit(e: DecodeError) -> (Option<Limit>, String) {
+    (e.exceeded_limit(), e.to_string())
+}
+
+fn codec(name: &'static str, verbatim: bool, encoding: fn(Limits) -> Encoding) -> Codec {
     Codec {
-        name: "text",
-        verbatim: true,
-        decode: Box::new(|b, l| {
-            text::decode_with(b, &l).map_err(|e| {
-                let hit = match e.kind {
-                    TextErrorKind::TooLarge { .. } => Some(Hit::Size),
-                    TextErrorKind::TooDeep { .. } => Some(Hit::Depth),
-                    TextErrorKind::TooManyItems { .. } => Some(Hit::List),
-                    TextErrorKind::StringTooLong { .. } => Some(Hit::String),
-                    _ => None,
-                };
-                (hit, e.to_string())
-            })
-        }),
+        name,
+        verbatim,
+        decode: Box::new(move |b, limits| encoding(limits).decode(b).map_err(hit)),
     }
+}
+
+fn text_codec() -> Codec {
+    codec("text", true, |limits| Encoding::Text {
+        style: Style::Compact,
+        limits,
+    })
 }
 
 fn ber_codec() -> Codec {
-    Codec {
-        name: "ber",
-        verbatim: false,
-        decode: Box::new(|b, limits| {
-            let cfg = BerConfig {
-                limits,
-                ..BerConfig::otp()
-            };
-            ber::decode(b, &cfg).map_err(|e| {
-                let hit = match e {
-                    BerError::TooLarge { .. } => Some(Hit::Size),
-                    BerError::TooDeep { .. } => Some(Hit::Depth),
-                    BerError::TooManyItems { .. } => Some(Hit::List),
-                    BerError::StringTooLong { .. } => Some(Hit::String),
-                    _ => None,
-                };
-                (hit, e.to_string())
-            })
-        }),
-    }
+    codec("ber", false, |limits| {
+        Encoding::Ber(BerConfig {
+            limits,
+            ..BerConfig::otp()
+        })
+    })
 }
 
 fn per_codec() -> Codec {
-    Codec {
-        name: "per",
-        verbatim: false,
-        decode: Box::new(|b, limits| {
-            let cfg = PerConfig {
-                limits,
-                ..PerConfig::default()
-            };
-            per::decode(b, &cfg).map_err(|e| {
-                let hit = match e.kind {
-                    PerErrorKind::TooLarge { .. } => Some(Hit::Size),
-                    PerErrorKind::TooDeep { .. } => Some(Hit::Depth),
-                    PerErrorKind::TooManyItems { .. } => Some(Hit::List),
-                    PerErrorKind::StringTooLong { .. } => Some(Hit::String),
-                    _ => None,
-                };
-                (hit, e.to_string())
-            })
-        }),
-    }
+    codec("per", false, |limits| {
+        Encoding::Per(PerConfig {
+            limits,
+            ..PerConfig::default()
+        })
+    })
 }
 
 fn native_codec(base: NativeConfig) -> Codec {
@@ -106,19 +71,9 @@ fn native_codec(base: NativeConfig) -> Codec {
         // compact native writes frequent strings as codes
         verbatim: !base.compact,
         decode: Box::new(move |b, limits| {
-            let cfg = NativeConfig { limits, ..base };
-            native::decode(b, &cfg).map_err(|e| {
-                let hit = match e.kind {
-                    NativeErrorKind::TooLarge { .. } | NativeErrorKind::Expansion(_) => {
-                        Some(Hit::Size)
-                    }
-                    NativeErrorKind::TooDeep(_) => Some(Hit::Depth),
-                    NativeErrorKind::TooManyItems { .. } => Some(Hit::List),
-                    NativeErrorKind::StringTooLong { .. } => Some(Hit::String),
-                    _ => None,
-                };
-                (hit, e.to_string())
-            })
+            Encoding::Native(NativeConfig { limits, ..base })
+                .decode(b)
+                .map_err(hit)
         }),
     }
 }
@@ -141,13 +96,13 @@ fn vectors(dir: &str) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-fn with(hit: Hit, v: usize) -> Limits {
+fn with(hit: Limit, v: usize) -> Limits {
     let mut l = Limits::DEFAULT;
     match hit {
-        Hit::Size => l.max_message_size = v,
-        Hit::Depth => l.max_depth = v,
-        Hit::List => l.max_list_len = v,
-        Hit::String => l.max_string_len = v,
+        Limit::MessageSize => l.max_message_size = v,
+        Limit::Depth => l.max_depth = v,
+        Limit::ListLen => l.max_list_len = v,
+        Limit::StringLen => l.max_string_len = v,
     }
     l
 }
@@ -155,7 +110,7 @@ fn with(hit: Hit, v: usize) -> Limits {
 /// The smallest value of `hit`'s limit under which `input` decodes
 /// (everything else at its default); checks that one less fails with
 /// exactly that limit's error.
-fn smallest(codec: &Codec, name: &str, input: &[u8], hit: Hit, default: usize) -> usize {
+fn smallest(codec: &Codec, name: &str, input: &[u8], hit: Limit, default: usize) -> usize {
     let ok = |v: usize| (codec.decode)(input, with(hit, v));
     assert!(ok(default).is_ok(), "{}: {name} at default", codec.name);
     let (mut lo, mut hi) = (0, default);
@@ -219,16 +174,22 @@ fn check(codec: &Codec, inputs: &[(String, Vec<u8>)]) {
     let (mut worst_depth, mut worst_list, mut worst_string) = (0, 0, 0);
     for (name, input) in inputs {
         let msg = (codec.decode)(input, default).unwrap();
-        let size = smallest(codec, name, input, Hit::Size, default.max_message_size);
+        let size = smallest(
+            codec,
+            name,
+            input,
+            Limit::MessageSize,
+            default.max_message_size,
+        );
         if codec.name != "native" || input[0] & 2 == 0 {
             assert_eq!(size, input.len(), "{}: {name}", codec.name);
         } else {
             // compressed: the decompressed body is bounded too
             assert!(size >= input.len(), "{}: {name}", codec.name);
         }
-        let depth = smallest(codec, name, input, Hit::Depth, default.max_depth);
-        let list = smallest(codec, name, input, Hit::List, default.max_list_len);
-        let string = smallest(codec, name, input, Hit::String, default.max_string_len);
+        let depth = smallest(codec, name, input, Limit::Depth, default.max_depth);
+        let list = smallest(codec, name, input, Limit::ListLen, default.max_list_len);
+        let string = smallest(codec, name, input, Limit::StringLen, default.max_string_len);
         if codec.verbatim {
             let (s, l) = longest(&msg);
             assert!(
@@ -297,11 +258,11 @@ fn native_encoder_refuses_what_its_decoder_would() {
         &native_codec(NativeConfig::PLAIN),
         "msg",
         &bytes,
-        Hit::Depth,
+        Limit::Depth,
         64,
     );
     let at = |d| NativeConfig {
-        limits: with(Hit::Depth, d),
+        limits: with(Limit::Depth, d),
         ..NativeConfig::PLAIN
     };
     assert!(native::encode(&msg, &at(depth)).is_ok());
@@ -342,9 +303,18 @@ fn text_lists_of_exactly_the_limit_decode() {
         ..Limits::DEFAULT
     };
     for (two, three) in cases {
-        text::decode_with(two.as_bytes(), &limits).unwrap_or_else(|e| panic!("{two}: {e}"));
-        let e = text::decode_with(three.as_bytes(), &limits).unwrap_err();
-        assert_eq!(e.kind, TextErrorKind::TooManyItems { max: 2 }, "{three}");
+        let text = Encoding::Text {
+            style: Style::Compact,
+            limits,
+        };
+        text.decode(two.as_bytes())
+            .unwrap_or_else(|e| panic!("{two}: {e}"));
+        let e = text.decode(three.as_bytes()).unwrap_err();
+        assert_eq!(e.exceeded_limit(), Some(Limit::ListLen), "{three}");
+        assert!(
+            matches!(e.kind(), DecodeErrorKind::LimitExceeded { max: 2, .. }),
+            "{three}"
+        );
     }
 }
 
@@ -368,11 +338,14 @@ fn compressed_native_body_at_exactly_the_size_limit() {
             ..NativeConfig::COMPRESSED
         };
         assert_eq!(native::decode(&input, &at(body)).unwrap(), msg, "{name}");
-        assert!(
-            matches!(
-                native::decode(&input, &at(body - 1)).map_err(|e| e.kind),
-                Err(NativeErrorKind::Expansion(_))
-            ),
+        let e = native::decode(&input, &at(body - 1)).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &DecodeErrorKind::LimitExceeded {
+                limit: Limit::MessageSize,
+                max: body - 1,
+                found: None
+            },
             "{name}"
         );
     }

@@ -97,10 +97,11 @@ fn unsupported_versions_are_typed_errors() {
         })
     ));
     // Message { version [0] 4 }
-    assert!(matches!(
-        ber::version_of(&[0x30, 0x05, 0xA1, 0x03, 0x80, 0x01, 0x04]),
-        Err(ber::BerError::UnsupportedVersion { version: 4, .. })
-    ));
+    let e = ber::version_of(&[0x30, 0x05, 0xA1, 0x03, 0x80, 0x01, 0x04]).unwrap_err();
+    assert_eq!(
+        (e.unsupported_version(), e.offset(), e.codec()),
+        (Some(4), 4, megaco::codec::Kind::Ber)
+    );
     // no auth header, no extension, version 4 in 7 bits: 0 0 0000100
     assert!(matches!(
         per::version_of(&[0x02, 0x00]).map_err(|e| e.kind),

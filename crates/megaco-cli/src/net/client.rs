@@ -241,20 +241,18 @@ impl Client {
                 self.warn(format!("megaco: {what}: cannot encode the request: {e}"));
                 Outcome::Failed
             }
-            megaco_stack::Error::TooManyOutstanding(n) => {
-                self.warn(format!(
-                    "megaco: {what}: not sent, {n} requests already await a reply"
-                ));
-                Outcome::Failed
-            }
-            // The stack fails the request with the peer's message-level
-            // error (406 and the like) as soon as it comes.
             megaco_stack::Error::MessageError(e) => {
                 self.warn(format!(
                     "megaco: {what}: {peer} answered with a message-level {}",
                     describe(&e)
                 ));
                 Outcome::ErrorReply
+            }
+            megaco_stack::Error::TooManyOutstanding(n) => {
+                self.warn(format!(
+                    "megaco: {what}: not sent, {n} requests already await a reply"
+                ));
+                Outcome::Failed
             }
             e => {
                 self.warn(format!("megaco: {what}: no reply from {peer}: {e}"));

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use clap::Args;
 use megaco::model::Mid;
+use megaco_stack::config::RateLimit;
 use megaco_stack::engine::Config;
 
 fn defaults() -> Config {
@@ -93,6 +94,53 @@ impl FromStr for MaybeSecs {
     }
 }
 
+/// Seconds, or `auto` for the engine's choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Auto(pub Option<Duration>);
+
+impl fmt::Display for Auto {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(d) => write!(f, "{}", Secs(d)),
+            None => f.write_str("auto"),
+        }
+    }
+}
+
+impl FromStr for Auto {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(Auto(None));
+        }
+        Secs::from_str(s).map(|s| Auto(Some(s.0)))
+    }
+}
+
+/// A rate limit: `RATE/BURST` (events a second, the longest burst).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate(pub RateLimit);
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.0.per_second, self.0.burst)
+    }
+}
+
+impl FromStr for Rate {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (rate, burst) = s
+            .split_once('/')
+            .ok_or_else(|| format!("{s:?}: expected RATE/BURST, e.g. 5/10"))?;
+        let n = |v: &str| v.trim().parse::<u32>().map_err(|e| format!("{s:?}: {e}"));
+        Ok(Rate(RateLimit {
+            per_second: n(rate)?,
+            burst: n(burst)?.max(1),
+        }))
+    }
+}
+
 /// Every timer and bound of the transaction engine and its transports.
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Engine timers and bounds (Erlang/OTP megaco's names in brackets)")]
@@ -125,11 +173,33 @@ pub struct EngineArgs {
     /// error 506 [sent_pending_limit].
     #[arg(long, value_name = "N|none", default_value_t = Limit::of(defaults().sent_pending_limit))]
     pub sent_pending_limit: Limit,
-    /// How long a reply is kept to answer duplicates of its request
-    /// [reply_timer]; by default the whole life of a request on the
-    /// resend schedule (105 s with the default timers).
-    #[arg(long, value_name = "SECS")]
-    pub reply_timer: Option<Secs>,
+    /// How long an executed request is remembered (and its reply kept) to
+    /// answer duplicates; `auto` is the whole resend horizon of the
+    /// request timer (105 s with the defaults; OTP's reply_timer is 30 s)
+    /// [reply_timer].
+    #[arg(long, value_name = "SECS|auto", default_value_t = Auto(defaults().reply_timer))]
+    pub reply_timer: Auto,
+    /// How many bytes of cached replies one peer may hold (beyond, the
+    /// oldest replies go, but their requests are still not run twice).
+    #[arg(long, value_name = "BYTES", default_value_t = defaults().reply_cache_bytes as u64)]
+    pub reply_cache_bytes: u64,
+    /// How many executed requests of one peer are remembered at most.
+    #[arg(long, value_name = "N", default_value_t = defaults().max_remembered_requests as u64)]
+    pub max_remembered: u64,
+    /// How many bytes of cached replies all peers together may hold.
+    #[arg(long, value_name = "BYTES", default_value_t = defaults().transport.reply_cache_total as u64)]
+    pub reply_cache_total: u64,
+    /// How many executed requests all peers together remember at most.
+    #[arg(long, value_name = "N", default_value_t = defaults().transport.max_remembered_total as u64)]
+    pub max_remembered_total: u64,
+    /// Answer every peer in the configured encoding only, instead of in
+    /// the encoding of its messages.
+    #[arg(long)]
+    pub no_recognise_encoding: bool,
+    /// Do not negotiate the protocol version in ServiceChange (H.248.1
+    /// 11.3).
+    #[arg(long)]
+    pub no_negotiate_version: bool,
     /// Ask the peer to acknowledge our replies (ImmAckRequired).
     #[arg(long)]
     pub imm_ack_required: bool,
@@ -161,16 +231,50 @@ pub struct EngineArgs {
     /// listener holds, at once.
     #[arg(long, value_name = "N", default_value_t = defaults().transport.max_peers as u64)]
     pub max_peers: u64,
-    /// A UDP peer with nothing going on is forgotten after this long.
+    /// How many peers that never sent a decodable message are kept; a new
+    /// one beyond evicts the oldest.
+    #[arg(long, value_name = "N", default_value_t = defaults().transport.max_unproven_peers as u64)]
+    pub max_unproven_peers: u64,
+    /// How long a peer that sent nothing decodable is kept (its TCP
+    /// connection closed).
+    #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.unproven_timeout))]
+    pub unproven_timeout: Secs,
+    /// An unregistered peer with nothing going on is forgotten after this
+    /// long.
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.peer_idle_timeout))]
     pub peer_idle_timeout: Secs,
+    /// The same for registered peers.
+    #[arg(long, value_name = "SECS|none", default_value_t = MaybeSecs(defaults().transport.registered_idle_timeout))]
+    pub registered_idle_timeout: MaybeSecs,
+    /// A TCP frame must be complete this long after its first byte.
+    #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.tcp_frame_timeout))]
+    pub tcp_frame_timeout: Secs,
     /// How many received requests and events may wait for us; beyond,
     /// requests get error 503.
     #[arg(long, value_name = "N", default_value_t = defaults().transport.inbound_queue as u64)]
     pub inbound_queue: u64,
-    /// Close a TCP connection that brings no message for this long.
+    /// Close an unregistered TCP connection that brings no message for
+    /// this long.
     #[arg(long, value_name = "SECS|none", default_value_t = MaybeSecs(defaults().transport.tcp_idle_timeout))]
     pub tcp_idle_timeout: MaybeSecs,
+    /// On a graceful close, wait this long for the peer to close its side.
+    #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.tcp_linger))]
+    pub tcp_linger: Secs,
+    /// How many messages may wait to be written to one TCP connection
+    /// before its peer is disconnected as too slow a reader.
+    #[arg(long, value_name = "N", default_value_t = defaults().transport.tcp_write_queue as u64)]
+    pub tcp_write_queue: u64,
+    /// Error replies (to undecodable messages, 503, 506, 459) to one
+    /// peer: per second and burst.
+    #[arg(long, value_name = "RATE/BURST", default_value_t = Rate(defaults().transport.error_rate_per_peer))]
+    pub error_rate_per_peer: Rate,
+    /// The same, for all peers together.
+    #[arg(long, value_name = "RATE/BURST", default_value_t = Rate(defaults().transport.error_rate_total))]
+    pub error_rate_total: Rate,
+    /// Drops, refusals and evictions are reported at most once per
+    /// interval.
+    #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.report_interval))]
+    pub report_interval: Secs,
 }
 
 impl EngineArgs {
@@ -184,7 +288,11 @@ impl EngineArgs {
         c.recv_pending_limit = self.recv_pending_limit.get(u32::MAX);
         c.pending_timer = self.pending_timer.0;
         c.sent_pending_limit = self.sent_pending_limit.get(u32::MAX);
-        c.reply_timer = self.reply_timer.map(|s| s.0);
+        c.reply_timer = self.reply_timer.0;
+        c.reply_cache_bytes = usize::try_from(self.reply_cache_bytes).unwrap_or(usize::MAX);
+        c.max_remembered_requests = usize::try_from(self.max_remembered).unwrap_or(usize::MAX);
+        c.recognise_encoding = !self.no_recognise_encoding;
+        c.negotiate_version = !self.no_negotiate_version;
         c.imm_ack_required = self.imm_ack_required;
         c.reply_to_decode_errors = !self.no_decode_error_replies;
         c.min_trans_id = self.min_trans_id;
@@ -194,11 +302,27 @@ impl EngineArgs {
         c.max_pdu_size = self.max_pdu_size.get(usize::MAX);
         c.segment_recv_timer = self.segment_recv_timer.0;
         c.transport.max_peers = usize::try_from(self.max_peers).unwrap_or(usize::MAX).max(1);
+        c.transport.max_unproven_peers =
+            usize::try_from(self.max_unproven_peers).unwrap_or(usize::MAX);
+        c.transport.unproven_timeout = self.unproven_timeout.0;
         c.transport.peer_idle_timeout = self.peer_idle_timeout.0;
+        c.transport.registered_idle_timeout = self.registered_idle_timeout.0;
+        c.transport.tcp_frame_timeout = self.tcp_frame_timeout.0;
+        c.transport.reply_cache_total =
+            usize::try_from(self.reply_cache_total).unwrap_or(usize::MAX);
+        c.transport.max_remembered_total =
+            usize::try_from(self.max_remembered_total).unwrap_or(usize::MAX);
         c.transport.inbound_queue = usize::try_from(self.inbound_queue)
             .unwrap_or(usize::MAX)
             .max(1);
         c.transport.tcp_idle_timeout = self.tcp_idle_timeout.0;
+        c.transport.tcp_linger = self.tcp_linger.0;
+        c.transport.tcp_write_queue = usize::try_from(self.tcp_write_queue)
+            .unwrap_or(usize::MAX)
+            .max(1);
+        c.transport.error_rate_per_peer = self.error_rate_per_peer.0;
+        c.transport.error_rate_total = self.error_rate_total.0;
+        c.transport.report_interval = self.report_interval.0;
     }
 }
 
@@ -265,6 +389,20 @@ mod tests {
             )
         );
         assert_eq!(c.transport, d.transport);
+        assert_eq!(
+            (
+                c.reply_cache_bytes,
+                c.max_remembered_requests,
+                c.recognise_encoding,
+                c.negotiate_version
+            ),
+            (
+                d.reply_cache_bytes,
+                d.max_remembered_requests,
+                d.recognise_encoding,
+                d.negotiate_version
+            )
+        );
     }
 
     #[test]
@@ -291,6 +429,17 @@ mod tests {
         );
         assert_eq!(c.max_pdu_size, Some(1400));
         assert!(Cli::try_parse_from(["x", "--reply-timer", "none"]).is_err());
+        let cli = Cli::try_parse_from(["x", "--reply-timer", "40", "--error-rate-per-peer", "2/4"])
+            .unwrap();
+        cli.engine.apply(&mut c);
+        assert_eq!(c.reply_timer, Some(Duration::from_secs(40)));
+        assert_eq!(
+            c.transport.error_rate_per_peer,
+            RateLimit {
+                per_second: 2,
+                burst: 4
+            }
+        );
         assert!(Cli::try_parse_from(["x", "--reply-timer", "-1"]).is_err());
     }
 }

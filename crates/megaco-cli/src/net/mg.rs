@@ -93,7 +93,7 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
         64,
     );
     let (requests_tx, mut requests) = mpsc::channel(64);
-    let answering = tokio::spawn(answer(incoming, server, style, errors, requests_tx));
+    let mut answering = tokio::spawn(answer(incoming, server, style, errors, requests_tx));
 
     let mut script = Script::new(scenario.steps.clone()).repeat(scenario.mg.repeat);
     tokio::pin!(stop);
@@ -139,12 +139,15 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
         );
         tokio::select! {
             sig = &mut stop => format!("mg: stopped by {sig}"),
-            _ = answering => "mg: the connection closed".to_string(),
+            _ = &mut answering => "mg: the connection closed".to_string(),
         }
     } else {
-        answering.abort();
         ended
     };
+    // TCP: what we wrote last (acks, SegmentReplies) reaches the peer
+    // before the connection closes.
+    let _ = tokio::time::timeout(Duration::from_secs(5), client.conn.close()).await;
+    answering.abort();
     tally.summary(&log, &ended, started);
     writer.finish(log, Duration::from_secs(1));
     Ok(outcome.exit_code())
@@ -252,6 +255,7 @@ async fn answer(
                     let _ = errors.try_send(error);
                 }
             }
+            Inbound::Endpoint(ev) => server.endpoint(&ev),
             Inbound::Closed { peer, error } => {
                 let why = error.map(|e| format!(": {e}")).unwrap_or_default();
                 log.warn(

@@ -10,9 +10,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use megaco_stack::scenario::{Role, TermIdStyle};
-use megaco_stack::{tcp, udp, Inbound, Incoming};
+use megaco_stack::{Inbound, Stack};
 use serde_json::json;
-use tokio::sync::mpsc;
 
 use super::log::{addr, Log, LogArgs};
 use super::serve::{self, Server};
@@ -23,7 +22,13 @@ use super::{
 
 /// `megaco mgc`.
 #[derive(Debug, Clone, Args)]
-#[command(mut_arg("mid", |a| a.help(MID_HELP.to_string() + " [default: <mgc>]")))]
+#[command(
+    mut_arg("mid", |a| a.help(MID_HELP.to_string() + " [default: <mgc>]")),
+    mut_arg("version", |a| a.help(
+        "The highest protocol version we speak, 1 to 3 (each reply goes out in its \
+         request's version; a registration gets the lower of its own and this) [default: 3]"
+    )),
+)]
 pub struct MgcArgs {
     /// Listen on this one address only, in the encoding --encoding names
     /// (pretty text by default), instead of the text and binary ports.
@@ -63,14 +68,34 @@ pub fn mgc(args: MgcArgs) -> Result<ExitCode> {
     runtime()?.block_on(run(args))
 }
 
-/// One listening socket's traffic, tagged with how to answer it.
-struct Tagged {
-    style: TermIdStyle,
-    item: Inbound,
+/// The ports to open: the encoding of each and its address. A port 0
+/// that UDP and TCP both open is picked here, free for both, so that they
+/// share it.
+fn ports(args: &MgcArgs) -> Result<Vec<(WireEncoding, SocketAddr)>> {
+    let mut ports = wanted(args);
+    if !args.tcp && !args.udp {
+        for (_, at) in &mut ports {
+            if at.port() == 0 {
+                at.set_port(free_port(at.ip())?);
+            }
+        }
+    }
+    Ok(ports)
 }
 
-/// The ports to open: the encoding of each and its address.
-fn ports(args: &MgcArgs) -> Vec<(WireEncoding, SocketAddr)> {
+/// A port free for both UDP and TCP on `ip`.
+fn free_port(ip: IpAddr) -> Result<u16> {
+    for _ in 0..16 {
+        let udp = std::net::UdpSocket::bind((ip, 0)).context("finding a free port")?;
+        let port = udp.local_addr()?.port();
+        if std::net::TcpListener::bind((ip, port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    anyhow::bail!("no port free for both UDP and TCP on {ip}")
+}
+
+fn wanted(args: &MgcArgs) -> Vec<(WireEncoding, SocketAddr)> {
     match (args.listen, args.common.encoding) {
         (Some(a), e) => vec![(e.unwrap_or(WireEncoding::Pretty), a)],
         (None, Some(e)) => {
@@ -99,55 +124,68 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     let c = &args.common;
     let scenario = super::scenario(args.scenario.as_ref())?;
     let mid = c.mid.clone().unwrap_or_else(|| domain("mgc"));
-    let version = c.version.unwrap_or(1);
+    // The highest version we speak; each reply goes out in its request's.
+    let version = c.version.unwrap_or(3);
+    let ports = ports(&args)?;
+    // Each peer is answered in its own encoding; this one is for the
+    // messages to a peer not heard from yet.
+    let first = ports.first().map_or(WireEncoding::Pretty, |p| p.0);
+    let config = config(
+        mid.clone(),
+        version,
+        first.encoding(c.dialect),
+        &args.engine,
+    );
+    let max_peers = config.transport.max_peers;
     let (log, writer) = Log::start(&args.log)?;
     let tally = Arc::new(Tally::default());
     // Installed before the first line, so that a signal right after it is
     // caught.
     let stop = stop_signal().context("installing the signal handlers")?;
-    let (tx, mut rx) = mpsc::channel::<Tagged>(1024);
-    let mut watch = Watch::default();
-    let mut max_peers = 0;
-    for (encoding, at) in ports(&args) {
-        let config = config(
-            mid.clone(),
-            version,
-            encoding.encoding(c.dialect),
-            &args.engine,
-        );
-        max_peers += config.transport.max_peers;
-        let style = if encoding.is_binary() {
-            TermIdStyle::Binary
-        } else {
-            TermIdStyle::Text
-        };
+    let mut builder = Stack::builder(config);
+    let mut udp_kinds = Vec::new();
+    let mut tcp_kinds = Vec::new();
+    for (encoding, at) in &ports {
+        // What the port is for: each peer is answered in its own
+        // encoding whichever port it uses.
         let kind = if encoding.is_binary() {
-            encoding.name()
+            "binary"
         } else {
             "text"
         };
-        let mut bound = at;
         if !args.tcp {
-            let (endpoint, incoming) = udp::bind(at, config.clone())
-                .await
-                .with_context(|| format!("listening on udp {at}"))?;
-            bound = endpoint.local_addr();
-            listening(&log, "udp", bound, kind);
-            watch.endpoints.push(endpoint);
-            tokio::spawn(forward(incoming, style, tx.clone()));
+            builder = builder.udp(*at);
+            udp_kinds.push(kind);
         }
         if !args.udp {
-            // The same port as UDP's, when that one was picked freely.
-            let listener = tcp::Listener::bind(bound, config)
-                .await
-                .with_context(|| format!("listening on tcp {bound}"))?;
-            listening(&log, "tcp", listener.local_addr()?, kind);
-            let listener = Arc::new(listener);
-            watch.listeners.push(listener.clone());
-            tokio::spawn(accept(listener, style, tx.clone(), log.clone()));
+            builder = builder.tcp(*at);
+            tcp_kinds.push(kind);
         }
     }
-    drop(tx);
+    let wanted: Vec<String> = ports.iter().map(|(_, a)| a.to_string()).collect();
+    let (stack, mut incoming) = builder
+        .start()
+        .await
+        .with_context(|| format!("listening on {}", wanted.join(", ")))?;
+    for ((at, kind), transport) in stack
+        .udp_addrs()
+        .into_iter()
+        .zip(udp_kinds)
+        .map(|x| (x, "udp"))
+        .chain(
+            stack
+                .tcp_addrs()
+                .into_iter()
+                .zip(tcp_kinds)
+                .map(|x| (x, "tcp")),
+        )
+    {
+        log.notice(
+            "listening",
+            || format!("listening on {transport} {at} {kind}"),
+            || json!({ "transport": transport, "address": addr(at), "encoding": kind }),
+        );
+    }
     log.warn(
         "started",
         || {
@@ -161,30 +199,42 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
 
     let role = Role::Mgc {
         mid: mid.clone(),
-        max_version: 3,
+        max_version: version,
     };
     let mut server = Server::new(log.clone(), tally.clone(), role, scenario.rules, max_peers);
     let mut served: u64 = 0;
     tokio::pin!(stop);
     let mut report =
         tokio::time::interval_at(tokio::time::Instant::now() + REPORT_EVERY, REPORT_EVERY);
+    let mut log_dropped = 0;
     let ended = loop {
         tokio::select! {
             sig = &mut stop => break format!("mgc: stopped by {sig}"),
-            _ = report.tick() => watch.report(&log),
-            item = rx.recv() => match item {
-                None => break "mgc: every socket closed".to_string(),
-                Some(Tagged { style, item: Inbound::Request(req) }) => {
-                    server.request(req, style);
+            _ = report.tick() => {
+                // The stack reports its own drops; this is the log's.
+                let now = log.dropped();
+                if now > log_dropped {
+                    let n = now - log_dropped;
+                    log.warn(
+                        "log_dropped",
+                        || format!("mgc: {n} log lines dropped in the last {} s (output full or closed)", REPORT_EVERY.as_secs()),
+                        || json!({ "seconds": REPORT_EVERY.as_secs(), "log_lines_dropped": n }),
+                    );
+                }
+                log_dropped = now;
+            }
+            item = incoming.recv() => match item {
+                None => break "mgc: the stack stopped".to_string(),
+                Some(Inbound::Request(req)) => {
+                    server.request(req, TermIdStyle::Text);
                     served += 1;
                     if args.count == Some(served) {
                         break format!("mgc: answered {served} requests");
                     }
                 }
-                Some(Tagged { item: Inbound::Event { peer, event }, .. }) => {
-                    serve::event(&log, &tally, peer.addr, &event)
-                }
-                Some(Tagged { item: Inbound::Closed { peer, error }, .. }) => {
+                Some(Inbound::Event { peer, event }) => serve::event(&log, &tally, peer.addr, &event),
+                Some(Inbound::Endpoint(ev)) => server.endpoint(&ev),
+                Some(Inbound::Closed { peer, error }) => {
                     let why = error.map(|e| format!(": {e}")).unwrap_or_default();
                     log.info(
                         "closed",
@@ -196,123 +246,14 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
             }
         }
     };
-    // The replies under way go out before the process ends.
+    // The replies under way go out, and TCP connections close gracefully,
+    // before the process ends.
     server.drain(Duration::from_secs(5)).await;
-    drop(watch);
+    let _ = tokio::time::timeout(Duration::from_secs(5), stack.handle().close()).await;
     tally.summary(&log, &ended, started);
     writer.finish(log, Duration::from_secs(1));
     Ok(ExitCode::SUCCESS)
 }
 
-/// How often what the transports refused or dropped is reported (when
-/// it grew).
+/// How often the log's dropped lines are reported (when there were any).
 const REPORT_EVERY: Duration = Duration::from_secs(10);
-
-/// The sockets' counters of what they refused or dropped to bound their
-/// memory, and of the log's dropped lines, as last reported.
-#[derive(Default)]
-struct Watch {
-    endpoints: Vec<udp::Endpoint>,
-    listeners: Vec<Arc<tcp::Listener>>,
-    last: [u64; 6],
-}
-
-impl Watch {
-    /// Logs, once per interval, what grew since the last report.
-    fn report(&mut self, log: &Log) {
-        let mut now = [0u64; 6];
-        for e in &self.endpoints {
-            let s = e.stats();
-            now[0] += s.peers_refused;
-            now[1] += s.peers_expired;
-            now[2] += s.requests_refused;
-            now[3] += s.events_dropped;
-        }
-        now[4] = self.listeners.iter().map(|l| l.refused()).sum();
-        now[5] = log.dropped();
-        const WHAT: [&str; 6] = [
-            "messages from new UDP peers refused (peer table full)",
-            "idle UDP peers forgotten",
-            "requests refused with error 503 (queue full)",
-            "events dropped (queue full)",
-            "TCP connections refused (connection limit)",
-            "log lines dropped (output full or closed)",
-        ];
-        let grew: Vec<String> = now
-            .iter()
-            .zip(self.last)
-            .zip(WHAT)
-            .filter(|((n, l), _)| *n > l)
-            .map(|((n, l), what)| format!("{} {what}", n - l))
-            .collect();
-        self.last = now;
-        if grew.is_empty() {
-            return;
-        }
-        const KEYS: [&str; 6] = [
-            "udp_peers_refused",
-            "udp_peers_expired",
-            "requests_refused",
-            "events_dropped",
-            "tcp_connections_refused",
-            "log_lines_dropped",
-        ];
-        let text = grew.join(", ");
-        log.warn(
-            "limits",
-            || format!("mgc: in the last {} s: {text}", REPORT_EVERY.as_secs()),
-            || {
-                let mut v = json!({ "seconds": REPORT_EVERY.as_secs() });
-                for (k, n) in KEYS.iter().zip(now) {
-                    v[*k] = json!(n);
-                }
-                v
-            },
-        );
-    }
-}
-
-fn listening(log: &Log, transport: &str, at: SocketAddr, kind: &str) {
-    log.notice(
-        "listening",
-        || format!("listening on {transport} {at} {kind}"),
-        || json!({ "transport": transport, "address": addr(at), "encoding": kind }),
-    );
-}
-
-async fn forward(mut incoming: Incoming, style: TermIdStyle, tx: mpsc::Sender<Tagged>) {
-    while let Some(item) = incoming.recv().await {
-        if tx.send(Tagged { style, item }).await.is_err() {
-            return;
-        }
-    }
-}
-
-async fn accept(
-    listener: Arc<tcp::Listener>,
-    style: TermIdStyle,
-    tx: mpsc::Sender<Tagged>,
-    log: Log,
-) {
-    loop {
-        match listener.accept().await {
-            Ok((conn, incoming)) => {
-                let peer = conn.peer_addr();
-                log.info(
-                    "connected",
-                    || format!("-- {peer} connected"),
-                    || json!({ "peer": addr(peer) }),
-                );
-                tokio::spawn(forward(incoming, style, tx.clone()));
-            }
-            Err(e) => {
-                log.warn(
-                    "error",
-                    || format!("megaco: accept: {e}"),
-                    || json!({ "error": e.to_string() }),
-                );
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        }
-    }
-}

@@ -103,15 +103,6 @@ impl WireEncoding {
             2944
         }
     }
-
-    fn name(self) -> &'static str {
-        match self {
-            WireEncoding::Pretty => "pretty",
-            WireEncoding::Compact => "compact",
-            WireEncoding::Ber => "ber",
-            WireEncoding::Per => "per",
-        }
-    }
 }
 
 const MID_HELP: &str =
@@ -130,7 +121,8 @@ pub struct Common {
     /// `<mg.example.net>`.
     #[arg(long, value_parser = parse_mid)]
     pub mid: Option<Mid>,
-    /// The protocol version of the messages we send, 1 to 3 [default: 1].
+    /// The highest protocol version we speak, 1 to 3: offered when we
+    /// register, used until the peer negotiates another [default: 1].
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
     pub version: Option<u8>,
 }

@@ -142,7 +142,10 @@ async fn run(args: SendArgs) -> Result<ExitCode> {
         return Ok(Outcome::NoReply.exit_code());
     };
     client.log_requests = false;
-    let watcher = tokio::spawn(watch(incoming, log.clone(), tally.clone(), errors));
+    // `send` shows the replies: of the other events only the warnings.
+    let mut events = log.clone();
+    events.quiet = true;
+    let watcher = tokio::spawn(watch(incoming, events, tally.clone(), errors));
     // All the requests go out at once; the replies are taken in the file's
     // order.
     let mut sent = Vec::with_capacity(requests.len());
@@ -166,8 +169,10 @@ async fn run(args: SendArgs) -> Result<ExitCode> {
         };
         worst = worst.max(outcome);
     }
+    // TCP: the SegmentReplies and acks we wrote last reach the peer before
+    // the connection closes.
+    let _ = tokio::time::timeout(Duration::from_secs(5), client.conn.close()).await;
     watcher.abort();
-    drop(client);
     let how = if worst == Outcome::Replied {
         "done"
     } else {
@@ -194,6 +199,7 @@ async fn watch(
                     let _ = errors.try_send(error);
                 }
             }
+            Inbound::Endpoint(ev) => serve::endpoint_event(&log, &ev),
             Inbound::Closed { .. } => break,
             _ => {}
         }

@@ -8,9 +8,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use megaco_stack::endpoint::{DropReport, EndpointEvent};
 use megaco_stack::engine::Event;
 use megaco_stack::scenario::{Responder, Role, Rule, TermIdStyle};
-use megaco_stack::IncomingRequest;
+use megaco_stack::{IncomingRequest, Peer};
 use serde_json::json;
 use tokio::task::JoinSet;
 
@@ -29,7 +30,10 @@ pub struct Server {
     role: Role,
     rules: Arc<[Rule]>,
     /// One per peer; at most `max_peers`.
-    responders: HashMap<SocketAddr, Responder>,
+    responders: HashMap<Peer, Responder>,
+    /// How each peer's termination ids are written (binary encodings:
+    /// bit levels), from the encoding the stack recognised.
+    styles: HashMap<Peer, TermIdStyle>,
     max_peers: usize,
     held: VecDeque<IncomingRequest>,
     replies: JoinSet<()>,
@@ -49,6 +53,7 @@ impl Server {
             role,
             rules: rules.into(),
             responders: HashMap::new(),
+            styles: HashMap::new(),
             max_peers: max_peers.max(1),
             held: VecDeque::new(),
             replies: JoinSet::new(),
@@ -60,7 +65,7 @@ impl Server {
         (self.log.clone(), self.tally.clone())
     }
 
-    fn responder(&mut self, peer: SocketAddr) -> &mut Responder {
+    fn responder(&mut self, peer: Peer) -> &mut Responder {
         if !self.responders.contains_key(&peer) && self.responders.len() >= self.max_peers {
             // Forget a peer that holds no context, or any.
             let victim = self
@@ -80,9 +85,13 @@ impl Server {
     }
 
     /// Logs a request and answers it (at once, after a pending, after a
-    /// delay, or never, as the rules say).
+    /// delay, or never, as the rules say); termination ids chosen for `$`
+    /// are written as the peer's encoding wants them (`style` when it is
+    /// not known).
     pub fn request(&mut self, req: IncomingRequest, style: TermIdStyle) {
         let (peer, id, version) = (req.peer(), req.transaction_id(), req.version());
+        let source = req.source();
+        let style = self.styles.get(&source).copied().unwrap_or(style);
         Tally::bump(&self.tally.received);
         self.tally.peer(peer);
         let from = show::mid_text(req.mid());
@@ -94,7 +103,7 @@ impl Server {
             version,
             show::request(id, req.actions()),
         );
-        let answer = self.responder(peer).answer(req.actions(), version, style);
+        let answer = self.responder(source).answer(req.actions(), version, style);
         let Some(result) = answer.reply else {
             self.log.info(
                 "not_answered",
@@ -146,11 +155,120 @@ impl Server {
         }
     }
 
+    /// Logs what the endpoint reports (peers admitted, evicted, refused,
+    /// expired, closed; what it dropped) and keeps each peer's encoding.
+    pub fn endpoint(&mut self, ev: &EndpointEvent) {
+        match ev {
+            EndpointEvent::PeerAdmitted { peer, encoding } => {
+                let binary = encoding.starts_with("ber") || encoding.starts_with("per");
+                if self.styles.len() < self.max_peers.saturating_mul(2) {
+                    let style = if binary {
+                        TermIdStyle::Binary
+                    } else {
+                        TermIdStyle::Text
+                    };
+                    self.styles.insert(*peer, style);
+                }
+            }
+            EndpointEvent::PeerEvicted { peer }
+            | EndpointEvent::PeerExpired { peer }
+            | EndpointEvent::Closed { peer, .. } => {
+                self.styles.remove(peer);
+                self.responders.remove(peer);
+            }
+            _ => {}
+        }
+        endpoint_event(&self.log, ev);
+    }
+
     /// Waits (at most `wait`) for the replies under way to go out.
     pub async fn drain(&mut self, wait: Duration) {
         let all = async { while self.replies.join_next().await.is_some() {} };
         let _ = tokio::time::timeout(wait, all).await;
     }
+}
+
+/// Logs an endpoint event in words.
+pub fn endpoint_event(log: &Log, ev: &EndpointEvent) {
+    match ev {
+        EndpointEvent::PeerAdmitted { peer, encoding } => log.info(
+            "peer_admitted",
+            || format!("-- {peer} speaks {encoding}"),
+            || json!({ "peer": addr(peer.addr), "encoding": encoding }),
+        ),
+        EndpointEvent::PeerEvicted { peer } => log.warn(
+            "peer_evicted",
+            || format!("megaco: {peer} lost its slot to a newer peer"),
+            || json!({ "peer": addr(peer.addr) }),
+        ),
+        EndpointEvent::PeerRefused { peer } => log.warn(
+            "peer_refused",
+            || format!("megaco: {peer} refused: every peer slot is held"),
+            || json!({ "peer": addr(peer.addr) }),
+        ),
+        EndpointEvent::PeerExpired { peer } => log.info(
+            "peer_expired",
+            || format!("-- {peer} forgotten after its idle timeout"),
+            || json!({ "peer": addr(peer.addr) }),
+        ),
+        EndpointEvent::Closed { peer, reason } => log.info(
+            "closed",
+            || format!("-- {peer} closed: {reason}"),
+            || json!({ "peer": addr(peer.addr), "reason": reason.to_string() }),
+        ),
+        EndpointEvent::Dropped(r) => {
+            let text = drop_report(r);
+            log.warn(
+                "dropped",
+                || format!("megaco: since the last report: {text}"),
+                || {
+                    json!({
+                        "errors_rate_limited": r.errors_rate_limited,
+                        "storms_suppressed": r.storms_suppressed,
+                        "decode_errors": r.decode_errors,
+                        "unproven_evicted": r.unproven_evicted,
+                        "unproven_expired": r.unproven_expired,
+                        "peers_refused": r.peers_refused,
+                        "peers_evicted": r.peers_evicted,
+                        "duplicates_dropped": r.duplicates_dropped,
+                        "replies_shed": r.replies_shed,
+                        "remembered_shed": r.remembered_shed,
+                    })
+                },
+            );
+        }
+        other => {
+            let text = format!("{other:?}");
+            log.info(
+                "endpoint",
+                || format!("-- {text}"),
+                || json!({ "detail": text }),
+            );
+        }
+    }
+}
+
+/// A drop report in words: only what is not zero.
+fn drop_report(r: &DropReport) -> String {
+    let parts = [
+        (r.errors_rate_limited, "error replies rate-limited"),
+        (r.storms_suppressed, "error loops stopped"),
+        (r.decode_errors, "undecodable messages"),
+        (r.unproven_evicted, "unproven peers evicted"),
+        (r.unproven_expired, "unproven peers expired"),
+        (r.peers_refused, "peers refused (table full)"),
+        (r.peers_evicted, "peers evicted"),
+        (
+            r.duplicates_dropped,
+            "duplicates dropped (reply no longer cached)",
+        ),
+    ];
+    let said: Vec<String> = parts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+    said.join(", ")
 }
 
 /// Logs an engine event in words; counts errors.
@@ -197,13 +315,16 @@ pub fn event(log: &Log, tally: &Tally, peer: SocketAddr, event: &Event) {
                 || json!({ "peer": p, "transaction_id": transaction_id }),
             );
         }
+        Event::VersionNegotiated { version } => log.info(
+            "version_negotiated",
+            || format!("-- {peer} negotiated version {version}"),
+            || json!({ "peer": p, "version": version }),
+        ),
         Event::UnexpectedReply { transaction_id, .. } => log.info(
             "unexpected_reply",
             || format!("<- {peer} reply {transaction_id} to no outstanding request (ignored)"),
             || json!({ "peer": p, "transaction_id": transaction_id }),
         ),
-        // The ServiceChangeReply logged with it carries the version.
-        Event::VersionNegotiated { .. } => {}
         other => {
             let text = format!("{other:?}");
             log.info(

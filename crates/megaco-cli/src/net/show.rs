@@ -120,13 +120,12 @@ pub fn describe(e: &ErrorDescriptor) -> String {
 /// A decode error as `megaco check` words it: `line:col: what` for text,
 /// `offset: BER: what` and `offset: PER: what` for binary.
 pub fn decode_error(e: &megaco::codec::DecodeError) -> String {
-    use megaco::codec::DecodeError as D;
-    match e {
-        D::Text(t) => format!("{}:{}: {}", t.line, t.column, t.kind),
-        D::Ber(b) => format!("{}: BER: {b}", b.offset()),
-        D::Per(p) => format!("{}: PER: {p}", p.byte_offset()),
-        #[allow(unreachable_patterns)]
-        other => format!("{}: {other}", other.offset()),
+    use megaco::codec::Kind;
+    match (e.line_column(), e.codec()) {
+        (Some((line, column)), _) => format!("{line}:{column}: {}", e.kind()),
+        (None, Kind::Ber) => format!("{}: BER: {}", e.offset(), e.kind()),
+        (None, Kind::Per) => format!("{}: PER: {}", e.offset(), e.kind()),
+        (None, _) => format!("{}: {e}", e.offset()),
     }
 }
 

@@ -1,8 +1,8 @@
 %% Erlang/OTP megaco MGs for the CLI's tests: one per TRANSPORT:ENCODING:PORT
 %% given, all in this node at once, each registering (ServiceChange Restart
 %% on ROOT) with the MGC at 127.0.0.1:PORT and then sending a Notify, with
-%% megaco:call/3. Prints "TAG servicechange RESULT" and "TAG notify RESULT"
-%% for each, then "done".
+%% megaco:call/3, in the version the MGC's reply negotiated. Prints "TAG
+%% servicechange RESULT" and "TAG notify RESULT" for each, then "done".
 %%
 %% erl -noshell -pa DIR -s peers_mg start VERSION udp:pretty:2944 tcp:ber:2945 ...
 %%   ENCODING: pretty | compact | ber
@@ -60,13 +60,30 @@ register(Vsn, Sups, SpecA) ->
     SC = actions(Vsn, "MEGACO/" ++ V ++ " [127.0.0.1]:2944 Transaction = 1 { Context = - { "
                  "ServiceChange = ROOT { Services { Method = Restart, "
                  "Reason = \"901 mg col boot\" } } } }"),
-    io:format("~s servicechange ~w~n", [Tag, megaco:call(CH, SC, [])]),
+    Registered = megaco:call(CH, SC, []),
+    io:format("~s servicechange ~w~n", [Tag, Registered]),
     N = actions(Vsn, "MEGACO/" ++ V ++ " [127.0.0.1]:2944 Transaction = 2 { Context = - { "
                 "Notify = 11111111/00000000/00000001 { ObservedEvents = 2 { al/of } } } }"),
     %% The reply told OTP the MGC's mid: the connection has a new handle.
     [CH2] = megaco:user_info(Mid, connections),
+    %% H.248.1 11.3: the version the MGC answered is the one used from now
+    %% on (OTP leaves that to the user).
+    case negotiated(Registered) of
+        undefined -> ok;
+        Negotiated -> ok = megaco:update_conn_info(CH2, protocol_version, Negotiated)
+    end,
     io:format("~s notify ~w~n", [Tag, megaco:call(CH2, N, [])]),
     ok.
+
+%% The ServiceChangeVersion of a registration's reply, if any.
+negotiated({_PV, {ok, [{'ActionReply', _, _, _, [{serviceChangeReply,
+        {'ServiceChangeReply', _, {serviceChangeResParms, Parm}}}]}]}}) ->
+    case element(4, Parm) of
+        V when is_integer(V) -> V;
+        _ -> undefined
+    end;
+negotiated(_) ->
+    undefined.
 
 open(udp, Sup, Port, RH) ->
     {ok, SH0, Ctrl} = megaco_udp:open(Sup, [{port, 0}, {receive_handle, RH}]),

@@ -1,8 +1,8 @@
 %% An Erlang/OTP megaco MGC for the CLI's scenario tests: OTP's stack, with
 %% a user module that answers like a controller keeping contexts: Add on
 %% context $ gets a new context id, a $ level of a termination id a number,
-%% Modify, Subtract, Notify, AuditValue and ServiceChange well-formed
-%% replies. Prints "port N" when ready and "request COMMANDS" per request;
+%% Modify, Subtract, Notify and ServiceChange well-formed replies (a
+%% ServiceChangeVersion above VERSION answered with VERSION). Prints "port N" when ready and "request COMMANDS" per request;
 %% stops when standard input closes.
 %%
 %% erl -noshell -pa DIR -s peers_mgc start PORT ENCODING VERSION TRANSPORT
@@ -31,6 +31,7 @@ run([PortA, EncA, VsnA, TransportA]) ->
                  compact -> megaco_compact_text_encoder
              end,
     persistent_term:put(peers_mgc_ids, atomics:new(2, [])),
+    persistent_term:put(peers_mgc_version, Vsn),
     ok = megaco:start(),
     Mid = {deviceName, "otpmgc"},
     ok = megaco:start_user(Mid, [{user_mod, ?MODULE},
@@ -98,9 +99,15 @@ command_reply({'CommandRequest', {subtractReq, {'SubtractRequest', Tids, _}}, _,
     {subtractReply, {'AmmsReply', Tids, asn1_NOVALUE}};
 command_reply({'CommandRequest', {notifyReq, {'NotifyRequest', Tids, _, _}}, _, _}) ->
     {notifyReply, {'NotifyReply', Tids, asn1_NOVALUE}};
-command_reply({'CommandRequest', {serviceChangeReq, {'ServiceChangeRequest', Tids, _}}, _, _}) ->
+command_reply({'CommandRequest', {serviceChangeReq, {'ServiceChangeRequest', Tids, Parms}}, _, _}) ->
+    %% H.248.1 11.3: a version offered above ours is answered with ours.
+    Ours = persistent_term:get(peers_mgc_version),
+    Version = case element(4, Parms) of
+                  V when is_integer(V), V > Ours -> Ours;
+                  _ -> asn1_NOVALUE
+              end,
     Parm = {'ServiceChangeResParm', {deviceName, "otpmgc"}, asn1_NOVALUE,
-            asn1_NOVALUE, asn1_NOVALUE, asn1_NOVALUE},
+            Version, asn1_NOVALUE, asn1_NOVALUE},
     {serviceChangeReply, {'ServiceChangeReply', Tids, {serviceChangeResParms, Parm}}}.
 
 %% A `$` level of a termination id becomes a number.

@@ -29,9 +29,9 @@ pub fn megaco(args: &[&str]) -> Output {
         .expect("run megaco")
 }
 
-/// Standard output, without timestamps.
+/// The message lines of standard output, without timestamps.
 pub fn stdout(out: &Output) -> String {
-    bodies(&String::from_utf8(out.stdout.clone()).unwrap())
+    messages(&bodies(&String::from_utf8(out.stdout.clone()).unwrap()))
 }
 
 pub fn stderr(out: &Output) -> String {
@@ -41,6 +41,15 @@ pub fn stderr(out: &Output) -> String {
 /// A log line without its timestamp.
 pub fn body(line: &str) -> &str {
     line.split_once(' ').map_or(line, |(_, rest)| rest)
+}
+
+/// The lines of a log that carry messages (`->`, `<-` and their pretty
+/// continuation lines), without the `--` lines of other events.
+pub fn messages(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with("-- "))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 /// Every line of a log without timestamps (pretty continuation lines,
@@ -118,7 +127,7 @@ impl Mgc {
         }
     }
 
-    /// The address of the `transport` socket of `kind` (`text`, `ber`).
+    /// The address of the `transport` socket of `kind` (`text`, `binary`).
     pub fn addr_of(&self, transport: &str, kind: &str) -> String {
         self.listening
             .iter()
@@ -129,13 +138,14 @@ impl Mgc {
     }
 
     /// Waits for the controller to exit (after `--count` requests) and
-    /// returns the rest of its standard output, without timestamps.
+    /// returns the message lines of the rest of its standard output,
+    /// without timestamps.
     pub fn finish(mut self) -> String {
         let mut rest = String::new();
         self.stdout.read_to_string(&mut rest).unwrap();
         let status = self.child.wait().unwrap();
         assert!(status.success(), "mgc exited with {status}");
-        bodies(&rest)
+        messages(&bodies(&rest))
     }
 
     /// Stops the controller with `signal` and returns its standard error.

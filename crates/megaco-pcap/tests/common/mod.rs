@@ -55,6 +55,14 @@ pub fn encoding(kind: Kind) -> Encoding {
     }
 }
 
+/// One UDP packet per vector, from `src` to `dst`.
+pub fn udp_ips(sent: &[Vector], src: &str, dst: &str) -> Vec<Vec<u8>> {
+    let (src, dst) = (src.parse().unwrap(), dst.parse().unwrap());
+    sent.iter()
+        .map(|v| build::udp(src, dst, &v.bytes))
+        .collect()
+}
+
 /// A deterministic generator (xorshift64*), so failures reproduce.
 pub struct Rng(pub u64);
 

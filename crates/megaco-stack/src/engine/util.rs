@@ -15,31 +15,16 @@ use crate::codec::DecodeError;
 /// codec does not speak, otherwise 400 "Syntax error on line L" (text) or
 /// "Syntax error" (binary).
 pub fn decode_error_descriptor(error: &DecodeError) -> ErrorDescriptor {
-    use megaco::ber::BerError;
-    use megaco::per::PerErrorKind;
-    use megaco::text::TextErrorKind;
-    let version = match error {
-        DecodeError::Text(e) => match e.kind {
-            TextErrorKind::UnsupportedVersion(v) => Some(u64::from(v)),
-            _ => None,
-        },
-        DecodeError::Ber(BerError::UnsupportedVersion { version, .. }) => Some(*version),
-        DecodeError::Per(e) => match e.kind {
-            PerErrorKind::UnsupportedVersion(v) => Some(u64::from(v)),
-            _ => None,
-        },
-        _ => None,
-    };
-    match (version, error) {
+    match (error.unsupported_version(), error.line_column()) {
         (Some(v), _) => ErrorDescriptor {
             error_code: ERR_VERSION,
             error_text: Some(format!("Unsupported version: {v}").into()),
         },
-        (None, DecodeError::Text(e)) => ErrorDescriptor {
+        (None, Some((line, _))) => ErrorDescriptor {
             error_code: ERR_SYNTAX,
-            error_text: Some(format!("Syntax error on line {}", e.line).into()),
+            error_text: Some(format!("Syntax error on line {line}").into()),
         },
-        (None, _) => ErrorDescriptor {
+        (None, None) => ErrorDescriptor {
             error_code: ERR_SYNTAX,
             error_text: Some("Syntax error".into()),
         },

@@ -4,15 +4,19 @@
 //! CHOICE are skipped where the CHOICE is an element of a list, and an
 //! error elsewhere.
 
-use super::reader::{Reader, Tlv};
-use super::{BerConfig, BerError, Dialect, Mapping};
+use super::reader::{
+    bad_value, missing_at, too_large, trailing_data, truncated, unexpected_tag,
+    unsupported_version, Reader, Tlv,
+};
+use super::{BerConfig, Dialect, Mapping};
 use crate::asn1::names::{ItemKind, NameRegistry};
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
 use crate::asn1::values::{self, ValueType};
+use crate::error::DecodeError;
 use crate::model::*;
 use crate::Limits;
 
-type D<T> = Result<T, BerError>;
+type D<T> = Result<T, DecodeError>;
 
 struct Dec<'c> {
     reg: &'c NameRegistry,
@@ -34,10 +38,7 @@ pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> 
         native,
     };
     if bytes.len() > cfg.limits.max_message_size {
-        return Err(BerError::TooLarge {
-            size: bytes.len(),
-            limit: cfg.limits.max_message_size,
-        });
+        return Err(too_large(bytes.len(), cfg.limits.max_message_size));
     }
     let limits = Limits {
         max_depth: cfg.limits.max_depth.max(1),
@@ -45,7 +46,7 @@ pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> 
     };
     let (top, end) = top_level(bytes, &limits)?;
     if end < bytes.len() {
-        return Err(BerError::TrailingData { offset: end });
+        return Err(trailing_data(end, bytes.len()));
     }
     d.megaco_message(&top)
 }
@@ -53,10 +54,7 @@ pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> 
 /// The outer `MegacoMessage` SEQUENCE and the offset after it.
 pub(super) fn top_level<'a>(bytes: &'a [u8], limits: &'a Limits) -> D<(Tlv<'a>, usize)> {
     let mut r = Reader::new(bytes, limits);
-    let top = r.next()?.ok_or(BerError::Truncated {
-        offset: 0,
-        expected: "MegacoMessage",
-    })?;
+    let top = r.next()?.ok_or_else(|| truncated(0, "MegacoMessage"))?;
     expect(&top, 0x30, "MegacoMessage (SEQUENCE, tag 0x30)")?;
     Ok((top, r.pos()))
 }
@@ -84,10 +82,7 @@ pub(super) fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
     expect(&first, 0x80, "Message.version [0] INTEGER")?;
     let version = uint(&first, u64::MAX, "version INTEGER")?;
     if !(1..=3).contains(&version) {
-        return Err(BerError::UnsupportedVersion {
-            offset: first.offset,
-            version,
-        });
+        return Err(unsupported_version(first.offset, version));
     }
     Ok(version as u8)
 }
@@ -99,28 +94,18 @@ pub(super) fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
     if t.tag == tag {
         Ok(())
     } else {
-        Err(BerError::UnexpectedTag {
-            offset: t.offset,
-            expected: what,
-            found: t.tag,
-        })
+        Err(unexpected_tag(t.offset, what, t.tag))
     }
 }
 
 #[inline]
-pub(super) fn bad(t: &Tlv, expected: &'static str) -> BerError {
-    BerError::BadValue {
-        offset: t.offset,
-        expected,
-    }
+pub(super) fn bad(t: &Tlv, expected: &'static str) -> DecodeError {
+    bad_value(t.offset, expected)
 }
 
 #[inline]
-pub(super) fn missing(t: &Tlv, expected: &'static str) -> BerError {
-    BerError::Missing {
-        offset: t.end,
-        expected,
-    }
+pub(super) fn missing(t: &Tlv, expected: &'static str) -> DecodeError {
+    missing_at(t.end, expected)
 }
 
 /// A non-negative INTEGER (or ENUMERATED) no larger than `max`.
@@ -439,11 +424,11 @@ impl Dec<'_> {
                             MessageBody::Transactions(ts)
                         }
                         _ => {
-                            return Err(BerError::UnexpectedTag {
-                                offset: alt.offset,
-                                expected: "messageError [0] or transactions [1]",
-                                found: alt.tag,
-                            })
+                            return Err(unexpected_tag(
+                                alt.offset,
+                                "messageError [0] or transactions [1]",
+                                alt.tag,
+                            ))
                         }
                     });
                 }
@@ -467,13 +452,7 @@ impl Dec<'_> {
             0xA2 => Mid::Domain(self.domain(&alt)?),
             0x83 => Mid::Device(string(&alt)),
             0x84 => Mid::Mtp(mtp(&alt, self.standard)?),
-            _ => {
-                return Err(BerError::UnexpectedTag {
-                    offset: alt.offset,
-                    expected: "an MId alternative",
-                    found: alt.tag,
-                })
-            }
+            _ => return Err(unexpected_tag(alt.offset, "an MId alternative", alt.tag)),
         })
     }
 
@@ -603,11 +582,11 @@ impl Dec<'_> {
                                     TransactionResult::ActionReplies(v)
                                 }
                                 _ => {
-                                    return Err(BerError::UnexpectedTag {
-                                        offset: alt.offset,
-                                        expected: "transactionError [0] or actionReplies [1]",
-                                        found: alt.tag,
-                                    })
+                                    return Err(unexpected_tag(
+                                        alt.offset,
+                                        "transactionError [0] or actionReplies [1]",
+                                        alt.tag,
+                                    ))
                                 }
                             });
                         }
@@ -930,13 +909,7 @@ impl Dec<'_> {
                     service_change_parms: parms.ok_or_else(|| missing(t, "serviceChangeParms"))?,
                 }))
             }
-            _ => {
-                return Err(BerError::UnexpectedTag {
-                    offset: t.offset,
-                    expected: "a Command alternative",
-                    found: t.tag,
-                })
-            }
+            _ => return Err(unexpected_tag(t.offset, "a Command alternative", t.tag)),
         })
     }
 
@@ -1035,12 +1008,11 @@ impl Dec<'_> {
                                     self.sc_res_parm(&alt)?,
                                 ),
                                 _ => {
-                                    return Err(BerError::UnexpectedTag {
-                                        offset: alt.offset,
-                                        expected:
-                                            "errorDescriptor [0] or serviceChangeResParms [1]",
-                                        found: alt.tag,
-                                    })
+                                    return Err(unexpected_tag(
+                                        alt.offset,
+                                        "errorDescriptor [0] or serviceChangeResParms [1]",
+                                        alt.tag,
+                                    ))
                                 }
                             });
                         }
@@ -1107,11 +1079,11 @@ impl Dec<'_> {
                 }
             }
             _ => {
-                return Err(BerError::UnexpectedTag {
-                    offset: alt.offset,
-                    expected: "an AuditReply alternative",
-                    found: alt.tag,
-                })
+                return Err(unexpected_tag(
+                    alt.offset,
+                    "an AuditReply alternative",
+                    alt.tag,
+                ))
             }
         })
     }
@@ -1785,11 +1757,11 @@ impl Dec<'_> {
                         }
                         0x82 => NonStandardIdentifier::Experimental(string(&alt)),
                         _ => {
-                            return Err(BerError::UnexpectedTag {
-                                offset: alt.offset,
-                                expected: "a NonStandardIdentifier alternative",
-                                found: alt.tag,
-                            })
+                            return Err(unexpected_tag(
+                                alt.offset,
+                                "a NonStandardIdentifier alternative",
+                                alt.tag,
+                            ))
                         }
                     });
                 }
@@ -2246,11 +2218,11 @@ impl Dec<'_> {
             0x84 => ServiceChangeAddress::Device(string(&alt)),
             0x85 => ServiceChangeAddress::Mtp(mtp(&alt, self.standard)?),
             _ => {
-                return Err(BerError::UnexpectedTag {
-                    offset: alt.offset,
-                    expected: "a ServiceChangeAddress alternative",
-                    found: alt.tag,
-                })
+                return Err(unexpected_tag(
+                    alt.offset,
+                    "a ServiceChangeAddress alternative",
+                    alt.tag,
+                ))
             }
         })
     }

@@ -42,7 +42,7 @@
 //! [`BerConfig::limits`] bound the message size, the nesting (which also
 //! bounds the one recursive ASN.1 type, regulated notify behaviours), the
 //! components of one constructed value and the length of a primitive
-//! value. Errors are a [`BerError`] with
+//! value. Errors are a [`DecodeError`] with
 //! the byte offset and what was expected. Long-form and indefinite lengths
 //! are accepted; components of a SEQUENCE may come in any order, and
 //! components with tags the v3 module does not have (extension additions
@@ -94,7 +94,7 @@ use std::sync::Arc;
 
 pub use crate::asn1::names::NameRegistry;
 pub use crate::asn1::termid::TermIdLevels;
-use crate::{EncodeError, Limits, MegacoMessage};
+use crate::{DecodeError, EncodeError, Limits, MegacoMessage};
 
 /// Which BER flavour to read and write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -159,123 +159,6 @@ impl BerConfig {
     }
 }
 
-/// Why BER input could not be decoded. Every variant carries the byte
-/// offset in the input where the problem was found.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BerError {
-    /// The input ends inside a value.
-    #[error("byte {offset}: input ends, expected {expected}")]
-    Truncated {
-        /// Where.
-        offset: usize,
-        /// What was being read.
-        expected: &'static str,
-    },
-    /// A tag other than the one expected.
-    #[error("byte {offset}: unexpected tag {found:#04x}, expected {expected}")]
-    UnexpectedTag {
-        /// Where.
-        offset: usize,
-        /// What was expected.
-        expected: &'static str,
-        /// The tag octet found.
-        found: u8,
-    },
-    /// A length that is malformed or runs past its container.
-    #[error("byte {offset}: bad length, {detail}")]
-    BadLength {
-        /// Where.
-        offset: usize,
-        /// What is wrong with it.
-        detail: &'static str,
-    },
-    /// Nesting deeper than [`Limits::max_depth`].
-    #[error("byte {offset}: nesting deeper than {limit}")]
-    TooDeep {
-        /// Where.
-        offset: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// The message is larger than [`Limits::max_message_size`].
-    #[error("byte 0: message of {size} bytes exceeds the limit of {limit} bytes")]
-    TooLarge {
-        /// The message size.
-        size: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A constructed value with more than [`Limits::max_list_len`]
-    /// components.
-    #[error("byte {offset}: more than {limit} items in a list")]
-    TooManyItems {
-        /// Where the first component past the limit starts.
-        offset: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A primitive value longer than [`Limits::max_string_len`].
-    #[error("byte {offset}: value of {len} bytes is longer than {limit} bytes")]
-    StringTooLong {
-        /// Where the value's tag is.
-        offset: usize,
-        /// Its length.
-        len: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A mandatory component is absent.
-    #[error("byte {offset}: missing {expected}")]
-    Missing {
-        /// The end of the containing value.
-        offset: usize,
-        /// What is missing.
-        expected: &'static str,
-    },
-    /// A value that is malformed or out of range.
-    #[error("byte {offset}: invalid value, expected {expected}")]
-    BadValue {
-        /// Where.
-        offset: usize,
-        /// What a valid value is.
-        expected: &'static str,
-    },
-    /// The protocol version is not 1, 2 or 3.
-    #[error("byte {offset}: protocol version {version} not supported (1 to 3)")]
-    UnsupportedVersion {
-        /// Where.
-        offset: usize,
-        /// The version read.
-        version: u64,
-    },
-    /// Bytes after the message.
-    #[error("byte {offset}: data after the end of the message")]
-    TrailingData {
-        /// Where the extra bytes start.
-        offset: usize,
-    },
-}
-
-impl BerError {
-    /// The byte offset the error refers to.
-    pub fn offset(&self) -> usize {
-        match *self {
-            BerError::Truncated { offset, .. }
-            | BerError::UnexpectedTag { offset, .. }
-            | BerError::BadLength { offset, .. }
-            | BerError::TooDeep { offset, .. }
-            | BerError::TooManyItems { offset, .. }
-            | BerError::StringTooLong { offset, .. }
-            | BerError::Missing { offset, .. }
-            | BerError::BadValue { offset, .. }
-            | BerError::UnsupportedVersion { offset, .. }
-            | BerError::TrailingData { offset } => offset,
-            BerError::TooLarge { .. } => 0,
-        }
-    }
-}
-
 /// Encodes a message as BER.
 pub fn encode(msg: &MegacoMessage, cfg: &BerConfig) -> Result<Vec<u8>, EncodeError> {
     let mut out = Vec::with_capacity(512);
@@ -300,7 +183,7 @@ pub fn encode_into(
 }
 
 /// Decodes one BER message (any of versions 1 to 3).
-pub fn decode(bytes: &[u8], cfg: &BerConfig) -> Result<MegacoMessage, BerError> {
+pub fn decode(bytes: &[u8], cfg: &BerConfig) -> Result<MegacoMessage, DecodeError> {
     decode::decode_message(bytes, cfg)
 }
 
@@ -315,6 +198,6 @@ pub fn decode(bytes: &[u8], cfg: &BerConfig) -> Result<MegacoMessage, BerError> 
 /// assert_eq!(ber::version_of(&bytes), Ok(2));
 /// assert!(ber::version_of(&bytes[..4]).is_err());
 /// ```
-pub fn version_of(bytes: &[u8]) -> Result<u8, BerError> {
+pub fn version_of(bytes: &[u8]) -> Result<u8, DecodeError> {
     decode::version_of(bytes)
 }

@@ -5,8 +5,82 @@
 //! the bytes that remain in its container before anything is sliced, and
 //! the nesting depth is bounded. Nothing here allocates.
 
-use super::BerError;
+use crate::codec::Kind;
+use crate::error::{DecodeError, DecodeErrorKind as K, Limit};
 use crate::Limits;
+
+// ---- errors --------------------------------------------------------------
+//
+// Out of line and cold: the happy path carries none of their code.
+
+#[cold]
+fn ber(offset: usize, kind: K) -> DecodeError {
+    DecodeError::new(Kind::Ber, offset, kind)
+}
+
+#[cold]
+pub(super) fn unexpected_tag(offset: usize, expected: &'static str, tag: u8) -> DecodeError {
+    ber(offset, K::UnexpectedTag { expected, tag })
+}
+
+#[cold]
+pub(super) fn truncated(offset: usize, expected: &'static str) -> DecodeError {
+    ber(offset, K::Truncated { expected })
+}
+
+#[cold]
+fn bad_length(offset: usize, detail: &'static str) -> DecodeError {
+    ber(
+        offset,
+        K::BadLength {
+            detail: detail.into(),
+        },
+    )
+}
+
+#[cold]
+pub(super) fn too_deep(offset: usize, max: usize) -> DecodeError {
+    let (limit, found) = (Limit::Depth, None);
+    ber(offset, K::LimitExceeded { limit, max, found })
+}
+
+#[cold]
+fn too_many_items(offset: usize, max: usize) -> DecodeError {
+    let (limit, found) = (Limit::ListLen, None);
+    ber(offset, K::LimitExceeded { limit, max, found })
+}
+
+#[cold]
+fn string_too_long(offset: usize, len: usize, max: usize) -> DecodeError {
+    let (limit, found) = (Limit::StringLen, Some(len));
+    ber(offset, K::LimitExceeded { limit, max, found })
+}
+
+#[cold]
+pub(super) fn too_large(size: usize, max: usize) -> DecodeError {
+    let (limit, found) = (Limit::MessageSize, Some(size));
+    ber(0, K::LimitExceeded { limit, max, found })
+}
+
+#[cold]
+pub(super) fn missing_at(offset: usize, what: &'static str) -> DecodeError {
+    ber(offset, K::Missing { what })
+}
+
+#[cold]
+pub(super) fn bad_value(offset: usize, expected: &'static str) -> DecodeError {
+    ber(offset, K::BadValue { expected })
+}
+
+#[cold]
+pub(super) fn unsupported_version(offset: usize, version: u64) -> DecodeError {
+    ber(offset, K::UnsupportedVersion { version })
+}
+
+#[cold]
+pub(super) fn trailing_data(offset: usize, len: usize) -> DecodeError {
+    ber(offset, K::TrailingData { len: len - offset })
+}
 
 /// The tag octet of a high-tag-number value (number ≥ 31) is kept as its
 /// first octet, which never equals a tag the Megaco module uses, so such
@@ -36,19 +110,12 @@ impl<'a> Tlv<'a> {
 
     /// A reader over the components of a constructed value.
     #[inline]
-    pub fn children(&self) -> Result<Reader<'a>, BerError> {
+    pub fn children(&self) -> Result<Reader<'a>, DecodeError> {
         if self.tag & 0x20 == 0 {
-            return Err(BerError::UnexpectedTag {
-                offset: self.offset,
-                expected: "a constructed value",
-                found: self.tag,
-            });
+            return Err(unexpected_tag(self.offset, "a constructed value", self.tag));
         }
         if self.depth >= self.limits.max_depth {
-            return Err(BerError::TooDeep {
-                offset: self.offset,
-                limit: self.limits.max_depth,
-            });
+            return Err(too_deep(self.offset, self.limits.max_depth));
         }
         Ok(Reader {
             data: self.data,
@@ -94,16 +161,13 @@ impl<'a> Reader<'a> {
 
     /// The next TLV, or `None` at the end of the container.
     #[inline]
-    pub fn next(&mut self) -> Result<Option<Tlv<'a>>, BerError> {
+    pub fn next(&mut self) -> Result<Option<Tlv<'a>>, DecodeError> {
         if self.pos >= self.end {
             return Ok(None);
         }
         self.count += 1;
         if self.count > self.limits.max_list_len {
-            return Err(BerError::TooManyItems {
-                offset: self.pos,
-                limit: self.limits.max_list_len,
-            });
+            return Err(too_many_items(self.pos, self.limits.max_list_len));
         }
         // Fast path: low tag number, short definite length.
         if self.pos + 2 <= self.end {
@@ -135,14 +199,10 @@ impl<'a> Reader<'a> {
 
 /// Refuses a primitive value longer than [`Limits::max_string_len`].
 #[inline]
-fn check_string(t: Tlv<'_>) -> Result<Tlv<'_>, BerError> {
+fn check_string(t: Tlv<'_>) -> Result<Tlv<'_>, DecodeError> {
     let len = t.end - t.start;
     if t.tag & 0x20 == 0 && len > t.limits.max_string_len {
-        return Err(BerError::StringTooLong {
-            offset: t.offset,
-            len,
-            limit: t.limits.max_string_len,
-        });
+        return Err(string_too_long(t.offset, len, t.limits.max_string_len));
     }
     Ok(t)
 }
@@ -155,7 +215,7 @@ fn read_tlv<'a>(
     limit: usize,
     depth: usize,
     limits: &'a Limits,
-) -> Result<(Tlv<'a>, usize), BerError> {
+) -> Result<(Tlv<'a>, usize), DecodeError> {
     let offset = pos;
     let tag = data[pos];
     let mut p = pos + 1;
@@ -164,20 +224,13 @@ fn read_tlv<'a>(
         let mut n = 0;
         loop {
             if p >= limit {
-                return Err(BerError::Truncated {
-                    offset: p,
-                    expected: "tag number",
-                });
+                return Err(truncated(p, "tag number"));
             }
             let b = data[p];
             p += 1;
             n += 1;
             if n > 4 {
-                return Err(BerError::UnexpectedTag {
-                    offset,
-                    expected: "a tag number below 2^28",
-                    found: tag,
-                });
+                return Err(unexpected_tag(offset, "a tag number below 2^28", tag));
             }
             if b & 0x80 == 0 {
                 break;
@@ -185,45 +238,30 @@ fn read_tlv<'a>(
         }
     }
     if p >= limit {
-        return Err(BerError::Truncated {
-            offset: p,
-            expected: "length",
-        });
+        return Err(truncated(p, "length"));
     }
     let l0 = data[p];
     p += 1;
     if l0 < 0x80 {
         let end = p + usize::from(l0);
         if end > limit {
-            return Err(BerError::Truncated {
-                offset: p,
-                expected: "content of the stated length",
-            });
+            return Err(truncated(p, "content of the stated length"));
         }
         return Ok((tlv(data, tag, offset, p, end, depth, limits), end));
     }
     if l0 == 0x80 {
         if tag & 0x20 == 0 {
-            return Err(BerError::BadLength {
-                offset: p - 1,
-                detail: "indefinite length on a primitive value",
-            });
+            return Err(bad_length(p - 1, "indefinite length on a primitive value"));
         }
         if depth >= limits.max_depth {
-            return Err(BerError::TooDeep {
-                offset,
-                limit: limits.max_depth,
-            });
+            return Err(too_deep(offset, limits.max_depth));
         }
         // Scan the components up to the end-of-contents octets.
         let start = p;
         let mut q = p;
         loop {
             if q + 2 > limit {
-                return Err(BerError::Truncated {
-                    offset: q,
-                    expected: "end-of-contents octets",
-                });
+                return Err(truncated(q, "end-of-contents octets"));
             }
             if data[q] == 0 && data[q + 1] == 0 {
                 let t = tlv(data, tag, offset, start, q, depth, limits);
@@ -234,34 +272,22 @@ fn read_tlv<'a>(
         }
     }
     if l0 == 0xFF {
-        return Err(BerError::BadLength {
-            offset: p - 1,
-            detail: "reserved length octet 0xFF",
-        });
+        return Err(bad_length(p - 1, "reserved length octet 0xFF"));
     }
     let n = usize::from(l0 & 0x7F);
     if p + n > limit {
-        return Err(BerError::Truncated {
-            offset: p,
-            expected: "length octets",
-        });
+        return Err(truncated(p, "length octets"));
     }
     let mut len: usize = 0;
     for &b in &data[p..p + n] {
         if len > (usize::MAX >> 8) {
-            return Err(BerError::BadLength {
-                offset: p - 1,
-                detail: "length too large",
-            });
+            return Err(bad_length(p - 1, "length too large"));
         }
         len = (len << 8) | usize::from(b);
     }
     p += n;
     if len > limit - p {
-        return Err(BerError::Truncated {
-            offset: p,
-            expected: "content of the stated length",
-        });
+        return Err(truncated(p, "content of the stated length"));
     }
     let end = p + len;
     Ok((tlv(data, tag, offset, p, end, depth, limits), end))
@@ -292,7 +318,7 @@ fn tlv<'a>(
 mod tests {
     use super::*;
 
-    fn all(data: &[u8]) -> Result<Vec<(u8, Vec<u8>)>, BerError> {
+    fn all(data: &[u8]) -> Result<Vec<(u8, Vec<u8>)>, DecodeError> {
         all_with(
             data,
             &Limits {
@@ -302,7 +328,7 @@ mod tests {
         )
     }
 
-    fn all_with(data: &[u8], limits: &Limits) -> Result<Vec<(u8, Vec<u8>)>, BerError> {
+    fn all_with(data: &[u8], limits: &Limits) -> Result<Vec<(u8, Vec<u8>)>, DecodeError> {
         let mut r = Reader::new(data, limits);
         let mut v = Vec::new();
         while let Some(t) = r.next()? {
@@ -334,31 +360,31 @@ mod tests {
     fn errors() {
         assert!(matches!(
             all(&[0x80, 2, 5]),
-            Err(BerError::Truncated { .. })
+            Err(e) if matches!(e.kind(), K::Truncated { .. })
         ));
-        assert!(matches!(all(&[0x80]), Err(BerError::Truncated { .. })));
+        assert!(matches!(all(&[0x80]), Err(e) if matches!(e.kind(), K::Truncated { .. })));
         assert!(matches!(
             all(&[0x80, 0x80, 0, 0]),
-            Err(BerError::BadLength { .. })
+            Err(e) if matches!(e.kind(), K::BadLength { .. })
         ));
         assert!(matches!(
             all(&[0xA0, 0x80, 0x80, 0]),
-            Err(BerError::Truncated { .. })
+            Err(e) if matches!(e.kind(), K::Truncated { .. })
         ));
         assert!(matches!(
             all(&[0x80, 0xFF]),
-            Err(BerError::BadLength { .. })
+            Err(e) if matches!(e.kind(), K::BadLength { .. })
         ));
         assert!(matches!(
             all(&[0x80, 0x88, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
-            Err(BerError::Truncated { .. })
+            Err(e) if matches!(e.kind(), K::Truncated { .. })
         ));
         // depth bound on indefinite nesting
         let mut deep = Vec::new();
         for _ in 0..20 {
             deep.extend_from_slice(&[0xA0, 0x80]);
         }
-        assert!(matches!(all(&deep), Err(BerError::TooDeep { .. })));
+        assert!(matches!(all(&deep), Err(e) if e.exceeded_limit() == Some(Limit::Depth)));
     }
 
     #[test]
@@ -370,22 +396,27 @@ mod tests {
         };
         let three = [0x80, 0, 0x81, 0, 0x82, 0];
         assert_eq!(all_with(&three[..4], &tight).unwrap().len(), 2);
-        assert!(matches!(
-            all_with(&three, &tight),
-            Err(BerError::TooManyItems {
-                offset: 4,
-                limit: 2
-            })
-        ));
+        let e = all_with(&three, &tight).unwrap_err();
+        assert_eq!(e.offset(), 4);
+        assert_eq!(
+            e.kind(),
+            &K::LimitExceeded {
+                limit: Limit::ListLen,
+                max: 2,
+                found: None
+            }
+        );
         assert_eq!(all_with(&[0x80, 3, 1, 2, 3], &tight).unwrap().len(), 1);
-        assert!(matches!(
-            all_with(&[0x80, 0x81, 4, 1, 2, 3, 4], &tight),
-            Err(BerError::StringTooLong {
-                offset: 0,
-                len: 4,
-                limit: 3
-            })
-        ));
+        let e = all_with(&[0x80, 0x81, 4, 1, 2, 3, 4], &tight).unwrap_err();
+        assert_eq!(e.offset(), 0);
+        assert_eq!(
+            e.kind(),
+            &K::LimitExceeded {
+                limit: Limit::StringLen,
+                max: 3,
+                found: Some(4)
+            }
+        );
         // a constructed value may be longer: its components are checked
         assert_eq!(
             all_with(&[0xA0, 4, 0x80, 2, 1, 2], &tight).unwrap().len(),

@@ -7,8 +7,8 @@
 //! alternatives skipped.
 
 use super::decode::{bad, expect, fixed, message_version, missing, null, top_level, u16v, u32v};
-use super::reader::{Reader, Tlv};
-use super::{BerConfig, BerError, Dialect, Mapping};
+use super::reader::{too_large, trailing_data, unexpected_tag, Reader, Tlv};
+use super::{BerConfig, Dialect, Mapping};
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
 use crate::codec::DecodeError;
 use crate::model::{ContextId, Ip4Address, Ip6Address};
@@ -17,7 +17,7 @@ use crate::view::{
     TransactionView,
 };
 
-type D<T> = Result<T, BerError>;
+type D<T> = Result<T, DecodeError>;
 
 /// Where the walk is: one reader per level of the structure.
 #[derive(Debug, Clone)]
@@ -50,20 +50,17 @@ pub(crate) fn parse<'a>(
     bytes: &'a [u8],
     cfg: &'a BerConfig,
 ) -> Result<MessageView<'a>, DecodeError> {
-    header(bytes, cfg).map_err(DecodeError::from)
+    header(bytes, cfg)
 }
 
 fn header<'a>(bytes: &'a [u8], cfg: &'a BerConfig) -> D<MessageView<'a>> {
     let limits = &cfg.limits;
     if bytes.len() > limits.max_message_size {
-        return Err(BerError::TooLarge {
-            size: bytes.len(),
-            limit: limits.max_message_size,
-        });
+        return Err(too_large(bytes.len(), limits.max_message_size));
     }
     let (top, end) = top_level(bytes, limits)?;
     if end < bytes.len() {
-        return Err(BerError::TrailingData { offset: end });
+        return Err(trailing_data(end, bytes.len()));
     }
     let mut message = None;
     let mut r = top.children()?;
@@ -110,11 +107,11 @@ fn header<'a>(bytes: &'a [u8], cfg: &'a BerConfig) -> D<MessageView<'a>> {
             }),
         ),
         _ => {
-            return Err(BerError::UnexpectedTag {
-                offset: alt.offset,
-                expected: "messageError [0] or transactions [1]",
-                found: alt.tag,
-            })
+            return Err(unexpected_tag(
+                alt.offset,
+                "messageError [0] or transactions [1]",
+                alt.tag,
+            ))
         }
     })
 }
@@ -180,13 +177,7 @@ fn mid_view<'a>(t: &Tlv<'a>, cfg: &BerConfig) -> D<MidView<'a>> {
                 },
             }
         }
-        _ => {
-            return Err(BerError::UnexpectedTag {
-                offset: alt.offset,
-                expected: "a MId alternative",
-                found: alt.tag,
-            })
-        }
+        _ => return Err(unexpected_tag(alt.offset, "a MId alternative", alt.tag)),
     })
 }
 
@@ -204,7 +195,7 @@ fn error_code(t: &Tlv) -> D<u16> {
 
 impl<'a> BerWalker<'a> {
     pub(crate) fn next_item(&mut self) -> Result<Option<Item<'a>>, DecodeError> {
-        self.step().map_err(DecodeError::from)
+        self.step()
     }
 
     fn step(&mut self) -> D<Option<Item<'a>>> {
@@ -339,11 +330,11 @@ impl<'a> BerWalker<'a> {
                     }
                     0xA1 => self.actions = Some((alt.children()?, true)),
                     _ => {
-                        return Err(BerError::UnexpectedTag {
-                            offset: alt.offset,
-                            expected: "transactionError [0] or actionReplies [1]",
-                            found: alt.tag,
-                        })
+                        return Err(unexpected_tag(
+                            alt.offset,
+                            "transactionError [0] or actionReplies [1]",
+                            alt.tag,
+                        ))
                     }
                 }
                 TransactionView::Reply {
@@ -430,11 +421,7 @@ impl<'a> BerWalker<'a> {
             .next()?
             .ok_or_else(|| missing(&cmd, "Command alternative"))?;
         let Some(kind) = kind_of(alt.tag) else {
-            return Err(BerError::UnexpectedTag {
-                offset: alt.offset,
-                expected: "a Command alternative",
-                found: alt.tag,
-            });
+            return Err(unexpected_tag(alt.offset, "a Command alternative", alt.tag));
         };
         let (mut one, mut list) = (None, None);
         let mut r = alt.children()?;
@@ -497,11 +484,11 @@ impl<'a> BerWalker<'a> {
                         })
                     }
                     _ => {
-                        return Err(BerError::UnexpectedTag {
-                            offset: alt.offset,
-                            expected: "an AuditReply alternative",
-                            found: alt.tag,
-                        })
+                        return Err(unexpected_tag(
+                            alt.offset,
+                            "an AuditReply alternative",
+                            alt.tag,
+                        ))
                     }
                 }
             }

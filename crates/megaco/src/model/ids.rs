@@ -337,7 +337,7 @@ impl fmt::Display for Ip4Address {
 
 impl fmt::Display for Ip6Address {
     /// The groups the way Erlang/OTP's text encoder writes them (and the
-    /// text encoder of this crate): see [`ip6_text`].
+    /// text encoder of this crate): zero runs compressed as OTP does.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("[")?;
         ip6_text(&self.address, &mut |s| f.write_str(s))?;
@@ -474,7 +474,10 @@ impl FromStr for Mid {
                 name: name.into(),
                 port,
             }))
-        } else if s.len() > 3 && s[..3].eq_ignore_ascii_case("mtp") && s[3..].starts_with('{') {
+        } else if s.len() > 3
+            && s.as_bytes()[..3].eq_ignore_ascii_case(b"mtp")
+            && s.as_bytes()[3] == b'{'
+        {
             let hex = s[4..]
                 .strip_suffix('}')
                 .ok_or(ParseIdError::new("mid", "unclosed MTP address"))?;

@@ -5,7 +5,8 @@
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use super::names;
-use super::{NativeError, NativeErrorKind};
+use crate::codec::Kind;
+use crate::error::{DecodeError, DecodeErrorKind as K, Limit};
 use crate::{Limits, MegacoMessage};
 
 /// Reads one message body (no header) filling all of `input`; `base` is
@@ -15,7 +16,7 @@ pub(super) fn read(
     compact: bool,
     base: usize,
     limits: &Limits,
-) -> Result<MegacoMessage, NativeError> {
+) -> Result<MegacoMessage, DecodeError> {
     let mut reader = Reader {
         input,
         pos: 0,
@@ -27,14 +28,18 @@ pub(super) fn read(
     let at = |offset: Option<usize>, pos: usize| base + offset.unwrap_or(pos);
     match result {
         Ok(msg) if reader.pos == input.len() => Ok(msg),
-        Ok(_) => Err(NativeError {
-            offset: base + reader.pos,
-            kind: NativeErrorKind::Trailing(input.len() - reader.pos),
-        }),
-        Err(e) => Err(NativeError {
-            offset: at(e.offset, reader.pos),
-            kind: e.kind,
-        }),
+        Ok(_) => Err(DecodeError::new(
+            Kind::Native,
+            base + reader.pos,
+            K::TrailingData {
+                len: input.len() - reader.pos,
+            },
+        )),
+        Err(e) => Err(DecodeError::new(
+            Kind::Native,
+            at(e.offset, reader.pos),
+            e.kind,
+        )),
     }
 }
 
@@ -43,7 +48,7 @@ pub(super) fn read(
 #[derive(Debug)]
 pub(super) struct DeError {
     offset: Option<usize>,
-    kind: NativeErrorKind,
+    kind: K,
 }
 
 impl std::fmt::Display for DeError {
@@ -58,7 +63,10 @@ impl de::Error for DeError {
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
         DeError {
             offset: None,
-            kind: NativeErrorKind::Invalid(msg.to_string()),
+            kind: K::Invalid {
+                what: "model value",
+                detail: msg.to_string().into(),
+            },
         }
     }
 }
@@ -74,8 +82,17 @@ struct Reader<'de> {
 
 type Res<T> = Result<T, DeError>;
 
+#[cold]
+fn varint(what: &'static str) -> K {
+    K::Invalid {
+        what: "varint",
+        detail: format!("too long or too large for {what}").into(),
+    }
+}
+
 impl<'de> Reader<'de> {
-    fn err(&self, kind: NativeErrorKind) -> DeError {
+    #[cold]
+    fn err(&self, kind: K) -> DeError {
         DeError {
             offset: Some(self.pos),
             kind,
@@ -89,7 +106,9 @@ impl<'de> Reader<'de> {
                 self.pos += 1;
                 Ok(b)
             }
-            None => Err(self.err(NativeErrorKind::UnexpectedEnd)),
+            None => Err(self.err(K::Truncated {
+                expected: "the rest of the message",
+            })),
         }
     }
 
@@ -105,7 +124,7 @@ impl<'de> Reader<'de> {
             }
         }
         self.pos = start;
-        Err(self.err(NativeErrorKind::Varint(what)))
+        Err(self.err(varint(what)))
     }
 
     fn u16(&mut self) -> Res<u16> {
@@ -113,7 +132,7 @@ impl<'de> Reader<'de> {
         let v = self.varint(3, "u16")?;
         u16::try_from(v).map_err(|_| {
             self.pos = start;
-            self.err(NativeErrorKind::Varint("u16"))
+            self.err(varint("u16"))
         })
     }
 
@@ -122,7 +141,7 @@ impl<'de> Reader<'de> {
         let v = self.varint(5, "u32")?;
         u32::try_from(v).map_err(|_| {
             self.pos = start;
-            self.err(NativeErrorKind::Varint("u32"))
+            self.err(varint("u32"))
         })
     }
 
@@ -140,37 +159,32 @@ impl<'de> Reader<'de> {
         let remaining = self.remaining();
         match usize::try_from(len) {
             Ok(n) if n <= remaining => Ok(n),
-            _ => Err(self.err(NativeErrorKind::Length { len, remaining })),
+            _ => Err(self.err(K::BadLength {
+                detail: format!("length {len} exceeds the {remaining} bytes remaining").into(),
+            })),
         }
     }
 
     /// A string length within the remaining input and the limit.
     fn string_length(&mut self, len: u64) -> Res<usize> {
         let limit = self.limits.max_string_len;
-        self.length_within(len, limit, |len, limit| NativeErrorKind::StringTooLong {
-            len,
-            limit,
-        })
+        self.length_within(len, limit, Limit::StringLen)
     }
 
     /// A list length within the remaining input and the limit.
     fn list_length(&mut self, len: u64) -> Res<usize> {
         let limit = self.limits.max_list_len;
-        self.length_within(len, limit, |len, limit| NativeErrorKind::TooManyItems {
-            len,
-            limit,
-        })
+        self.length_within(len, limit, Limit::ListLen)
     }
 
-    fn length_within(
-        &mut self,
-        len: u64,
-        limit: usize,
-        too_long: fn(usize, usize) -> NativeErrorKind,
-    ) -> Res<usize> {
+    fn length_within(&mut self, len: u64, limit: usize, which: Limit) -> Res<usize> {
         let n = self.length(len)?;
         if n > limit {
-            return Err(self.err(too_long(n, limit)));
+            return Err(self.err(K::LimitExceeded {
+                limit: which,
+                max: limit,
+                found: Some(n),
+            }));
         }
         Ok(n)
     }
@@ -181,7 +195,11 @@ impl<'de> Reader<'de> {
         F: FnOnce(Items<'_, 'de>) -> Res<V>,
     {
         if self.depth >= self.limits.max_depth {
-            return Err(self.err(NativeErrorKind::TooDeep(self.limits.max_depth)));
+            return Err(self.err(K::LimitExceeded {
+                limit: Limit::Depth,
+                max: self.limits.max_depth,
+                found: None,
+            }));
         }
         self.depth += 1;
         let r = visit(Items {
@@ -207,7 +225,7 @@ impl<'de> Reader<'de> {
     fn text(&mut self, raw: &'de [u8], start: usize) -> Res<&'de str> {
         std::str::from_utf8(raw).map_err(|_| DeError {
             offset: Some(start),
-            kind: NativeErrorKind::Utf8,
+            kind: K::InvalidUtf8,
         })
     }
 
@@ -217,9 +235,12 @@ impl<'de> Reader<'de> {
             let tag = self.u64()?;
             if tag & 1 == 1 {
                 let code = tag >> 1;
-                return names::name_of(code).ok_or(DeError {
+                return names::name_of(code).ok_or_else(|| DeError {
                     offset: Some(start),
-                    kind: NativeErrorKind::StringCode(code),
+                    kind: K::Invalid {
+                        what: "string code",
+                        detail: format!("{code} is not in the table").into(),
+                    },
                 });
             }
             let n = self.string_length(tag >> 1)?;
@@ -231,13 +252,16 @@ impl<'de> Reader<'de> {
         }
     }
 
-    fn flag(&mut self, what: &'static str) -> Res<bool> {
+    fn flag(&mut self, expected: &'static str) -> Res<bool> {
         match self.byte()? {
             0 => Ok(false),
             1 => Ok(true),
             found => {
                 self.pos -= 1;
-                Err(self.err(NativeErrorKind::Tag { what, found }))
+                Err(self.err(K::Unexpected {
+                    expected,
+                    found: found.to_string().into(),
+                }))
             }
         }
     }
@@ -252,7 +276,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         ))
     }
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Res<V::Value> {
-        visitor.visit_bool(self.flag("bool")?)
+        visitor.visit_bool(self.flag("a bool (0 or 1)")?)
     }
     fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Res<V::Value> {
         visitor.visit_i8(self.byte()? as i8)
@@ -300,7 +324,10 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
             Some(c) => visitor.visit_char(c),
             None => Err(DeError {
                 offset: Some(start),
-                kind: NativeErrorKind::Invalid(format!("{v:#x} is not a char")),
+                kind: K::Invalid {
+                    what: "char",
+                    detail: format!("{v:#x} is not a char").into(),
+                },
             }),
         }
     }
@@ -317,7 +344,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         visitor.visit_borrowed_bytes(self.byte_string()?)
     }
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Res<V::Value> {
-        if self.flag("Option")? {
+        if self.flag("an Option tag (0 or 1)")? {
             visitor.visit_some(self)
         } else {
             visitor.visit_none()

@@ -66,7 +66,7 @@
 use std::fmt;
 
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
-use crate::codec::{DecodeError, Encoding};
+use crate::codec::{DecodeError, DecodeErrorKind, Encoding};
 use crate::model::{ContextId, DomainName, Ip4Address, Ip6Address, Mid, TerminationId};
 
 /// A message's header, and a reader of its structure.
@@ -97,10 +97,13 @@ impl<'a> MessageView<'a> {
     pub fn parse(bytes: &'a [u8], encoding: &'a Encoding) -> Result<Self, DecodeError> {
         match encoding {
             Encoding::Ber(cfg) => crate::ber::view::parse(bytes, cfg),
-            _ => Err(DecodeError::Unsupported {
-                kind: encoding.kind(),
-                what: "a borrowed view of this encoding",
-            }),
+            _ => Err(DecodeError::new(
+                encoding.kind(),
+                0,
+                DecodeErrorKind::Unsupported {
+                    what: "a borrowed view of this encoding",
+                },
+            )),
         }
     }
 
