@@ -126,6 +126,7 @@ impl Endpoint {
             self.stats.duplicates_answered +=
                 after.duplicates_answered - before.duplicates_answered;
             self.stats.duplicates_dropped += after.duplicates_dropped - before.duplicates_dropped;
+            self.stats.messages_viewed += after.messages_viewed - before.messages_viewed;
             if conn.is_registered() && !state.registered {
                 state.registered = true;
                 self.stats.registered += 1;

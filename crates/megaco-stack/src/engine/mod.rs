@@ -157,6 +157,7 @@
 mod incoming;
 mod outgoing;
 mod util;
+mod view;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
@@ -390,6 +391,10 @@ pub struct ConnectionStats {
     /// Executed requests forgotten early, beyond
     /// [`Config::max_remembered_requests`].
     pub remembered_evicted: u64,
+    /// Messages handled from a borrowed view of their bytes, without
+    /// building the owned model (duplicates of known requests, pendings,
+    /// acks, SegmentReplies; see [`Connection::handle_view`]).
+    pub messages_viewed: u64,
 }
 
 /// The transaction state shared with one peer.
@@ -679,7 +684,15 @@ impl Connection {
     }
 
     /// Processes one received message.
+    ///
+    /// Messages that only repeat requests already known, or carry
+    /// pendings, acks and SegmentReplies, are handled from a borrowed
+    /// view of the bytes where the encoding has one
+    /// ([`Connection::handle_view`]); the others are decoded.
     pub fn handle_input(&mut self, now: Instant, bytes: &[u8]) {
+        if self.handle_view(now, bytes) {
+            return;
+        }
         match self.encoding.decode(bytes) {
             Ok(msg) => self.handle_message(now, msg),
             Err(error) => self.handle_undecodable(error),
