@@ -20,6 +20,12 @@ impl Connection {
     /// view cannot read): decode it and call
     /// [`Connection::handle_message`] ([`Connection::handle_input`] does
     /// both).
+    ///
+    /// A known request is recognised by its transaction id alone, as the
+    /// decoding path does: the view does not read its descriptors again
+    /// (a resend carries the bytes of the first sending), so a repeat
+    /// whose descriptors are malformed is answered like any other repeat
+    /// rather than with error 400.
     pub fn handle_view(&mut self, now: Instant, bytes: &[u8]) -> bool {
         let encoding = self.encoding.clone();
         let Ok(view) = MessageView::parse(bytes, &encoding) else {
