@@ -1,5 +1,5 @@
 //! What reading datagrams through the borrowed view saves the engine, in
-//! BER: for each kind of datagram, the time `Connection::handle_input`
+//! BER and compact text: for each kind of datagram, the time `Connection::handle_input`
 //! takes (the view where it suffices, else the owned decode) beside
 //! decoding into the model and calling `Connection::handle_message`, the
 //! engine's path without the view; and, as the floor, the view alone
@@ -27,9 +27,9 @@ fn mid(a: u8) -> Mid {
 /// Builds the MGC a pass starts from.
 type Setup<'a> = dyn Fn() -> Connection + 'a;
 
-fn config(a: u8) -> Config {
+fn config(a: u8, encoding: &Encoding) -> Config {
     let mut c = Config::new(mid(a));
-    c.encoding = Encoding::ber();
+    c.encoding = encoding.clone();
     c.imm_ack_required = true;
     c.max_unanswered_requests = None;
     c.max_remembered_requests = usize::MAX;
@@ -61,6 +61,17 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1_000);
+    println!("{n} messages a pass, minimum of 40 passes, ns per message");
+    println!(
+        "{:8} {:12} {:>8} {:>8} {:>6} {:>10}",
+        "encoding", "datagram", "decoded", "viewed", "ratio", "view alone"
+    );
+    for encoding in [Encoding::ber(), Encoding::compact()] {
+        measure(n, &encoding);
+    }
+}
+
+fn measure(n: u32, encoding: &Encoding) {
     let now = Instant::now();
     let notify = build::notify(
         ContextId(1),
@@ -70,8 +81,8 @@ fn main() {
     );
     // n requests from an MG, each answered by a first MGC, each reply
     // acknowledged by the MG.
-    let mut mg = Connection::new(config(1));
-    let mut answered = Connection::new(config(2));
+    let mut mg = Connection::new(config(1, encoding));
+    let mut answered = Connection::new(config(2, encoding));
     let (mut requests, mut acks) = (Vec::new(), Vec::new());
     for _ in 0..n {
         mg.send_request(now, vec![notify.clone()]).unwrap();
@@ -92,10 +103,10 @@ fn main() {
         acks.push(mg.poll_transmit().unwrap());
         requests.push(req);
     }
-    let fresh = || Connection::new(config(2));
+    let fresh = || Connection::new(config(2, encoding));
     // An MGC that has executed every request and awaits the acks.
     let replied = || {
-        let mut c = Connection::new(config(2));
+        let mut c = Connection::new(config(2, encoding));
         for req in &requests {
             c.handle_input(now, req);
             let Some(Event::RequestReceived { transaction_id, .. }) = c.poll_event() else {
@@ -116,21 +127,16 @@ fn main() {
         ("duplicate", &requests, &replied),
         ("ack", &acks, &replied),
     ];
-    println!("BER, {n} messages a pass, minimum of 40 passes, ns per message");
-    println!(
-        "{:12} {:>8} {:>8} {:>6} {:>10}",
-        "datagram", "decoded", "viewed", "ratio", "view alone"
-    );
-    let encoding = Encoding::ber();
-    for (name, messages, setup) in cases {
+    let name = encoding.to_string();
+    for (what, messages, setup) in cases {
         let (mut decoded, mut viewed, mut alone) = (Duration::MAX, Duration::MAX, Duration::MAX);
         for _ in 0..40 {
             decoded = decoded.min(time(messages, setup, false));
             viewed = viewed.min(time(messages, setup, true));
-            alone = alone.min(view_alone(messages, &encoding));
+            alone = alone.min(view_alone(messages, encoding));
         }
         println!(
-            "{name:12} {:>8} {:>8} {:>6.2} {:>10}",
+            "{name:8} {what:12} {:>8} {:>8} {:>6.2} {:>10}",
             decoded.as_nanos(),
             viewed.as_nanos(),
             viewed.as_secs_f64() / decoded.as_secs_f64(),

@@ -1,5 +1,5 @@
 //! The engine reads duplicates, pendings, acks and SegmentReplies from a
-//! borrowed view of the bytes (BER): one conversation run twice, once
+//! borrowed view of the bytes (BER and text): one conversation run twice, once
 //! through `handle_input` (the view where it suffices) and once decoding
 //! every message into the model first, gives the same messages, events
 //! and counters.
@@ -144,29 +144,34 @@ fn conversation(encoding: &Encoding, view: bool) -> (Run, [ConnectionStats; 2]) 
 
 #[test]
 fn the_view_answers_as_the_decoded_message_does() {
-    let ber = Encoding::ber();
-    let (viewed, [mg_v, mgc_v]) = conversation(&ber, true);
-    let (decoded, [mg_d, mgc_d]) = conversation(&ber, false);
-    assert_eq!(viewed.trace, decoded.trace);
-    // The MG viewed the pending; the MGC the ack of the registration, the
-    // resend before the reply, the SegmentReplies, the resend after it
-    // and the ack.
-    let segments = viewed.segments as u64;
-    assert_eq!(mg_v.messages_viewed, 1);
-    assert_eq!(mgc_v.messages_viewed, 1 + 1 + segments + 1 + 1);
-    assert_eq!((mg_d.messages_viewed, mgc_d.messages_viewed), (0, 0));
-    let without_view = |mut s: ConnectionStats| {
-        s.messages_viewed = 0;
-        s
-    };
-    assert_eq!(without_view(mg_v), mg_d);
-    assert_eq!(without_view(mgc_v), mgc_d);
-    assert_eq!(mgc_v.duplicates_answered, 1);
+    for encoding in [Encoding::ber(), Encoding::compact(), Encoding::pretty()] {
+        let (viewed, [mg_v, mgc_v]) = conversation(&encoding, true);
+        let (decoded, [mg_d, mgc_d]) = conversation(&encoding, false);
+        assert_eq!(viewed.trace, decoded.trace, "{encoding}");
+        // The MG viewed the pending; the MGC the ack of the registration,
+        // the resend before the reply, the SegmentReplies, the resend
+        // after it and the ack.
+        let segments = viewed.segments as u64;
+        assert_eq!(mg_v.messages_viewed, 1, "{encoding}");
+        assert_eq!(
+            mgc_v.messages_viewed,
+            1 + 1 + segments + 1 + 1,
+            "{encoding}"
+        );
+        assert_eq!((mg_d.messages_viewed, mgc_d.messages_viewed), (0, 0));
+        let without_view = |mut s: ConnectionStats| {
+            s.messages_viewed = 0;
+            s
+        };
+        assert_eq!(without_view(mg_v), mg_d, "{encoding}");
+        assert_eq!(without_view(mgc_v), mgc_d, "{encoding}");
+        assert_eq!(mgc_v.duplicates_answered, 1, "{encoding}");
+    }
 }
 
-/// Text has no view yet: the same conversation decodes every message.
+/// PER has no view yet: the same conversation decodes every message.
 #[test]
-fn text_is_decoded() {
-    let (_, [mg, mgc]) = conversation(&Encoding::compact(), true);
+fn per_is_decoded() {
+    let (_, [mg, mgc]) = conversation(&Encoding::per(), true);
     assert_eq!((mg.messages_viewed, mgc.messages_viewed), (0, 0));
 }

@@ -89,7 +89,7 @@ use std::time::{Duration, Instant};
 use megaco::model::*;
 use megaco::MegacoMessage;
 
-use crate::codec::{sniff, DecodeError, Encoding, Kind};
+use crate::codec::{DecodeError, Encoding};
 use crate::config::{Config, TransportConfig};
 use crate::engine::{self, decode_error_descriptor, Connection, ConnectionStats};
 use crate::tpkt::{self, FrameDecoder};
@@ -401,10 +401,10 @@ impl Endpoint {
         state.last_active = now;
         // A proven peer's duplicates, pendings, acks and SegmentReplies
         // need no owned model: read them from a borrowed view of the bytes
-        // (BER; with recognition on, only bytes that look like BER, so
-        // that a peer changing encodings is recognised as before).
+        // (BER and text), when they are in the encoding the peer speaks.
         if let Some(conn) = state.conn.as_mut() {
-            if (!recognise || sniff(bytes) == Some(Kind::Ber)) && conn.handle_view(now, bytes) {
+            if self.codecs.speaks(bytes, conn.encoding(), recognise) && conn.handle_view(now, bytes)
+            {
                 self.dirty.push(peer);
                 return;
             }
