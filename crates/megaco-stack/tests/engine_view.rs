@@ -175,3 +175,66 @@ fn per_is_decoded() {
     let (_, [mg, mgc]) = conversation(&Encoding::per(), true);
     assert_eq!((mg.messages_viewed, mgc.messages_viewed), (0, 0));
 }
+
+/// A message of more transactions and ack ranges than the view path
+/// notes (16) is decoded instead, with the same effect.
+#[test]
+fn a_long_ack_list_is_decoded() {
+    let encoding = Encoding::ber();
+    for (ranges, viewed) in [(16, 1), (17, 0)] {
+        let mut mgc = Connection::new(config(2, &encoding));
+        let msg = megaco::MegacoMessage {
+            auth_header: None,
+            mess: Message {
+                version: 3,
+                mid: mid(1),
+                body: MessageBody::Transactions(
+                    vec![Transaction::ResponseAck(
+                        (1..=ranges)
+                            .map(|i| TransactionAck {
+                                first_ack: i * 10,
+                                last_ack: Some(i * 10 + 5),
+                            })
+                            .collect(),
+                    )]
+                    .into(),
+                ),
+            },
+        };
+        mgc.handle_input(Instant::now(), &encoding.encode(&msg).unwrap());
+        assert_eq!(mgc.stats().messages_viewed, viewed, "{ranges} ranges");
+        assert_eq!(mgc.poll_transmit(), None);
+        assert_eq!(mgc.poll_event(), None);
+    }
+}
+
+/// After a run of new requests the view is tried on one message in
+/// `VIEW_PATIENCE` only; a flood of repeats is read from it again after
+/// at most that many messages.
+#[test]
+fn repeats_after_many_new_requests_are_viewed_again() {
+    let encoding = Encoding::compact();
+    let mut mg = Connection::new(config(1, &encoding));
+    let mut mgc = Connection::new(config(2, &encoding));
+    let t0 = Instant::now();
+    let mut last = Vec::new();
+    for n in 0..100 {
+        mg.send_request(t0, vec![notify(n)]).unwrap();
+        last = mg.poll_transmit().unwrap();
+        mgc.handle_input(t0, &last);
+        let Some(Event::RequestReceived { transaction_id, .. }) = mgc.poll_event() else {
+            panic!()
+        };
+        mgc.reply(t0, transaction_id, build::default_replies(&[notify(n)]))
+            .unwrap();
+    }
+    assert_eq!(mgc.stats().messages_viewed, 0);
+    while mgc.poll_transmit().is_some() {}
+    for _ in 0..50 {
+        mgc.handle_input(t0, &last);
+    }
+    let stats = mgc.stats();
+    assert_eq!(stats.duplicates_answered, 50);
+    let patience = u64::from(megaco_stack::engine::VIEW_PATIENCE);
+    assert!(stats.messages_viewed >= 50 - patience, "{stats:?}");
+}

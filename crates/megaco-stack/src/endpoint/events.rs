@@ -144,7 +144,7 @@ pub struct Stats {
     pub duplicates_dropped: u64,
     /// Messages of proven peers handled from a borrowed view of their
     /// bytes, without building the owned model (duplicates, pendings,
-    /// acks, SegmentReplies in BER).
+    /// acks, SegmentReplies in BER and text).
     pub messages_viewed: u64,
     /// Streams closed (for any reason).
     pub connections_closed: u64,

@@ -171,6 +171,7 @@ pub use crate::config::{Config, RateLimit, RequestTimer, TransportConfig};
 pub(crate) use util::after;
 pub use util::decode_error_descriptor;
 use util::{ack_ranges, only_errors};
+pub use view::VIEW_PATIENCE;
 
 /// Error code sent when the sent-pending limit is exceeded (H.248.8).
 pub const ERR_PENDING_LIMIT: u16 = 506;
@@ -463,6 +464,8 @@ pub struct Connection {
     /// Whether we sent the peer a message-level error since its last
     /// decodable message.
     last_sent_error: bool,
+    /// The borrowed view's luck with this peer ([`Connection::handle_view`]).
+    view_luck: view::Luck,
     /// Our segmented replies whose SegmentReplies have not all come: how
     /// many segments each still waits for.
     unacked_segments: HashMap<u32, u16>,
@@ -506,6 +509,7 @@ impl Connection {
             events: VecDeque::new(),
             unanswered: 0,
             last_sent_error: false,
+            view_luck: view::Luck::default(),
             unacked_segments: HashMap::new(),
             stats: ConnectionStats::default(),
         }
