@@ -219,17 +219,20 @@ fn main() {
         ],
         passes,
     );
+    let text_enc = megaco::codec::Encoding::pretty();
     for dir in ["pretty", "compact"] {
         let inputs = vectors(dir);
         report(
             dir,
             &inputs,
             &[
-                ("floor: byte scan", Box::new(byte_scan)),
+                ("floor: tokenizer", Box::new(text_tokens)),
+                ("byte scan", Box::new(byte_scan)),
                 (
                     "owned decode",
                     Box::new(|b| text::decode(b).map_or(0, |m| m.mess.version as usize)),
                 ),
+                ("borrowed view", Box::new(|b| view_walk(b, &text_enc))),
             ],
             passes,
         );
@@ -286,4 +289,170 @@ fn main() {
         let a = (ALLOCS.load(Relaxed) - a0) as f64 / models.len() as f64;
         println!("  {name:<10} {a:.2}");
     }
+    text_encoders(&models, passes);
+}
+
+/// Byte classes of the text floor: safe characters, white space, `;`, `"`.
+static TEXT_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = if c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'+' | b'-'
+                    | b'&'
+                    | b'!'
+                    | b'_'
+                    | b'/'
+                    | b'\''
+                    | b'?'
+                    | b'@'
+                    | b'^'
+                    | b'`'
+                    | b'~'
+                    | b'*'
+                    | b'$'
+                    | b'\\'
+                    | b'('
+                    | b')'
+                    | b'%'
+                    | b'|'
+                    | b'.'
+            ) {
+            1
+        } else if matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
+            2
+        } else if c == b';' {
+            3
+        } else if c == b'"' {
+            4
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
+
+/// The text floor: a tokenizer that finds every token of the message
+/// (words of safe characters, quoted strings, punctuation) and skips white
+/// space and comments, as any text decoder must at least do; it folds
+/// each token's length and first byte into a checksum.
+fn text_tokens(bytes: &[u8]) -> usize {
+    let mut acc = 0usize;
+    let mut i = 0;
+    let n = bytes.len();
+    while i < n {
+        let b = bytes[i];
+        match TEXT_CLASS[b as usize] {
+            1 => {
+                let start = i;
+                while i < n && TEXT_CLASS[bytes[i] as usize] == 1 {
+                    i += 1;
+                }
+                acc = acc
+                    .wrapping_mul(31)
+                    .wrapping_add((i - start) ^ usize::from(b));
+            }
+            2 => i += 1,
+            3 => {
+                while i < n && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            4 => {
+                let start = i;
+                i += 1;
+                while i < n && bytes[i] != b'"' {
+                    i += 1;
+                }
+                i += 1;
+                acc = acc.wrapping_mul(31).wrapping_add(i - start);
+            }
+            _ => {
+                acc = acc.wrapping_mul(31).wrapping_add(usize::from(b));
+                i += 1;
+            }
+        }
+    }
+    acc
+}
+
+/// The text encoders' time against the tokenizer floor of the bytes they
+/// write, paired per message as the decoders are, and the time to build
+/// the decoded model by copying it (a clone): what any decoder into the
+/// owned model pays beyond reading its bytes.
+fn text_encoders(models: &[megaco::MegacoMessage], passes: usize) {
+    for (name, style) in [
+        ("pretty", text::Style::Pretty),
+        ("compact", text::Style::Compact),
+    ] {
+        let outputs: Vec<Vec<u8>> = models
+            .iter()
+            .map(|m| {
+                let mut out = Vec::new();
+                text::encode(m, style, &mut out)
+                    .map(|()| out)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let mut best = [
+            vec![f64::INFINITY; models.len()],
+            vec![f64::INFINITY; models.len()],
+            vec![f64::INFINITY; models.len()],
+        ];
+        let reps = 20;
+        let mut out = Vec::with_capacity(4096);
+        for _ in 0..passes {
+            for (i, m) in models.iter().enumerate() {
+                let t = Instant::now();
+                for _ in 0..reps {
+                    black_box(text_tokens(black_box(&outputs[i])));
+                }
+                best[0][i] = best[0][i].min(t.elapsed().as_nanos() as f64 / reps as f64);
+                let t = Instant::now();
+                for _ in 0..reps {
+                    out.clear();
+                    black_box(text::encode(black_box(m), style, &mut out).is_ok());
+                }
+                best[1][i] = best[1][i].min(t.elapsed().as_nanos() as f64 / reps as f64);
+                let t = Instant::now();
+                for _ in 0..reps {
+                    black_box(black_box(m).clone());
+                }
+                best[2][i] = best[2][i].min(t.elapsed().as_nanos() as f64 / reps as f64);
+            }
+        }
+        let floor: f64 = best[0].iter().sum();
+        let n = models.len() as f64;
+        println!(
+            "{name} text of the BER models ({:.0} ns/msg tokenizer floor)",
+            floor / n
+        );
+        for (row, b) in [("encode", &best[1]), ("model clone", &best[2])] {
+            let sum: f64 = b.iter().sum();
+            println!("  {row:<24} {:>10.0} {:>8.2}", sum / n, sum / floor);
+        }
+    }
+}
+
+/// A walk of the borrowed view over every item of a message, reading what
+/// a router reads (transaction ids, commands, termination ids).
+fn view_walk(bytes: &[u8], enc: &megaco::codec::Encoding) -> usize {
+    use megaco::view::{Item, MessageView};
+    let Ok(view) = MessageView::parse(bytes, enc) else {
+        return 0;
+    };
+    let mut n = usize::from(view.version());
+    for item in view.items() {
+        n += match item {
+            Ok(Item::TerminationId(t)) => usize::from(t.is_root()) + 1,
+            Ok(Item::Command(c)) => c.kind as usize,
+            Ok(_) => 1,
+            Err(_) => return 0,
+        };
+    }
+    n
 }

@@ -473,64 +473,6 @@ impl fmt::Display for LimitText {
     }
 }
 
-// ---- the text decoder's own errors ----------------------------------------
-//
-// The text decoder still reports its own error type; this conversion is
-// how its kinds map onto the shared ones, and goes once that decoder
-// returns `DecodeError` itself.
-
-impl From<crate::text::TextError> for DecodeError {
-    fn from(e: crate::text::TextError) -> Self {
-        use crate::text::TextErrorKind as T;
-        use DecodeErrorKind as K;
-        let kind = match e.kind {
-            T::Expected { expected, found } => K::Unexpected {
-                expected,
-                found: found.into(),
-            },
-            T::UnknownKeyword { expected, found } => K::UnknownKeyword { expected, found },
-            T::UnexpectedEof { expected } => K::Truncated { expected },
-            T::InvalidNumber { what, found } => K::InvalidNumber { what, found },
-            T::OutOfRange { what, found, max } => K::OutOfRange {
-                what,
-                found: Some(found),
-                max: Some(max),
-            },
-            T::Invalid { what, found } => K::Invalid {
-                what,
-                detail: format!("`{found}`").into(),
-            },
-            T::Duplicate { what } => K::Duplicate { what },
-            T::Missing { what } => K::Missing { what },
-            T::TooDeep { max } => K::LimitExceeded {
-                limit: Limit::Depth,
-                max,
-                found: None,
-            },
-            T::TooLarge { size, max } => K::LimitExceeded {
-                limit: Limit::MessageSize,
-                max,
-                found: Some(size),
-            },
-            T::TooManyItems { max } => K::LimitExceeded {
-                limit: Limit::ListLen,
-                max,
-                found: None,
-            },
-            T::StringTooLong { len, max } => K::LimitExceeded {
-                limit: Limit::StringLen,
-                max,
-                found: Some(len),
-            },
-            T::InvalidUtf8 => K::InvalidUtf8,
-            T::UnsupportedVersion(v) => K::UnsupportedVersion {
-                version: u64::from(v),
-            },
-        };
-        DecodeError::text_at(e.offset, e.line, e.column, kind)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

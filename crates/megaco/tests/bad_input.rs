@@ -8,18 +8,21 @@
 //! for BER and PER).
 
 use megaco::ber::{self, BerConfig};
-use megaco::codec::{DecodeErrorKind, Kind};
+use megaco::codec::{DecodeErrorKind, Kind, Limit};
 use megaco::model::*;
 use megaco::per::{self, PerConfig};
-use megaco::text::{decode, decode_with, Limits, TextErrorKind};
+use megaco::text::{decode, decode_with, Limits};
 
 const HDR: &str = "!/1 [10.0.0.1]:2944\n";
 
 /// Decodes text that must fail; returns (line, column, kind).
-fn text_err(input: &str) -> (u32, u32, TextErrorKind) {
+fn text_err(input: &str) -> (u32, u32, DecodeErrorKind) {
     match decode(input.as_bytes()) {
         Ok(m) => panic!("decoded {input:?} to {m:?}"),
-        Err(e) => (e.line, e.column, e.kind),
+        Err(e) => {
+            let (line, column) = e.line_column().unwrap();
+            (line, column, e.kind().clone())
+        }
     }
 }
 
@@ -51,7 +54,7 @@ fn s(v: &str) -> String {
 #[test]
 fn missing_closing_brace() {
     let e = text_err(&format!("{HDR}T=1{{C=-{{AV=ROOT}}"));
-    assert_eq!(e, (2, 17, TextErrorKind::UnexpectedEof { expected: "`}`" }));
+    assert_eq!(e, (2, 17, DecodeErrorKind::Truncated { expected: "`}`" }));
 }
 
 #[test]
@@ -92,10 +95,13 @@ fn vendor_extension_parameters_in_service_change_are_dropped() {
     );
 }
 
-fn mid_of(header: &str) -> Result<Mid, (u32, u32, TextErrorKind)> {
+fn mid_of(header: &str) -> Result<Mid, (u32, u32, DecodeErrorKind)> {
     match decode(format!("!/1 {header} T=1{{C=-{{AV=ROOT}}}}").as_bytes()) {
         Ok(m) => Ok(m.mess.mid),
-        Err(e) => Err((e.line, e.column, e.kind)),
+        Err(e) => {
+            let (line, column) = e.line_column().unwrap();
+            Err((line, column, e.kind().clone()))
+        }
     }
 }
 
@@ -135,9 +141,9 @@ fn ipv6_mids_in_every_valid_form() {
 
 #[test]
 fn ipv6_mids_malformed_are_rejected() {
-    let invalid = |found: &str| TextErrorKind::Invalid {
+    let invalid = |found: &str| DecodeErrorKind::Invalid {
         what: "IPv6 address",
-        found: s(found),
+        detail: format!("`{}`", found).into(),
     };
     assert_eq!(mid_of("[1::2::3]"), Err((1, 6, invalid("1::2::3"))));
     assert_eq!(
@@ -167,9 +173,9 @@ fn malformed_sdp_in_local() {
         (
             4,
             5,
-            TextErrorKind::Invalid {
+            DecodeErrorKind::Invalid {
                 what: "SDP line name",
-                found: s("this ")
+                detail: format!("`{}`", "this ").into()
             }
         )
     );
@@ -187,18 +193,18 @@ fn digit_map_with_only_a_name_or_an_empty_body() {
     };
     assert_eq!(dm.digit_map_name.as_deref(), Some("dialplan0"));
     assert_eq!(dm.digit_map_value, None);
-    // An empty body reads as no value (the body is not parsed further,
-    // as OTP keeps it as a string).
-    let m = text_ok(&format!("{HDR}T=1{{C=1{{MF=a/1{{DM=dialplan0{{}}}}}}}}"));
-    let Command::Modify(amm) = &request(&m).actions[0].command_requests[0].command else {
-        panic!()
-    };
+    // An empty body is not a digit map value (`digitMap` is at least one
+    // digit string): refused, though OTP reads it as no value.
+    let e = text_err(&format!("{HDR}T=1{{C=1{{MF=a/1{{DM=dialplan0{{}}}}}}}}"));
     assert_eq!(
-        amm.descriptors[0],
-        AmmDescriptor::DigitMap(DigitMapDescriptor {
-            digit_map_name: Some(s("dialplan0").into()),
-            digit_map_value: None
-        })
+        e,
+        (
+            2,
+            29,
+            DecodeErrorKind::Missing {
+                what: "digit map (the value is empty)"
+            }
+        )
     );
     // Neither a name nor a body.
     let e = text_err(&format!("{HDR}T=1{{C=1{{MF=a/1{{DM=}}}}}}"));
@@ -207,9 +213,9 @@ fn digit_map_with_only_a_name_or_an_empty_body() {
         (
             2,
             19,
-            TextErrorKind::Expected {
+            DecodeErrorKind::Unexpected {
                 expected: "a digit map name or `{`",
-                found: s("`}`")
+                found: "`}`".into()
             }
         )
     );
@@ -223,10 +229,10 @@ fn huge_numbers_are_out_of_range() {
         (
             2,
             3,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "a transaction id",
-                found: s("4294967296"),
-                max: 4294967295
+                found: Some(s("4294967296")),
+                max: Some(4294967295)
             }
         )
     );
@@ -236,10 +242,10 @@ fn huge_numbers_are_out_of_range() {
         (
             2,
             7,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "a context id",
-                found: s("4294967296"),
-                max: 4294967295
+                found: Some(s("4294967296")),
+                max: Some(4294967295)
             }
         )
     );
@@ -249,10 +255,10 @@ fn huge_numbers_are_out_of_range() {
         (
             2,
             21,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "a stream id",
-                found: s("65536"),
-                max: 65535
+                found: Some(s("65536")),
+                max: Some(65535)
             }
         )
     );
@@ -262,10 +268,10 @@ fn huge_numbers_are_out_of_range() {
         (
             1,
             16,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "a port number",
-                found: s("65536"),
-                max: 65535
+                found: Some(s("65536")),
+                max: Some(65535)
             }
         )
     );
@@ -277,10 +283,10 @@ fn huge_numbers_are_out_of_range() {
         (
             2,
             18,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "a request id",
-                found: s("4294967296"),
-                max: 4294967295
+                found: Some(s("4294967296")),
+                max: Some(4294967295)
             }
         )
     );
@@ -290,15 +296,18 @@ fn huge_numbers_are_out_of_range() {
         (
             1,
             3,
-            TextErrorKind::OutOfRange {
+            DecodeErrorKind::OutOfRange {
                 what: "protocol version",
-                found: s("99999999999"),
-                max: 99
+                found: Some(s("99999999999")),
+                max: Some(99)
             }
         )
     );
     let e = text_err("!/4 [10.0.0.1] T=1{C=-{AV=ROOT}}");
-    assert_eq!(e, (1, 1, TextErrorKind::UnsupportedVersion(4)));
+    assert_eq!(
+        e,
+        (1, 1, DecodeErrorKind::UnsupportedVersion { version: 4 })
+    );
 }
 
 #[test]
@@ -312,9 +321,9 @@ fn deep_nesting_is_too_deep() {
         (
             2,
             5,
-            TextErrorKind::Expected {
+            DecodeErrorKind::Unexpected {
                 expected: "Context",
-                found: s("`{`")
+                found: "`{`".into()
             }
         )
     );
@@ -325,8 +334,18 @@ fn deep_nesting_is_too_deep() {
         ..Limits::default()
     };
     let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
-    assert_eq!((e.line, e.column, e.offset), (2, 19, HDR.len() + 18));
-    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 3 });
+    assert_eq!(
+        (e.line_column(), e.offset()),
+        (Some((2, 19)), HDR.len() + 18)
+    );
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 3,
+            found: None
+        }
+    );
 }
 
 #[test]
@@ -337,12 +356,13 @@ fn every_text_limit_gives_its_typed_error() {
         ..Limits::default()
     };
     let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
-    assert_eq!((e.line, e.column, e.offset), (1, 1, 0));
+    assert_eq!((e.line_column(), e.offset()), (Some((1, 1)), 0));
     assert_eq!(
-        e.kind,
-        TextErrorKind::TooLarge {
-            size: msg.len(),
-            max: msg.len() - 1
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::MessageSize,
+            max: msg.len() - 1,
+            found: Some(msg.len())
         }
     );
 
@@ -351,16 +371,30 @@ fn every_text_limit_gives_its_typed_error() {
         ..Limits::default()
     };
     let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
-    assert_eq!((e.line, e.column), (2, 32));
-    assert_eq!(e.kind, TextErrorKind::TooManyItems { max: 2 });
+    assert_eq!(e.line_column(), Some((2, 32)));
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::ListLen,
+            max: 2,
+            found: None
+        }
+    );
 
     let limits = Limits {
         max_depth: 3,
         ..Limits::default()
     };
     let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
-    assert_eq!((e.line, e.column), (2, 19));
-    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 3 });
+    assert_eq!(e.line_column(), Some((2, 19)));
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 3,
+            found: None
+        }
+    );
 
     // The first word past 3 bytes is the port, `2944`.
     let limits = Limits {
@@ -368,8 +402,15 @@ fn every_text_limit_gives_its_typed_error() {
         ..Limits::default()
     };
     let e = decode_with(msg.as_bytes(), &limits).unwrap_err();
-    assert_eq!((e.line, e.column), (1, 16));
-    assert_eq!(e.kind, TextErrorKind::StringTooLong { len: 4, max: 3 });
+    assert_eq!(e.line_column(), Some((1, 16)));
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::StringLen,
+            max: 3,
+            found: Some(4)
+        }
+    );
 
     // At the limits themselves the message decodes.
     let limits = Limits {
@@ -558,9 +599,9 @@ fn per_absurd_lengths() {
 /// like; a keyword after them counts only where the triple can take it.
 #[test]
 fn topology_termination_ids_spelled_like_keywords() {
-    let m = text_ok(&format!(
-        "{HDR}T=1{{C=1{{TP{{st,bothway,Oneway,stream,ST,Isolate,Stream=2}}}}}}"
-    ));
+    // (A topology triple's stream is v2 and later.)
+    let m =
+        text_ok("!/3 [10.0.0.1]:2944\nT=1{C=1{TP{st,bothway,Oneway,stream,ST,Isolate,Stream=2}}}");
     let Some(cr) = &request(&m).actions[0].context_request else {
         panic!("no context request")
     };

@@ -1,7 +1,8 @@
 //! Text decoder tests against the OTP vectors in corpus/.
 
+use megaco::codec::{DecodeErrorKind, Limit};
 use megaco::model::*;
-use megaco::text::{decode, decode_with, Limits, TextErrorKind};
+use megaco::text::{decode, decode_with, Limits};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> PathBuf {
@@ -298,22 +299,57 @@ fn digit_map_timers() {
         Some(EventDm::DigitMapName("dialplan00".into()))
     );
 
-    // v2 `Z:` duration timer; in v1 OTP drops it.
-    let dm = |v: u8| {
-        let text = format!("!/{v} [10.0.0.1] T=1{{C=1{{MF=a/1{{DM{{ Z:7 , L:4,(1x|2xx) }}}}}}}}");
-        let m = decode(text.as_bytes()).unwrap();
-        let Command::Modify(amm) = &request(&m).actions[0].command_requests[0].command else {
-            panic!()
-        };
-        let AmmDescriptor::DigitMap(d) = &amm.descriptors[0] else {
-            panic!()
-        };
-        d.digit_map_value.clone().unwrap()
+    // `digitMapValue = ["T" COLON Timer COMMA] ["S" ...] ["L" ...] ["Z" ...]
+    // digitMap`: the timers in that order, each once, one or two digits,
+    // `Z` from v2 on; `DigitMap =` with its `=`.
+    let dm = |v: u8, value: &str| {
+        let text = format!("!/{v} [10.0.0.1] T=1{{C=1{{MF=a/1{{DM={{{value}}}}}}}}}");
+        decode(text.as_bytes()).map(|m| {
+            let Command::Modify(amm) = &request(&m).actions[0].command_requests[0].command else {
+                panic!()
+            };
+            let AmmDescriptor::DigitMap(d) = &amm.descriptors[0] else {
+                panic!()
+            };
+            d.digit_map_value.clone().unwrap()
+        })
     };
-    let v2 = dm(2);
+    let v2 = dm(2, " L:4 , Z:7,(1x|2xx) ").unwrap();
     assert_eq!((v2.duration_timer, v2.long_timer), (Some(7), Some(4)));
     assert_eq!(v2.digit_map_body, "(1x|2xx)");
-    assert_eq!(dm(1).duration_timer, None);
+    for (v, bad) in [
+        (1, "L:4,Z:7,(1x|2xx)"),
+        (2, "Z:7,L:4,(1x|2xx)"),
+        (2, "T:1,T:2,xx"),
+        (2, "T:100,xx"),
+        (2, "T:,xx"),
+        (2, "T:1 xx"),
+        (2, "T:1,"),
+        (2, " "),
+    ] {
+        let e = dm(v, bad).unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                DecodeErrorKind::Invalid { .. }
+                    | DecodeErrorKind::OutOfRange { .. }
+                    | DecodeErrorKind::InvalidNumber { .. }
+                    | DecodeErrorKind::Missing { .. }
+            ),
+            "v{v} {bad:?}: {e}"
+        );
+    }
+    let e = decode(b"!/2 [10.0.0.1] T=1{C=1{MF=a/1{DM{xx}}}}").unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            DecodeErrorKind::Unexpected {
+                expected: "`=` after DigitMap",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
@@ -609,8 +645,8 @@ fn command_prefixes() {
 fn error_missing_closing_brace() {
     let text = b"MEGACO/1 [10.0.0.1]\nTransaction = 1 {\n  Context = 1 {\n    Notify = a/1 { ObservedEvents = 1 { al/of }\n  }\n}\n";
     let e = decode(text).unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::UnexpectedEof { expected: "`}`" });
-    assert_eq!((e.line, e.column, e.offset), (7, 1, text.len()));
+    assert_eq!(*e.kind(), DecodeErrorKind::Truncated { expected: "`}`" });
+    assert_eq!((e.line_column(), e.offset()), (Some((7, 1)), text.len()));
 }
 
 #[test]
@@ -618,11 +654,14 @@ fn error_bad_keyword() {
     let text = b"!/1 [10.0.0.1]\nT=1{C=1{\n  Frobnicate=a/1}}";
     let e = decode(text).unwrap_err();
     assert!(
-        matches!(&e.kind, TextErrorKind::UnknownKeyword { found, .. } if found == "Frobnicate"),
+        matches!(e.kind(), DecodeErrorKind::UnknownKeyword { found, .. } if found == "Frobnicate"),
         "{e}"
     );
-    assert_eq!((e.line, e.column), (3, 3));
-    assert!(e.to_string().starts_with("line 3, column 3: "), "{e}");
+    assert_eq!(e.line_column(), Some((3, 3)));
+    assert!(
+        e.to_string().starts_with("text at line 3, column 3: "),
+        "{e}"
+    );
 }
 
 #[test]
@@ -631,22 +670,31 @@ fn error_huge_integer() {
     let e = decode(text).unwrap_err();
     assert!(
         matches!(
-            e.kind,
-            TextErrorKind::OutOfRange {
-                max: 4_294_967_295,
+            e.kind(),
+            DecodeErrorKind::OutOfRange {
+                max: Some(4_294_967_295),
                 ..
             }
         ),
         "{e}"
     );
-    assert_eq!((e.line, e.column, e.offset), (2, 3, 17));
+    assert_eq!((e.line_column(), e.offset()), (Some((2, 3)), 17));
     let e = decode(b"!/1 [10.0.0.1]\nT=1{C=1{MF=a/1{M{ST=65536{O{MO=SR}}}}}}").unwrap_err();
     assert!(
-        matches!(e.kind, TextErrorKind::OutOfRange { max: 65535, .. }),
+        matches!(
+            e.kind(),
+            DecodeErrorKind::OutOfRange {
+                max: Some(65535),
+                ..
+            }
+        ),
         "{e}"
     );
     let e = decode(b"!/1 [10.0.0.1]\nT=12x{C=1{N=a/1{OE=1{al/of}}}}").unwrap_err();
-    assert!(matches!(e.kind, TextErrorKind::InvalidNumber { .. }), "{e}");
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::InvalidNumber { .. }),
+        "{e}"
+    );
 }
 
 #[test]
@@ -656,7 +704,10 @@ fn error_depth_bomb() {
     text.extend(std::iter::repeat(b'{').take(100_000));
     let e = decode(&text).unwrap_err();
     // `{`-lists of values do not nest: the second `{` is not a value.
-    assert!(matches!(e.kind, TextErrorKind::Expected { .. }), "{e}");
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::Unexpected { .. }),
+        "{e}"
+    );
 
     // A real message with a limit below its nesting depth.
     let limits = Limits {
@@ -665,7 +716,14 @@ fn error_depth_bomb() {
     };
     let msg = std::fs::read(corpus().join("vectors/pretty/msg78a09.txt")).unwrap();
     let e = decode_with(&msg, &limits).unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 4 });
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 4,
+            found: None
+        }
+    );
     assert!(decode(&msg).is_ok());
 
     // Nested ContextAttr inside ContextAudit recurses: bounded.
@@ -674,7 +732,14 @@ fn error_depth_bomb() {
         text.extend_from_slice(b"{CT");
     }
     let e = decode(&text).unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 64 });
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 64,
+            found: None
+        }
+    );
 
     // Regulated notifications embed events that may notify regulated
     // again: the model's one unbounded recursion, cut at the limit.
@@ -683,7 +748,14 @@ fn error_depth_bomb() {
         text.extend_from_slice(b"a/b{NBRN{EM{E=1{");
     }
     let e = decode(&text).unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::TooDeep { max: 64 });
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 64,
+            found: None
+        }
+    );
     // ... and within the limit it decodes.
     let mut text = b"!/3 [10.0.0.1]\nT=1{C=1{MF=a/1{E=1{".to_vec();
     for _ in 0..10 {
@@ -706,10 +778,11 @@ fn limits_on_size_and_list_length() {
     )
     .unwrap_err();
     assert_eq!(
-        e.kind,
-        TextErrorKind::TooLarge {
-            size: msg.len(),
-            max: 100
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::MessageSize,
+            max: 100,
+            found: Some(msg.len())
         }
     );
     let e = decode_with(
@@ -720,7 +793,14 @@ fn limits_on_size_and_list_length() {
         },
     )
     .unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::TooManyItems { max: 3 });
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: Limit::ListLen,
+            max: 3,
+            found: None
+        }
+    );
 }
 
 #[test]
@@ -754,21 +834,26 @@ fn audited_local_control_selection_folds_like_otp() {
 #[test]
 fn error_invalid_utf8_and_trailing_input() {
     let e = decode(b"!/1 [10.0.0.1]\nER=400{\"caf\xc3\"}").unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::InvalidUtf8);
-    assert_eq!((e.line, e.column), (2, 12));
-    // UTF-8 in a quoted string is kept.
-    let m = decode("!/1 [10.0.0.1]\nER=400{\"café\"}".as_bytes()).unwrap();
-    let MessageBody::Error(ed) = &m.mess.body else {
-        panic!()
-    };
-    assert_eq!(ed.error_text.as_deref(), Some("café"));
+    assert_eq!(*e.kind(), DecodeErrorKind::InvalidUtf8);
+    assert_eq!(e.line_column(), Some((2, 12)));
+    // A quoted string holds printable ASCII and tabs only (`quotedString`
+    // of the ABNF), so valid UTF-8 beyond ASCII is refused there too.
+    let e = decode("!/1 [10.0.0.1]\nER=400{\"café\"}".as_bytes()).unwrap_err();
+    assert_eq!(e.line_column(), Some((2, 12)));
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::Unexpected { found, .. } if found == "byte 0xC3"),
+        "{e}"
+    );
     let e = decode(b"!/1 [10.0.0.1]\nER=400{} junk").unwrap_err();
     assert!(
-        matches!(&e.kind, TextErrorKind::Expected { found, .. } if found == "`junk`"),
+        matches!(e.kind(), DecodeErrorKind::Unexpected { found, .. } if found == "`junk`"),
         "{e}"
     );
     let e = decode(b"MEGACO/4 [10.0.0.1]\nP=1{}").unwrap_err();
-    assert_eq!(e.kind, TextErrorKind::UnsupportedVersion(4));
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::UnsupportedVersion { version: 4 }
+    );
 }
 
 #[test]
@@ -806,7 +891,7 @@ fn modem_descriptor_kept_in_v1_dropped_later() {
 
 #[test]
 fn authentication_header() {
-    let m = decode(b"AU=0x01020304:0x0000000A:0x0102030405060708090A0B0C\n!/1 [10.0.0.1] P=1{C=-}")
+    let m = decode(b"AU=0x01020304:0x0000000A:0x0102030405060708090A0B0C\n!/3 [10.0.0.1] P=1{C=-}")
         .unwrap();
     assert_eq!(
         m.auth_header,
@@ -816,4 +901,17 @@ fn authentication_header() {
             ad: (1..=12).collect(),
         })
     );
+    // `AuthData = "0x" 24*64(HEXDIG)`: an odd number of digits is valid;
+    // the last one is an octet of its own, as OTP reads it.
+    let m = decode(b"AU=0x01020304:0x0000000A:0x0102030405060708090A0B0C1 !/3 [10.0.0.1] P=1{C=-}")
+        .unwrap();
+    let ad = m.auth_header.unwrap().ad;
+    assert_eq!((ad.len(), ad[12]), (13, 1));
+    for bad in [
+        "AU=0x01020304:0x0000000A:0x0102030405060708090A0B0 !/3 [10.0.0.1] P=1{C=-}",
+        "AU=0x0102030:0x0000000A:0x0102030405060708090A0B0C !/3 [10.0.0.1] P=1{C=-}",
+        "AU=0x01020304:0x0000000A:0x0102030405060708090A0B0C!/3 [10.0.0.1] P=1{C=-}",
+    ] {
+        assert!(decode(bad.as_bytes()).is_err(), "{bad}");
+    }
 }

@@ -92,7 +92,7 @@ fn truncated_and_corrupt_bytes_are_errors_not_panics() {
 #[test]
 fn encodings_without_a_view_say_so() {
     let msg = megaco::text::decode(b"!/1 [10.0.0.1] T=1{C=-{AV=ROOT}}").unwrap();
-    for enc in [Encoding::compact(), Encoding::native()] {
+    for enc in [Encoding::per(), Encoding::native()] {
         let bytes = enc.encode(&msg).unwrap();
         let err = MessageView::parse(&bytes, &enc).unwrap_err();
         assert!(err.to_string().contains("not supported"), "{err}");

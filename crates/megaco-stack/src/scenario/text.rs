@@ -56,13 +56,15 @@ pub(crate) fn variables(template: &str) -> Vec<String> {
 fn decode(wrapped: &str) -> Result<MessageBody, String> {
     match megaco::text::decode(wrapped.as_bytes()) {
         Ok(msg) => Ok(msg.mess.body),
-        Err(e) if e.line > HEADER_LINES => Err(format!(
-            "line {}, column {}: {}",
-            e.line - HEADER_LINES,
-            e.column,
-            e.kind
-        )),
-        Err(e) => Err(e.kind.to_string()),
+        Err(e) => match e.line_column() {
+            Some((line, column)) if line > HEADER_LINES => Err(format!(
+                "line {}, column {}: {}",
+                line - HEADER_LINES,
+                column,
+                e.kind()
+            )),
+            _ => Err(e.kind().to_string()),
+        },
     }
 }
 

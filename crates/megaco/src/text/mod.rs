@@ -6,7 +6,11 @@
 
 mod decode;
 mod encode;
+mod header;
+mod keyword;
 mod lexer;
+mod scalar;
+pub(crate) mod view;
 
-pub use decode::{decode, decode_with, version_of, Limits, TextError, TextErrorKind};
+pub use decode::{decode, decode_with, version_of, Limits};
 pub use encode::{encode, encode_compact, encode_pretty, Style};

@@ -57,10 +57,11 @@
 //!
 //! # Encodings
 //!
-//! BER (either dialect and mapping) is viewed here; text and PER plug in
-//! the same way: a walker type in the codec's module with a
-//! `next_item(&mut self) -> Result<Option<Item<'a>>, DecodeError>` method
-//! and its variant in the private `Walker` enum of this module. The native
+//! BER (either dialect and mapping) and text (pretty, compact or mixed)
+//! are viewed; PER plugs in the same way: a walker type in the codec's
+//! module with a `next_item(&mut self) -> Result<Option<Item<'a>>,
+//! DecodeError>` method and its variant in the private `Walker` enum of
+//! this module. The native
 //! format is not a wire encoding and has no view: decode it.
 
 use std::fmt;
@@ -86,6 +87,7 @@ enum Walker<'a> {
     /// A message-level error: nothing to walk.
     Empty,
     Ber(crate::ber::view::BerWalker<'a>),
+    Text(crate::text::view::TextWalker<'a>),
 }
 
 impl<'a> MessageView<'a> {
@@ -97,6 +99,7 @@ impl<'a> MessageView<'a> {
     pub fn parse(bytes: &'a [u8], encoding: &'a Encoding) -> Result<Self, DecodeError> {
         match encoding {
             Encoding::Ber(cfg) => crate::ber::view::parse(bytes, cfg),
+            Encoding::Text { limits, .. } => crate::text::view::parse(bytes, limits),
             _ => Err(DecodeError::new(
                 encoding.kind(),
                 0,
@@ -118,6 +121,20 @@ impl<'a> MessageView<'a> {
             mid,
             error_code,
             walker: walker.map_or(Walker::Empty, Walker::Ber),
+        }
+    }
+
+    pub(crate) fn text(
+        version: u8,
+        mid: MidView<'a>,
+        error_code: Option<u16>,
+        walker: Option<crate::text::view::TextWalker<'a>>,
+    ) -> Self {
+        MessageView {
+            version,
+            mid,
+            error_code,
+            walker: walker.map_or(Walker::Empty, Walker::Text),
         }
     }
 
@@ -174,6 +191,7 @@ impl<'a> Iterator for Items<'a> {
         let r = match &mut self.walker {
             Walker::Empty => Ok(None),
             Walker::Ber(w) => w.next_item(),
+            Walker::Text(w) => w.next_item(),
         };
         match r {
             Ok(Some(item)) => Some(Ok(item)),

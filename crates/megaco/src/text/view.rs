@@ -1,0 +1,531 @@
+//! The borrowed view of a text message ([`crate::view`]): the header, then
+//! a pull walk over transactions, actions, commands and termination ids,
+//! descriptors skipped.
+//!
+//! What it reads it reads with the owned decoder's own code (the lexer,
+//! the keyword table of the message's version, [`super::header`]), so that
+//! whatever it yields for a message the owned decoder accepts is what the
+//! owned model holds. What it skips it skips token by token, with just the
+//! grammar knowledge that keeps it in step: quoted strings, comments, and
+//! the raw `{ }` text after `Local`, `Remote`, `DigitMap` and `MTP`, whose
+//! braces and quotes are not the grammar's. Nothing is allocated (errors
+//! aside); nesting is bounded by the same [`Limits`] as the owned decoder.
+
+use super::header::split_command_prefix;
+use super::keyword::{keyword, Kw};
+use super::lexer::{is_safe, Lexer, Tok, R};
+use crate::error::{DecodeError, Limit};
+use crate::view::{CommandKind, CommandView, Item, MessageView, TermIdView, TransactionView};
+use crate::Limits;
+
+/// Reads the header of a text message; the walker starts at its first
+/// transaction.
+pub(crate) fn parse<'a>(
+    bytes: &'a [u8],
+    limits: &'a Limits,
+) -> Result<MessageView<'a>, DecodeError> {
+    if bytes.len() > limits.max_message_size {
+        return Err(DecodeError::text(
+            bytes,
+            0,
+            Limit::MessageSize.exceeded(limits, Some(bytes.len())),
+        ));
+    }
+    header(bytes, limits)
+}
+
+fn header<'a>(bytes: &'a [u8], limits: &'a Limits) -> R<MessageView<'a>> {
+    let mut lx = Lexer::new(bytes, limits);
+    lx.header()?;
+    let version = lx.version;
+    let mid = lx.mid_view()?;
+    lx.sep("white space after the mId")?;
+    let t = lx.token(TRANSACTION)?;
+    if t.kw == Some(Kw::Error) {
+        let (code, _) = lx.error_code()?;
+        if !lx.at_end() {
+            return Err(lx.expected("end of message"));
+        }
+        return Ok(MessageView::text(version, mid, Some(code), None));
+    }
+    let walker = TextWalker {
+        lx,
+        state: State::Transactions,
+        ahead: Some(t),
+        queued: None,
+        transactions: 0,
+        actions: 0,
+        commands: 0,
+        ids: 0,
+    };
+    Ok(MessageView::text(version, mid, None, Some(walker)))
+}
+
+/// Where the walk is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before a transaction, or at the end of the message.
+    Transactions,
+    /// Inside a TransactionResponseAck, before a range.
+    Acks,
+    /// Inside a transaction's braces, before an action (`reply`: an
+    /// action reply).
+    Actions { reply: bool },
+    /// Inside an action's braces, before a command, a context property or
+    /// (in a reply) an error.
+    Commands { reply: bool },
+    /// The one termination id of the command just yielded (in `ahead`).
+    OneId { reply: bool },
+    /// Inside the `[ ]` of a command's termination ids.
+    IdList { reply: bool },
+    /// Inside the `{ }` of an audit reply's `Context { ... }`.
+    ContextIds,
+    /// After a command's termination ids: its descriptors, if any, to skip.
+    AfterIds { reply: bool },
+    /// After the last item, or an error.
+    Done,
+}
+
+/// The walk over a text message's structure.
+#[derive(Debug, Clone)]
+pub(crate) struct TextWalker<'a> {
+    lx: Lexer<'a>,
+    state: State,
+    /// A word read ahead: the first word of the next transaction or
+    /// action, or a command's one termination id.
+    ahead: Option<Tok<'a>>,
+    /// An item read ahead (a reply's or an action reply's error).
+    queued: Option<Item<'a>>,
+    /// Items so far in the lists being walked (for the list limit).
+    transactions: usize,
+    actions: usize,
+    commands: usize,
+    ids: usize,
+}
+
+const TRANSACTION: &str =
+    "a transaction (Transaction, Reply, Pending, TransactionResponseAck or Segment)";
+const COMMAND: &str = "a command or context property";
+const REPLY_ITEM: &str = "a command reply, context property or Error";
+
+impl<'a> TextWalker<'a> {
+    /// The next item, `None` after the last.
+    pub(crate) fn next_item(&mut self) -> Result<Option<Item<'a>>, DecodeError> {
+        if let Some(item) = self.queued.take() {
+            return Ok(Some(item));
+        }
+        match self.step() {
+            Ok(item) => Ok(item),
+            Err(e) => {
+                self.state = State::Done;
+                Err(e)
+            }
+        }
+    }
+
+    fn step(&mut self) -> R<Option<Item<'a>>> {
+        loop {
+            match self.state {
+                State::Done => return Ok(None),
+                State::Transactions => {
+                    let t = match self.ahead.take() {
+                        Some(t) => t,
+                        None if self.lx.at_end() => {
+                            self.state = State::Done;
+                            return Ok(None);
+                        }
+                        None => self.lx.token(TRANSACTION)?,
+                    };
+                    self.transactions += 1;
+                    if self.transactions > self.lx.limits.max_list_len {
+                        return Err(self.lx.too_many());
+                    }
+                    return self.transaction(t).map(Some);
+                }
+                State::Acks => {
+                    let (first, last) = self.lx.transaction_ack()?;
+                    if !self.lx.next_item(&mut self.ids)? {
+                        self.state = State::Transactions;
+                    }
+                    return Ok(Some(Item::Ack { first, last }));
+                }
+                State::Actions { reply } => return self.action(reply).map(Some),
+                State::Commands { reply } => {
+                    if let Some(item) = self.command(reply)? {
+                        return Ok(Some(item));
+                    }
+                }
+                State::OneId { reply } => {
+                    self.state = State::AfterIds { reply };
+                    if let Some(t) = self.ahead.take() {
+                        return Ok(Some(termination_id(t.text)));
+                    }
+                }
+                State::IdList { reply } => {
+                    let (_, w) = self.lx.word("a termination id")?;
+                    if self.lx.eat(b',') {
+                        self.lx.count(&mut self.ids)?;
+                    } else {
+                        self.lx.close_square()?;
+                        self.state = State::AfterIds { reply };
+                    }
+                    return Ok(Some(termination_id(w)));
+                }
+                State::ContextIds => {
+                    let t = match self.ahead.take() {
+                        Some(t) => t,
+                        None => self.lx.token("a termination id")?,
+                    };
+                    if !self.lx.next_item(&mut self.ids)? {
+                        self.state = State::AfterIds { reply: true };
+                    }
+                    return Ok(Some(termination_id(t.text)));
+                }
+                State::AfterIds { reply } => {
+                    if self.lx.peek() == Some(b'{') {
+                        self.skip_block(Ctx::Generic)?;
+                    }
+                    self.end_of_command(reply)?;
+                }
+            }
+        }
+    }
+
+    /// A transaction, its first word `t` read.
+    fn transaction(&mut self, t: Tok<'a>) -> R<Item<'a>> {
+        let lx = &mut self.lx;
+        let view = match t.kw {
+            Some(Kw::Trans) => {
+                let mut id = 0;
+                if lx.eat(b'=') && lx.peek() != Some(b'{') {
+                    id = lx.u32_word("a transaction id")?;
+                }
+                lx.open()?;
+                self.actions = 0;
+                self.state = State::Actions { reply: false };
+                TransactionView::Request { id }
+            }
+            Some(Kw::Reply) => {
+                lx.equal()?;
+                let (at, w) = lx.word("a transaction id")?;
+                let (id, segment_number, segmentation_complete) = lx.tid_and_segment(at, w)?;
+                lx.open()?;
+                let mut t = lx.token("ImmAckRequired, Error or Context")?;
+                let imm_ack_required = t.kw == Some(Kw::ImmAckRequired);
+                if imm_ack_required {
+                    lx.expect(b',', "`,`")?;
+                    t = lx.token("Error or Context")?;
+                }
+                if t.kw == Some(Kw::Error) {
+                    let (code, _) = lx.error_code()?;
+                    lx.close()?;
+                    self.queued = Some(Item::TransactionError { code });
+                    self.state = State::Transactions;
+                } else {
+                    self.ahead = Some(t);
+                    self.actions = 0;
+                    self.state = State::Actions { reply: true };
+                }
+                TransactionView::Reply {
+                    id,
+                    imm_ack_required,
+                    segment_number,
+                    segmentation_complete,
+                }
+            }
+            Some(Kw::Pending) => {
+                lx.equal()?;
+                let id = lx.u32_word("a transaction id")?;
+                lx.open()?;
+                lx.close()?;
+                TransactionView::Pending { id }
+            }
+            Some(Kw::ResponseAck) => {
+                lx.open()?;
+                self.ids = 0;
+                self.state = State::Acks;
+                TransactionView::ResponseAck
+            }
+            Some(Kw::Segment) => {
+                lx.equal()?;
+                let (at, w) = lx.word("a transaction id and segment number")?;
+                let (id, seg, segmentation_complete) = lx.tid_and_segment(at, w)?;
+                let segment_number = seg.ok_or_else(|| lx.missing(at, "segment number"))?;
+                TransactionView::SegmentReply {
+                    id,
+                    segment_number,
+                    segmentation_complete,
+                }
+            }
+            _ => return Err(lx.unknown(t, TRANSACTION)),
+        };
+        Ok(Item::Transaction(view))
+    }
+
+    /// `Context = id` and what opens its body.
+    fn action(&mut self, reply: bool) -> R<Item<'a>> {
+        let t = match self.ahead.take() {
+            Some(t) => t,
+            None => self.lx.token("Context")?,
+        };
+        if t.kw != Some(Kw::Ctx) {
+            return Err(self.lx.unknown(t, "Context"));
+        }
+        self.lx.equal()?;
+        let context_id = self.lx.context_id()?;
+        self.commands = 0;
+        if reply && self.lx.peek() != Some(b'{') {
+            self.end_of_action(reply)?;
+        } else {
+            self.lx.open()?;
+            if self.lx.eat(b'}') {
+                self.lx.leave();
+                self.end_of_action(reply)?;
+            } else {
+                if reply {
+                    self.queued = self.action_error()?;
+                }
+                self.state = State::Commands { reply };
+            }
+        }
+        Ok(Item::Action { context_id })
+    }
+
+    /// An action reply's error, wherever it is among its items (the view
+    /// yields it right after the action, as the model holds it apart).
+    fn action_error(&mut self) -> R<Option<Item<'a>>> {
+        let save = self.lx.clone();
+        let mut error = None;
+        let mut n = 0;
+        loop {
+            let t = self.lx.token(REPLY_ITEM)?;
+            if t.kw == Some(Kw::Error) && error.is_none() {
+                let (code, _) = self.lx.error_code()?;
+                error = Some(Item::ActionError { code });
+            } else {
+                self.skip_rest(Ctx::Generic, t.kw)?;
+            }
+            if !self.lx.next_item(&mut n)? {
+                break;
+            }
+        }
+        self.lx = save;
+        Ok(error)
+    }
+
+    /// One item of an action's body: a command (yielded) or something
+    /// skipped (`None`).
+    fn command(&mut self, reply: bool) -> R<Option<Item<'a>>> {
+        let t = self.lx.token(if reply { REPLY_ITEM } else { COMMAND })?;
+        let (optional, wildcard_return, kw) = if reply {
+            (false, false, t.kw)
+        } else {
+            let (o, w, name) = split_command_prefix(t.text);
+            if name.len() < t.text.len() {
+                (o, w, keyword(name.as_bytes(), self.lx.version))
+            } else {
+                (false, false, t.kw)
+            }
+        };
+        let prefixed = optional || wildcard_return;
+        let kind = match kw {
+            Some(Kw::Add) => CommandKind::Add,
+            Some(Kw::Move) => CommandKind::Move,
+            Some(Kw::Modify) => CommandKind::Modify,
+            Some(Kw::Subtract) => CommandKind::Subtract,
+            Some(Kw::AuditValue) => CommandKind::AuditValue,
+            Some(Kw::AuditCap) => CommandKind::AuditCapability,
+            Some(Kw::Notify) => CommandKind::Notify,
+            Some(Kw::ServiceChange) => CommandKind::ServiceChange,
+            Some(
+                Kw::Topology
+                | Kw::Priority
+                | Kw::Emergency
+                | Kw::EmergencyOff
+                | Kw::Ieps
+                | Kw::ContextAttr,
+            ) if !prefixed => {
+                self.skip_rest(Ctx::Generic, kw)?;
+                self.end_of_command(reply)?;
+                return Ok(None);
+            }
+            Some(Kw::ContextAudit) if !reply && !prefixed => {
+                self.skip_rest(Ctx::Generic, kw)?;
+                self.end_of_command(reply)?;
+                return Ok(None);
+            }
+            Some(Kw::Error) if reply => {
+                // Yielded after the action (see `action_error`).
+                self.skip_rest(Ctx::Generic, kw)?;
+                self.end_of_command(reply)?;
+                return Ok(None);
+            }
+            _ => return Err(self.lx.unknown(t, if reply { REPLY_ITEM } else { COMMAND })),
+        };
+        self.lx.equal()?;
+        self.ids = 0;
+        let audit_reply =
+            reply && matches!(kind, CommandKind::AuditValue | CommandKind::AuditCapability);
+        if self.lx.version >= 3 && self.lx.open_square()? {
+            self.state = State::IdList { reply };
+        } else {
+            let id = self.lx.token("a termination id")?;
+            if audit_reply && id.kw == Some(Kw::Ctx) {
+                self.lx.open()?;
+                let first = self.lx.token("Error or a termination id")?;
+                if first.kw == Some(Kw::Error) {
+                    self.lx.error_code()?;
+                    self.lx.close()?;
+                    self.state = State::AfterIds { reply };
+                } else {
+                    self.ahead = Some(first);
+                    self.state = State::ContextIds;
+                }
+            } else {
+                self.ahead = Some(id);
+                self.state = State::OneId { reply };
+            }
+        }
+        Ok(Some(Item::Command(CommandView {
+            kind,
+            reply,
+            optional,
+            wildcard_return,
+        })))
+    }
+
+    /// After a command (or another item of an action's body): `,` and
+    /// another, or `}` and the end of the action.
+    fn end_of_command(&mut self, reply: bool) -> R<()> {
+        if self.lx.next_item(&mut self.commands)? {
+            self.state = State::Commands { reply };
+            Ok(())
+        } else {
+            self.end_of_action(reply)
+        }
+    }
+
+    /// After an action: `,` and another, or `}` and the end of the
+    /// transaction.
+    fn end_of_action(&mut self, reply: bool) -> R<()> {
+        self.state = if self.lx.next_item(&mut self.actions)? {
+            State::Actions { reply }
+        } else {
+            State::Transactions
+        };
+        Ok(())
+    }
+}
+
+/// A termination id as the owned decoder reads it (`ROOT` in any case is
+/// `ROOT`).
+fn termination_id(w: &str) -> Item<'_> {
+    Item::TerminationId(TermIdView::text(if w.eq_ignore_ascii_case("root") {
+        "ROOT"
+    } else {
+        w
+    }))
+}
+
+// ---- skipping ----------------------------------------------------------
+
+/// What a skipped `{ }` holds, for what its words mean: where `DigitMap`,
+/// `Local` and `Remote` are followed by raw text, and where a `{` opens a
+/// list of signals, of events, or of values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    /// Descriptors and their parameters.
+    Generic,
+    /// A Signals descriptor or signal list: signals.
+    Signals,
+    /// An Events descriptor: requested events.
+    Events,
+    /// A requested event's parameters (DigitMap, Embed, ...).
+    EventParams,
+    /// Observed events or an event buffer: events with plain parameters.
+    PlainEvents,
+    /// Parameters and value lists: no keyword has a meaning.
+    Values,
+}
+
+impl Ctx {
+    /// What a `{` in an item of this context holds, the item's first word
+    /// being `kw`.
+    fn inner(self, kw: Option<Kw>) -> Ctx {
+        match (self, kw) {
+            (Ctx::Generic, Some(Kw::Signals)) => Ctx::Signals,
+            (Ctx::Generic, Some(Kw::Events)) => Ctx::Events,
+            (Ctx::Generic, Some(Kw::ObservedEvents | Kw::EventBuffer)) => Ctx::PlainEvents,
+            (Ctx::Generic, _) => Ctx::Generic,
+            (Ctx::Signals, Some(Kw::SignalList)) => Ctx::Signals,
+            (Ctx::Events, _) => Ctx::EventParams,
+            (Ctx::EventParams, Some(Kw::Embed | Kw::RegulatedNotify)) => Ctx::Generic,
+            _ => Ctx::Values,
+        }
+    }
+
+    /// Whether a `{` in an item of this context whose first word is `kw`
+    /// opens raw text.
+    fn raw(self, kw: Option<Kw>) -> bool {
+        match kw {
+            Some(Kw::DigitMap) => matches!(self, Ctx::Generic | Ctx::EventParams),
+            Some(Kw::Local | Kw::Remote) => self == Ctx::Generic,
+            _ => false,
+        }
+    }
+}
+
+impl TextWalker<'_> {
+    /// Skips a `{ ... }` (the cursor on its `{`) whose items are `ctx`.
+    fn skip_block(&mut self, ctx: Ctx) -> R<()> {
+        self.lx.open()?;
+        loop {
+            let kw = match self.lx.peek() {
+                Some(b) if is_safe(b) => self.lx.token("an item")?.kw,
+                _ => None,
+            };
+            self.skip_rest(ctx, kw)?;
+            if !self.lx.eat(b',') {
+                return self.lx.close();
+            }
+        }
+    }
+
+    /// Skips the rest of an item of `ctx` whose first word (already read)
+    /// is `kw`: up to the `,` or `}` that ends it, not read.
+    fn skip_rest(&mut self, ctx: Ctx, kw: Option<Kw>) -> R<()> {
+        let mut square = 0usize;
+        let mut mtp = false;
+        loop {
+            let Some(b) = self.lx.peek() else {
+                return Err(self.lx.expected("`}`"));
+            };
+            match b {
+                b',' | b'}' if square == 0 => return Ok(()),
+                b'{' if mtp || ctx.raw(kw) => {
+                    self.lx.octet_string()?;
+                }
+                b'{' => self.skip_block(ctx.inner(kw))?,
+                b'[' => {
+                    self.lx.open_square()?;
+                    square += 1;
+                }
+                b']' if square > 0 => {
+                    self.lx.close_square()?;
+                    square -= 1;
+                }
+                b'"' => {
+                    self.lx.quoted()?;
+                }
+                b',' | b'=' | b':' | b'#' | b'<' | b'>' => self.lx.pos += 1,
+                _ if is_safe(b) => {
+                    let (_, w) = self.lx.word("a word")?;
+                    mtp = w.eq_ignore_ascii_case("mtp");
+                    continue;
+                }
+                _ => return Err(self.lx.expected("a descriptor's item, `,` or `}`")),
+            }
+            mtp = false;
+        }
+    }
+}
