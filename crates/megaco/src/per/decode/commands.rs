@@ -21,10 +21,7 @@ pub(crate) fn context_request(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ContextR
         additions(r, known, "ContextRequest extensions", |r, i| {
             match i {
                 0 => c.iepscallind = Some(r.bit("iepscallind")?),
-                1 => {
-                    c.context_prop =
-                        Some(seq_of(r, cx, 42, "contextProp", |r| property_parm(r, cx))?)
-                }
+                1 => c.context_prop = Some(property_parms(r, cx, "contextProp")?),
                 _ => c.context_list = Some(seq_of(r, cx, 10, "contextList", context_id)?),
             }
             Ok(())
@@ -112,7 +109,7 @@ pub(super) fn command_request(
         }
         Command::AuditCapability(a) | Command::AuditValue(a) => {
             let ext = r.bit("AuditRequest extension bit")?;
-            a.termination_id = term_id(r, cx)?;
+            term_id_to(r, cx, &mut a.termination_id)?;
             a.audit_descriptor = audit_descriptor(r, cx)?;
             if ext {
                 a.termination_id_list = audit_request_additions(r, cx)?;
@@ -209,7 +206,11 @@ pub(super) fn amm_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<AmmDescri
 
 /// A `SEQUENCE OF TerminationID`.
 pub(crate) fn term_id_list<L: List<TerminationId>>(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<L> {
-    seq_of(r, cx, 19, "TerminationIDList", |r| term_id(r, cx))
+    let mut out = L::default();
+    seq_in(r, cx, 19, "TerminationIDList", &mut out, |r, t| {
+        term_id_to(r, cx, t)
+    })?;
+    Ok(out)
 }
 
 /// A TerminationID as it is in the bytes.
@@ -246,10 +247,17 @@ pub(crate) fn term_id_asn(r: &mut BitReader<'_>) -> R<AsnTermId> {
 
 /// A TerminationID in the model's text form (when building).
 pub(crate) fn term_id(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TerminationId> {
-    let t = term_id_asn(r)?;
-    Ok(if cx.build {
-        cx.cfg.term_id(&t)
-    } else {
-        TerminationId::default()
-    })
+    let mut t = TerminationId::default();
+    term_id_to(r, cx, &mut t)?;
+    Ok(t)
+}
+
+/// A TerminationID written into `t` (when building).
+#[inline]
+pub(crate) fn term_id_to(r: &mut BitReader<'_>, cx: &Dcx<'_>, t: &mut TerminationId) -> R<()> {
+    let asn = term_id_asn(r)?;
+    if cx.build {
+        *t = cx.cfg.term_id(&asn);
+    }
+    Ok(())
 }

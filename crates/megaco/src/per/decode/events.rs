@@ -42,11 +42,10 @@ pub(super) fn requested_event(
     let ext = r.bit("RequestedEvent extension bit")?;
     let has_s = r.bit("RequestedEvent preamble")?;
     let has_a = r.bit("RequestedEvent preamble")?;
-    let code;
-    (e.pkgd_name, code) = pkgd_code(r, cx, Scope::Event, "pkgdName")?;
+    let code = pkgd_to(r, cx, Scope::Event, "pkgdName", &mut e.pkgd_name)?;
     e.stream_id = opt(r, has_s, |r| u16_(r, "streamID"))?;
     e.event_action = opt(r, has_a, |r| requested_actions(r, cx, second))?;
-    e.ev_par_list = parameters(r, cx, Scope::Event, code)?;
+    parameters(r, cx, Scope::Event, code, &mut e.ev_par_list)?;
     skip_ext(r, ext, "RequestedEvent extensions")
 }
 
@@ -129,30 +128,29 @@ pub(super) fn notify_behaviour_in(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Noti
 }
 
 pub(super) fn event_buffer(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Vec<EventSpec>> {
-    seq_of(r, cx, 42, "EventBufferDescriptor", |r| {
+    let mut out: Vec<EventSpec> = Vec::new();
+    seq_in(r, cx, 42, "EventBufferDescriptor", &mut out, |r, e| {
         let ext = r.bit("EventSpec extension bit")?;
         let has_s = r.bit("EventSpec preamble")?;
-        let (event_name, code) = pkgd_code(r, cx, Scope::Event, "eventName")?;
-        let stream_id = if has_s {
-            Some(u16_(r, "streamID")?)
-        } else {
-            None
-        };
-        let event_par_list = parameters(r, cx, Scope::Event, code)?;
-        skip_ext(r, ext, "EventSpec extensions")?;
-        Ok(EventSpec {
-            event_name,
-            stream_id,
-            event_par_list,
-        })
-    })
+        let code = pkgd_to(r, cx, Scope::Event, "eventName", &mut e.event_name)?;
+        e.stream_id = opt(r, has_s, |r| u16_(r, "streamID"))?;
+        parameters(r, cx, Scope::Event, code, &mut e.event_par_list)?;
+        skip_ext(r, ext, "EventSpec extensions")
+    })?;
+    Ok(out)
 }
 
 pub(super) fn time_notation(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<TimeNotation> {
-    Ok(TimeNotation {
-        date: ia5_sized(r, cx, 8, 8, "TimeNotation.date")?,
-        time: ia5_sized(r, cx, 8, 8, "TimeNotation.time")?,
-    })
+    let mut t = TimeNotation::default();
+    time_notation_to(r, cx, &mut t)?;
+    Ok(t)
+}
+
+/// A TimeNotation read into `t`.
+#[inline]
+pub(super) fn time_notation_to(r: &mut BitReader<'_>, cx: &Dcx<'_>, t: &mut TimeNotation) -> R<()> {
+    ia5_sized_to(r, cx, (8, 8), "TimeNotation.date", &mut t.date)?;
+    ia5_sized_to(r, cx, (8, 8), "TimeNotation.time", &mut t.time)
 }
 
 /// An ObservedEventsDescriptor, into `o` (a default one).
@@ -172,11 +170,13 @@ pub(crate) fn observed_events(
             let ext = r.bit("ObservedEvent extension bit")?;
             let has_s = r.bit("ObservedEvent preamble")?;
             let has_t = r.bit("ObservedEvent preamble")?;
-            let code;
-            (e.event_name, code) = pkgd_code(r, cx, Scope::Event, "eventName")?;
+            let code = pkgd_to(r, cx, Scope::Event, "eventName", &mut e.event_name)?;
             e.stream_id = opt(r, has_s, |r| u16_(r, "streamID"))?;
-            e.event_par_list = parameters(r, cx, Scope::Event, code)?;
-            e.time_notation = opt(r, has_t, |r| time_notation(r, cx))?;
+            parameters(r, cx, Scope::Event, code, &mut e.event_par_list)?;
+            if has_t {
+                let t = e.time_notation.insert(TimeNotation::default());
+                time_notation_to(r, cx, t)?;
+            }
             skip_ext(r, ext, "ObservedEvent extensions")
         },
     )

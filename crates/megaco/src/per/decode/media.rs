@@ -19,7 +19,7 @@ pub(crate) fn media_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MediaDe
         let ext = r.bit("TerminationStateDescriptor extension bit")?;
         let has_e = r.bit("TerminationStateDescriptor preamble")?;
         let has_s = r.bit("TerminationStateDescriptor preamble")?;
-        let property_parms = seq_of(r, cx, 42, "propertyParms", |r| property_parm(r, cx))?;
+        let property_parms = property_parms(r, cx, "propertyParms")?;
         let event_buffer_control = if has_e {
             Some(enumerated(r, "EventBufferControl")?)
         } else {
@@ -79,7 +79,7 @@ pub(super) fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms
         } else {
             None
         };
-        let property_parms = seq_of(r, cx, 42, "propertyParms", |r| property_parm(r, cx))?;
+        let property_parms = property_parms(r, cx, "propertyParms")?;
         skip_ext(r, ext, "LocalControlDescriptor extensions")?;
         Some(LocalControlDescriptor {
             stream_mode,
@@ -96,7 +96,7 @@ pub(super) fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms
         }
         let ext = r.bit("LocalRemoteDescriptor extension bit")?;
         let prop_grps = seq_of(r, cx, 8, "propGrps", |r| {
-            seq_of(r, cx, 42, "PropertyGroup", |r| property_parm(r, cx))
+            property_parms(r, cx, "PropertyGroup")
         })?;
         skip_ext(r, ext, "LocalRemoteDescriptor extensions")?;
         Ok(Some(LocalRemoteDescriptor { prop_grps }))
@@ -120,7 +120,20 @@ pub(super) fn stream_parms(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<StreamParms
 }
 
 pub(super) fn value(r: &mut BitReader<'_>, cx: &Dcx<'_>, what: &'static str) -> R<Values> {
-    seq_of(r, cx, 8, what, |r| ia5(r, cx, what))
+    let mut v = Values::new();
+    value_to(r, cx, what, &mut v)?;
+    Ok(v)
+}
+
+/// A `Value` (a list of strings) read into `out`.
+#[inline]
+pub(super) fn value_to(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+    what: &'static str,
+    out: &mut Values,
+) -> R<()> {
+    seq_in(r, cx, 8, what, out, |r, s| ia5_to(r, cx, what, s))
 }
 
 pub(super) fn extra_info(r: &mut BitReader<'_>) -> R<ExtraInfo> {
@@ -132,42 +145,55 @@ pub(super) fn extra_info(r: &mut BitReader<'_>) -> R<ExtraInfo> {
 }
 
 pub(super) fn property_parm(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<PropertyParm> {
-    let ext = r.bit("PropertyParm extension bit")?;
-    let has_x = r.bit("PropertyParm preamble")?;
-    let name = pkgd(r, cx, Scope::Property, "PropertyParm.name")?;
-    let value = value(r, cx, "PropertyParm.value")?;
-    let extra_info = if has_x { Some(extra_info(r)?) } else { None };
-    skip_ext(r, ext, "PropertyParm extensions")?;
-    Ok(PropertyParm {
-        name,
-        value,
-        extra_info,
-    })
+    let mut p = PropertyParm::default();
+    property_parm_to(r, cx, &mut p)?;
+    Ok(p)
 }
 
+/// A PropertyParm read into `p` (a default one).
+pub(super) fn property_parm_to(r: &mut BitReader<'_>, cx: &Dcx<'_>, p: &mut PropertyParm) -> R<()> {
+    let ext = r.bit("PropertyParm extension bit")?;
+    let has_x = r.bit("PropertyParm preamble")?;
+    pkgd_to(r, cx, Scope::Property, "PropertyParm.name", &mut p.name)?;
+    value_to(r, cx, "PropertyParm.value", &mut p.value)?;
+    if has_x {
+        p.extra_info = Some(extra_info(r)?);
+    }
+    skip_ext(r, ext, "PropertyParm extensions")
+}
+
+/// A SEQUENCE OF PropertyParm, each read where the list keeps it.
+#[inline]
+pub(super) fn property_parms<L: List<PropertyParm>>(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+    what: &'static str,
+) -> R<L> {
+    let mut out = L::default();
+    seq_in(r, cx, 42, what, &mut out, |r, p| property_parm_to(r, cx, p))?;
+    Ok(out)
+}
+
+/// The parameters of the event or signal `parent`, read into `out`.
 pub(super) fn parameters<L: List<PropertyParm>>(
     r: &mut BitReader<'_>,
     cx: &Dcx<'_>,
     scope: Scope,
     parent: [u8; 4],
-) -> R<L> {
-    seq_of(r, cx, 26, "parameter list", |r| {
+    out: &mut L,
+) -> R<()> {
+    seq_in(r, cx, 26, "parameter list", out, |r, p| {
         let ext = r.bit("parameter extension bit")?;
         let has_x = r.bit("parameter preamble")?;
         let code = code2(r, "parameter name")?;
-        let name = if cx.build {
-            cx.cfg.param_name(scope, parent, code)
-        } else {
-            CompactString::default()
-        };
-        let value = value(r, cx, "parameter value")?;
-        let extra_info = if has_x { Some(extra_info(r)?) } else { None };
-        skip_ext(r, ext, "parameter extensions")?;
-        Ok(PropertyParm {
-            name,
-            value,
-            extra_info,
-        })
+        if cx.build {
+            p.name = cx.cfg.param_name(scope, parent, code);
+        }
+        value_to(r, cx, "parameter value", &mut p.value)?;
+        if has_x {
+            p.extra_info = Some(extra_info(r)?);
+        }
+        skip_ext(r, ext, "parameter extensions")
     })
 }
 
@@ -248,7 +274,7 @@ pub(super) fn mux_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<MuxDescri
 pub(super) fn modem_descriptor(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<ModemDescriptor> {
     let has_n = r.bit("ModemDescriptor preamble")?;
     let mtl = seq_of(r, cx, 5, "mtl", |r| enumerated(r, "ModemType"))?;
-    let mpl = seq_of(r, cx, 42, "mpl", |r| property_parm(r, cx))?;
+    let mpl = property_parms(r, cx, "mpl")?;
     let non_standard_data = if has_n { Some(nsd(r, cx)?) } else { None };
     Ok(ModemDescriptor {
         mtl,
@@ -314,13 +340,15 @@ pub(crate) fn statistics_descriptor(
     r: &mut BitReader<'_>,
     cx: &Dcx<'_>,
 ) -> R<Vec<StatisticsParameter>> {
-    seq_of(r, cx, 33, "StatisticsDescriptor", |r| {
+    let mut out: Vec<StatisticsParameter> = Vec::new();
+    seq_in(r, cx, 33, "StatisticsDescriptor", &mut out, |r, p| {
         let has_v = r.bit("StatisticsParameter preamble")?;
-        let stat_name = pkgd(r, cx, Scope::Statistics, "statName")?;
-        let stat_value = opt(r, has_v, |r| value(r, cx, "statValue"))?;
-        Ok(StatisticsParameter {
-            stat_name,
-            stat_value,
-        })
-    })
+        pkgd_to(r, cx, Scope::Statistics, "statName", &mut p.stat_name)?;
+        if has_v {
+            let v = p.stat_value.insert(Values::new());
+            value_to(r, cx, "statValue", v)?;
+        }
+        Ok(())
+    })?;
+    Ok(out)
 }

@@ -307,8 +307,22 @@ fn text(cx: &Dcx<'_>, bytes: &[u8]) -> CompactString {
 }
 
 fn ia5(r: &mut BitReader<'_>, cx: &Dcx<'_>, what: &'static str) -> R<CompactString> {
+    let mut s = CompactString::default();
+    ia5_to(r, cx, what, &mut s)?;
+    Ok(s)
+}
+
+/// An IA5String, written into `s` when building. (Strings and names are
+/// written where they are kept rather than returned inside a `Result`:
+/// moving an inline string out of a `Result` copies it in pieces that
+/// cost more than reading it.)
+#[inline]
+fn ia5_to(r: &mut BitReader<'_>, cx: &Dcx<'_>, what: &'static str, s: &mut CompactString) -> R<()> {
     let b = r.octet_str(cx.build, what)?;
-    Ok(text(cx, &b))
+    if cx.build {
+        *s = to_string(&b);
+    }
+    Ok(())
 }
 
 /// An octet string with SIZE(lb..ub), ub < 64K; a fixed size (`lb ==
@@ -341,6 +355,22 @@ fn ia5_sized(
     Ok(text(cx, b))
 }
 
+/// An IA5String with SIZE(lb..ub), written into `s` when building.
+#[inline]
+fn ia5_sized_to(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+    (lb, ub): (usize, usize),
+    what: &'static str,
+    s: &mut CompactString,
+) -> R<()> {
+    let b = sized(r, lb, ub, what)?;
+    if cx.build {
+        *s = to_string(b);
+    }
+    Ok(())
+}
+
 /// The two octets of a package, parameter or digit map name (unaligned:
 /// a fixed size of two).
 #[inline]
@@ -369,6 +399,23 @@ fn pkgd_code(
 #[inline]
 fn pkgd(r: &mut BitReader<'_>, cx: &Dcx<'_>, scope: Scope, what: &'static str) -> R<CompactString> {
     Ok(pkgd_code(r, cx, scope, what)?.0)
+}
+
+/// A `PkgdName`: its text into `name` when building; its code returned
+/// (parameters are relative to it).
+#[inline]
+fn pkgd_to(
+    r: &mut BitReader<'_>,
+    cx: &Dcx<'_>,
+    scope: Scope,
+    what: &'static str,
+    name: &mut CompactString,
+) -> R<[u8; 4]> {
+    let c = r.aligned_array::<4>(what)?;
+    if cx.build {
+        *name = cx.cfg.pkgd_name(scope, c);
+    }
+    Ok(c)
 }
 
 fn dialplan(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<CompactString> {

@@ -21,7 +21,8 @@ pub(super) fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
     for p in &mut pre {
         *p = r.bit("Signal preamble")?;
     }
-    let (signal_name, code) = pkgd_code(r, cx, Scope::Signal, "signalName")?;
+    let mut signal_name = CompactString::default();
+    let code = pkgd_to(r, cx, Scope::Signal, "signalName", &mut signal_name)?;
     let stream_id = if pre[0] {
         Some(u16_(r, "streamID")?)
     } else {
@@ -43,7 +44,8 @@ pub(super) fn signal(r: &mut BitReader<'_>, cx: &Dcx<'_>) -> R<Signal> {
     } else {
         None
     };
-    let sig_par_list = parameters(r, cx, Scope::Signal, code)?;
+    let mut sig_par_list = Vec::new();
+    parameters(r, cx, Scope::Signal, code, &mut sig_par_list)?;
     let mut s = Signal {
         signal_name,
         stream_id,
