@@ -303,7 +303,7 @@ impl<'a> TextWalker<'a> {
                 let (code, _) = self.lx.error_code()?;
                 error = Some(Item::ActionError { code });
             } else {
-                self.skip_rest(Ctx::Generic, t.kw)?;
+                self.skip_rest(Ctx::Generic, First::Kw(t.kw))?;
             }
             if !self.lx.next_item(&mut n)? {
                 break;
@@ -345,18 +345,18 @@ impl<'a> TextWalker<'a> {
                 | Kw::Ieps
                 | Kw::ContextAttr,
             ) if !prefixed => {
-                self.skip_rest(Ctx::Generic, kw)?;
+                self.skip_rest(Ctx::Generic, First::Kw(kw))?;
                 self.end_of_command(reply)?;
                 return Ok(None);
             }
             Some(Kw::ContextAudit) if !reply && !prefixed => {
-                self.skip_rest(Ctx::Generic, kw)?;
+                self.skip_rest(Ctx::Generic, First::Kw(kw))?;
                 self.end_of_command(reply)?;
                 return Ok(None);
             }
             Some(Kw::Error) if reply => {
                 // Yielded after the action (see `action_error`).
-                self.skip_rest(Ctx::Generic, kw)?;
+                self.skip_rest(Ctx::Generic, First::Kw(kw))?;
                 self.end_of_command(reply)?;
                 return Ok(None);
             }
@@ -475,16 +475,35 @@ impl Ctx {
     }
 }
 
+/// The first word of a skipped item: its keyword already known, or the
+/// word, whose keyword is looked up when needed.
+#[derive(Debug, Clone, Copy)]
+enum First<'a> {
+    Kw(Option<Kw>),
+    Word(&'a str),
+}
+
+impl First<'_> {
+    fn kw(self, version: u8) -> Option<Kw> {
+        match self {
+            First::Kw(kw) => kw,
+            First::Word(w) => keyword(w.as_bytes(), version),
+        }
+    }
+}
+
 impl TextWalker<'_> {
     /// Skips a `{ ... }` (the cursor on its `{`) whose items are `ctx`.
     fn skip_block(&mut self, ctx: Ctx) -> R<()> {
         self.lx.open()?;
         loop {
-            let kw = match self.lx.peek() {
-                Some(b) if is_safe(b) => self.lx.token("an item")?.kw,
-                _ => None,
+            // Most items are skipped without their first word's keyword;
+            // it is looked up only when a `{` makes it matter.
+            let first = match self.lx.peek() {
+                Some(b) if is_safe(b) => First::Word(self.lx.word("an item")?.1),
+                _ => First::Kw(None),
             };
-            self.skip_rest(ctx, kw)?;
+            self.skip_rest(ctx, first)?;
             if !self.lx.eat(b',') {
                 return self.lx.close();
             }
@@ -492,20 +511,25 @@ impl TextWalker<'_> {
     }
 
     /// Skips the rest of an item of `ctx` whose first word (already read)
-    /// is `kw`: up to the `,` or `}` that ends it, not read.
-    fn skip_rest(&mut self, ctx: Ctx, kw: Option<Kw>) -> R<()> {
+    /// is `first`: up to the `,` or `}` that ends it, not read.
+    fn skip_rest(&mut self, ctx: Ctx, first: First<'_>) -> R<()> {
         let mut square = 0usize;
         let mut mtp = false;
+        let mut kw = None;
         loop {
             let Some(b) = self.lx.peek() else {
                 return Err(self.lx.expected("`}`"));
             };
             match b {
                 b',' | b'}' if square == 0 => return Ok(()),
-                b'{' if mtp || ctx.raw(kw) => {
-                    self.lx.octet_string()?;
+                b'{' => {
+                    let kw = *kw.get_or_insert_with(|| first.kw(self.lx.version));
+                    if mtp || ctx.raw(kw) {
+                        self.lx.octet_string()?;
+                    } else {
+                        self.skip_block(ctx.inner(kw))?;
+                    }
                 }
-                b'{' => self.skip_block(ctx.inner(kw))?,
                 b'[' => {
                     self.lx.open_square()?;
                     square += 1;
