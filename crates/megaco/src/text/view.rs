@@ -174,7 +174,7 @@ impl<'a> TextWalker<'a> {
                 State::ContextIds => {
                     let t = match self.ahead.take() {
                         Some(t) => t,
-                        None => self.lx.token("a termination id")?,
+                        None => self.lx.plain_word("a termination id")?,
                     };
                     if !self.lx.next_item(&mut self.ids)? {
                         self.state = State::AfterIds { reply: true };
@@ -369,7 +369,12 @@ impl<'a> TextWalker<'a> {
         if self.lx.version >= 3 && self.lx.open_square()? {
             self.state = State::IdList { reply };
         } else {
-            let id = self.lx.token("a termination id")?;
+            // Only an audit reply's `Context` needs the keyword.
+            let id = if audit_reply {
+                self.lx.token("a termination id")?
+            } else {
+                self.lx.plain_word("a termination id")?
+            };
             if audit_reply && id.kw == Some(Kw::Ctx) {
                 self.lx.open()?;
                 let first = self.lx.token("Error or a termination id")?;
@@ -500,7 +505,10 @@ impl TextWalker<'_> {
             // Most items are skipped without their first word's keyword;
             // it is looked up only when a `{` makes it matter.
             let first = match self.lx.peek() {
-                Some(b) if is_safe(b) => First::Word(self.lx.word("an item")?.1),
+                Some(b) if is_safe(b) => {
+                    let start = self.lx.skip_safe()?;
+                    First::Word(self.lx.slice(start, self.lx.pos))
+                }
                 _ => First::Kw(None),
             };
             self.skip_rest(ctx, first)?;
@@ -543,8 +551,12 @@ impl TextWalker<'_> {
                 }
                 b',' | b'=' | b':' | b'#' | b'<' | b'>' => self.lx.pos += 1,
                 _ if is_safe(b) => {
-                    let (_, w) = self.lx.word("a word")?;
-                    mtp = w.eq_ignore_ascii_case("mtp");
+                    let start = self.lx.skip_safe()?;
+                    mtp = self.lx.pos - start == 3
+                        && self
+                            .lx
+                            .slice(start, self.lx.pos)
+                            .eq_ignore_ascii_case("mtp");
                     continue;
                 }
                 _ => return Err(self.lx.expected("a descriptor's item, `,` or `}`")),
