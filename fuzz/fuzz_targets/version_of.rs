@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(v, Ok(msg.mess.version), "BER {:?}", cfg.dialect);
         }
     }
-    let v = megaco::per::version_of(data).map_err(|e| e.kind);
+    let v = megaco::per::version_of(data);
     if let Ok(msg) = megaco::per::decode(data, &PerConfig::default()) {
         assert_eq!(v, Ok(msg.mess.version), "PER");
     }

@@ -9,11 +9,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
-use clap::{Args, ValueEnum};
-use megaco_load::fanout::{self, FanoutConfig, FanoutReport, Request, Row, Setup};
+use clap::{Args, Subcommand, ValueEnum};
+use megaco::codec::Encoding;
+use megaco_load::batch::Io;
+use megaco_load::fanout::{self, FanoutConfig, FanoutReport, Request, Row, Setup, SetupResult};
 use megaco_load::load::{self, LoadConfig, LoadReport, Role, Sample, Scenario};
 use megaco_load::otp::OtpNode;
-use megaco_load::{chart, check_target, memory, Wire};
+use megaco_load::{chart, check_target, check_wire, memory, otp_codec};
 
 /// `megaco load`.
 #[derive(Debug, Clone, Args)]
@@ -41,17 +43,21 @@ pub struct LoadArgs {
     /// TCP with TPKT framing instead of UDP (gateway role).
     #[arg(long)]
     pub tcp: bool,
-    /// Wire encoding: pretty, compact, ber or per.
+    /// Wire encoding, named as in the codec registry (as `megaco
+    /// convert --to` names them): pretty, compact, ber (RFC 3525's
+    /// dialect), ber-otp (as Erlang/OTP writes it), per, ...
     #[arg(long, value_name = "E", default_value = "pretty")]
-    pub encoding: Wire,
+    pub encoding: Encoding,
     /// Protocol version of the messages sent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
     pub version: u8,
     /// The calls: `call` (Add, Modify, Notify, Subtract), `notify`,
-    /// `audit`, or a file of step names, one a line.
+    /// `audit`, or a scenario file (TOML, as `megaco mg --scenario` reads
+    /// it: each call runs its `[[step]]`s once, each reply checked).
     #[arg(long, value_name = "FILE", default_value = "call")]
     pub scenario: String,
-    /// Calls in flight per gateway [default: 8, or 50 ms of --rate].
+    /// Calls in flight per gateway [default: 8, or 50 ms of --rate; 1 for
+    /// a scenario file, whose calls use the gateway's own lines].
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
     /// Seconds a request waits for its reply, resends included.
@@ -60,8 +66,9 @@ pub struct LoadArgs {
     /// Resends over UDP within --timeout.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub resends: u32,
-    /// Controller role: wait for gateways started elsewhere (e.g. by
-    /// `megaco mg`) instead of simulating them.
+    /// Controller role: wait (up to 10 s) for --mgs gateways started
+    /// elsewhere to register, e.g. `megaco mg --mgc ADDR --stay`, instead
+    /// of simulating them.
     #[arg(long)]
     pub external: bool,
     /// Step the rate FROM:TO:STEP (transactions per second), each step
@@ -88,6 +95,16 @@ pub struct LoadArgs {
     /// Allow a target outside loopback (127.0.0.0/8, ::1).
     #[arg(long)]
     pub allow_remote: bool,
+    /// One system call per UDP datagram (on Linux, datagrams are
+    /// otherwise sent and received up to 64 a call with sendmmsg and
+    /// recvmmsg), to measure the difference.
+    #[arg(long)]
+    pub unbatched: bool,
+    /// The process id of the controller under load (on this machine):
+    /// its CPU time per transaction is reported beside the generator's
+    /// (a controller started by --vs-otp is measured anyway).
+    #[arg(long, value_name = "PID")]
+    pub mgc_pid: Option<u32>,
 }
 
 /// The role, on the command line.
@@ -115,6 +132,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
     if role == Role::Mgc && (args.tcp || args.vs_otp) {
         bail!("--role mgc runs over UDP, without --vs-otp");
     }
+    check_wire(&args.encoding)?;
     if args.rate.is_some_and(|r| !(r > 0.0 && r <= 10_000_000.0)) {
         bail!("--rate must be a positive number of transactions per second");
     }
@@ -125,13 +143,19 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
         rate: args.rate,
         duration: secs(args.duration, "duration")?,
         tcp: args.tcp,
-        wire: args.encoding,
+        wire: args.encoding.clone(),
         version: args.version,
         scenario: Scenario::load(&args.scenario)?,
         concurrency: args.concurrency,
         timeout: secs(args.timeout, "timeout")?,
         resends: args.resends,
         simulate: !args.external,
+        io: if args.unbatched {
+            Io::PerDatagram
+        } else {
+            Io::Batched
+        },
+        target_pid: args.mgc_pid,
         ..LoadConfig::new(args.mgc.unwrap_or(default_listen))
     };
     let rates = args.sweep.as_deref().map(parse_sweep).transpose()?;
@@ -159,7 +183,8 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
     match (args.mgc, args.vs_otp, role) {
         (Some(a), _, _) => check_target(a, args.allow_remote)?,
         (None, true, Role::Mg) => {
-            let (child, port) = start_our_mgc(args.encoding, args.version, args.tcp)?;
+            let (child, port) = start_our_mgc(&args.encoding, args.version, args.tcp)?;
+            cfg.target_pid = Some(child.0.id());
             _ours = Some(child);
             cfg.target = SocketAddr::from(([127, 0, 0, 1], port));
         }
@@ -180,14 +205,12 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
     ));
     drop(_ours);
     if args.vs_otp {
-        if args.encoding == Wire::Per {
-            bail!("OTP's controller runs in pretty, compact or ber");
-        }
         let bound =
             cfg.duration * rates.as_ref().map_or(1, |r| r.len() as u32) + Duration::from_secs(120);
-        let node = OtpNode::mgc(0, args.tcp, args.encoding.name(), args.version, bound)?;
+        let node = OtpNode::mgc(0, args.tcp, otp_codec(&args.encoding)?, args.version, bound)?;
         let otp_cfg = LoadConfig {
             target: SocketAddr::from(([127, 0, 0, 1], node.port)),
+            target_pid: Some(node.pid).filter(|&p| p != 0),
             ..cfg.clone()
         };
         note(&format!("OTP: {}", otp_cfg.target));
@@ -244,7 +267,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
 }
 
 enum Side {
-    One(LoadReport),
+    One(Box<LoadReport>),
     Sweep(load::Sweep),
 }
 
@@ -256,7 +279,7 @@ fn run_side(
     note: &mut dyn FnMut(&str),
 ) -> Result<Side> {
     Ok(match rates {
-        None => Side::One(load::run(cfg, progress)?),
+        None => Side::One(Box::new(load::run(cfg, progress)?)),
         Some(r) => Side::Sweep(load::sweep(
             cfg,
             r,
@@ -308,7 +331,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
     let ones: Vec<(&str, &LoadReport)> = sides
         .iter()
         .filter_map(|(n, s)| match s {
-            Side::One(r) => Some((*n, r)),
+            Side::One(r) => Some((*n, &**r)),
             Side::Sweep(_) => None,
         })
         .collect();
@@ -322,7 +345,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
         out.push_str(&"| --- ".repeat(names.len() + 1 + usize::from(ones.len() == 2)));
         out.push_str("|\n");
         type F = fn(&LoadReport) -> f64;
-        let rows: [(&str, F, bool); 15] = [
+        let rows: [(&str, F, bool); 17] = [
             ("gateways registered", |r| r.registered as f64, false),
             ("transactions sent", |r| r.sent as f64, false),
             ("answered", |r| r.answered as f64, false),
@@ -349,12 +372,24 @@ fn side_text(sides: &[(&str, Side)]) -> String {
             ),
             ("latency max (ms)", |r| r.latency.max_us as f64 / 1e3, true),
             ("latency mean (ms)", |r| r.latency.mean_us / 1e3, true),
+            (
+                "CPU per transaction, load generator (µs)",
+                |r| r.cpu_per_transaction_us.unwrap_or(f64::NAN),
+                true,
+            ),
+            (
+                "CPU per transaction, controller (µs)",
+                |r| r.target_cpu_per_transaction_us.unwrap_or(f64::NAN),
+                true,
+            ),
         ];
         for (label, f, ratio) in rows {
             let _ = write!(out, "| {label} |");
             for (_, r) in &ones {
                 let v = f(r);
-                if v.fract() == 0.0 && v.abs() < 1e15 {
+                if v.is_nan() {
+                    out.push_str(" - |");
+                } else if v.fract() == 0.0 && v.abs() < 1e15 {
                     let _ = write!(out, " {v:.0} |");
                 } else {
                     let _ = write!(out, " {v:.3} |");
@@ -362,13 +397,18 @@ fn side_text(sides: &[(&str, Side)]) -> String {
             }
             if ones.len() == 2 {
                 let (a, b) = (f(ones[0].1), f(ones[1].1));
-                if ratio && a > 0.0 {
+                if ratio && a > 0.0 && b.is_finite() {
                     let _ = write!(out, " {:.2} |", b / a);
                 } else {
                     out.push_str(" |");
                 }
             }
             out.push('\n');
+        }
+    }
+    for (name, r) in &ones {
+        for (why, count) in &r.failures {
+            let _ = writeln!(out, "{name}: {count} failed: {why}");
         }
     }
     for (name, s) in sides {
@@ -405,7 +445,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
 
 /// Starts our controller (megaco_stack's UDP endpoint) as a child process
 /// of this binary; returns it and its port.
-fn start_our_mgc(wire: Wire, version: u8, tcp: bool) -> Result<(Child, u16)> {
+fn start_our_mgc(wire: &Encoding, version: u8, tcp: bool) -> Result<(Child, u16)> {
     if tcp {
         bail!("with --tcp, give --mgc (e.g. a `megaco mgc --tcp` started beforehand)");
     }
@@ -429,13 +469,13 @@ fn start_our_mgc(wire: Wire, version: u8, tcp: bool) -> Result<(Child, u16)> {
     Ok((Child(child), port))
 }
 
-fn serve_args(wire: Wire, version: u8) -> Vec<String> {
+fn serve_args(wire: &Encoding, version: u8) -> Vec<String> {
     vec![
         "bench".into(),
         "fanout".into(),
         "--serve-mgc".into(),
         "--encoding".into(),
-        wire.name().into(),
+        wire.to_string(),
         "--version".into(),
         version.to_string(),
     ]
@@ -452,6 +492,48 @@ impl Drop for Child {
     }
 }
 
+// ---------------------------------------------------------------- bench
+
+/// `megaco bench`: the codec measurements of `megaco-bench` (a quick
+/// comparison, `meas`, `mstone`) and `fanout`, one subcommand each.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// What to run (default: a quick comparison of the codecs).
+    #[command(subcommand)]
+    pub command: Option<BenchCommand>,
+    /// Options shared by every mode.
+    #[command(flatten)]
+    pub common: megaco_bench::CommonArgs,
+}
+
+/// The modes of `megaco bench`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum BenchCommand {
+    /// The codec measurements.
+    #[command(flatten)]
+    Codecs(megaco_bench::BenchCommand),
+    /// Fan-out: one controller, one request to each of N gateways, time
+    /// per destination as N grows.
+    Fanout(FanoutArgs),
+}
+
+/// Runs `megaco bench`.
+pub fn run_bench(args: BenchArgs) -> Result<ExitCode> {
+    let command = match args.command {
+        Some(BenchCommand::Fanout(mut fanout)) => {
+            fanout.vs_otp = args.common.vs_otp;
+            return run_fanout(fanout);
+        }
+        Some(BenchCommand::Codecs(c)) => Some(c),
+        None => None,
+    };
+    megaco_bench::run_bench(&megaco_bench::BenchArgs {
+        command,
+        common: args.common,
+    })
+    .map(|()| ExitCode::SUCCESS)
+}
+
 // ---------------------------------------------------------------- fanout
 
 /// `megaco bench fanout`.
@@ -463,12 +545,18 @@ pub struct FanoutArgs {
     /// Destinations grow by this much: 1, 1 + STEP, ... up to --max.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub step: usize,
+    /// The numbers of destinations, e.g. `1,101,1001,10000` (instead of
+    /// --max and --step).
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
+    pub ns: Vec<usize>,
     /// Passes per N; the fastest is reported.
     #[arg(long, default_value_t = 5)]
     pub passes: usize,
-    /// Wire encoding: pretty, compact, ber or per.
+    /// Wire encoding, named as in the codec registry (as `megaco
+    /// convert --to` names them): pretty, compact, ber (RFC 3525's
+    /// dialect), ber-otp (as Erlang/OTP writes it), per, ...
     #[arg(long, value_name = "E", default_value = "pretty")]
-    pub encoding: Wire,
+    pub encoding: Encoding,
     /// Protocol version.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
     pub version: u8,
@@ -478,7 +566,10 @@ pub struct FanoutArgs {
     /// Controller shards (and gateway threads) of the multiple setups.
     #[arg(long, default_value_t = 2)]
     pub shards: usize,
-    /// Only this setup (e.g. `template/trusted/single`); repeatable.
+    /// Only this setup (e.g. `template/trusted/single`); repeatable. A
+    /// setup with `/unbatched` after it sends and receives one datagram
+    /// per system call (on Linux the others use sendmmsg/recvmmsg, up to
+    /// 64 datagrams a call), to measure the difference in one run.
     #[arg(long = "setup", value_name = "NAME")]
     pub setups: Vec<String>,
     /// Leave out the `stack` row (megaco_stack's UDP driver).
@@ -521,9 +612,10 @@ pub enum RequestArg {
 /// Runs `megaco bench fanout`.
 pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     if args.serve_mgc {
-        memory::serve_stack_mgc(args.encoding, args.version)?;
+        memory::serve_stack_mgc(args.encoding.clone(), args.version)?;
         return Ok(ExitCode::SUCCESS);
     }
+    check_wire(&args.encoding)?;
     if !(1..=64).contains(&args.shards) || !(1..=1000).contains(&args.passes) {
         bail!("--shards is 1 to 64 and --passes 1 to 1000");
     }
@@ -533,20 +625,28 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     } else {
         let mut v = Vec::new();
         for name in &args.setups {
-            match all.iter().find(|s| s.name() == *name) {
-                Some(s) => v.push(*s),
+            match Setup::named(name) {
+                Some(s) => v.push(s),
                 None => bail!(
-                    "unknown setup {name:?}; one of: {}",
+                    "unknown setup {name:?}; one of: {} (each also with /unbatched: one \
+                     system call per datagram)",
                     all.iter().map(Setup::name).collect::<Vec<_>>().join(", ")
                 ),
             }
         }
         v
     };
+    if args.ns.contains(&0) {
+        bail!("--ns: every number of destinations is at least 1");
+    }
     let cfg = FanoutConfig {
-        ns: fanout::steps(args.max, args.step),
+        ns: if args.ns.is_empty() {
+            fanout::steps(args.max, args.step)
+        } else {
+            args.ns.clone()
+        },
         passes: args.passes,
-        wire: args.encoding,
+        wire: args.encoding.clone(),
         version: args.version,
         request: match args.request {
             RequestArg::Audit => Request::Audit,
@@ -564,12 +664,12 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     let report = fanout::run(&cfg, &mut progress)?;
     let mem = if args.memory {
         let exe = std::env::current_exe()?;
-        let serve = serve_args(args.encoding, args.version);
+        let serve = serve_args(&args.encoding, args.version);
         let serve: Vec<&str> = serve.iter().map(String::as_str).collect();
         Some(memory::measure(
             (&exe, &serve),
             &[1, 1000, 10_000],
-            args.encoding,
+            args.encoding.clone(),
             args.version,
             args.vs_otp,
             &mut progress,
@@ -607,10 +707,14 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     })
 }
 
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.3}"))
+}
+
 /// One line per setup and N: times, the profile, the counts.
 pub fn tsv(report: &FanoutReport) -> String {
     let mut out = String::from(
-        "setup\tdestinations\ttime_us\tper_destination_us\tbuild_us\tencode_us\tengine_us\tsend_us\treceive_us\tdecode_us\tmatch_us\tsent\tanswered\ttimeouts\terrors\n",
+        "setup\tdestinations\ttime_us\tper_destination_us\tbuild_us\tencode_us\tengine_us\tsend_us\treceive_us\tdecode_us\tmatch_us\tsent\tanswered\ttimeouts\terrors\tcpu_per_destination_us\tprocess_cpu_per_destination_us\n",
     );
     for s in report
         .setups
@@ -622,7 +726,7 @@ pub fn tsv(report: &FanoutReport) -> String {
             let p = r.profile.unwrap_or_default();
             let _ = writeln!(
                 out,
-                "{}\t{}\t{:.1}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{}\t{}\t{}\t{}",
+                "{}\t{}\t{:.1}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{}\t{}\t{}\t{}\t{}\t{}",
                 s.name,
                 r.destinations,
                 r.time_us,
@@ -637,7 +741,9 @@ pub fn tsv(report: &FanoutReport) -> String {
                 r.sent,
                 r.answered,
                 r.timeouts,
-                r.errors.total()
+                r.errors.total(),
+                opt(r.cpu_per_destination_us),
+                opt(r.process_cpu_per_destination_us)
             );
         }
     }
@@ -661,6 +767,36 @@ fn table(out: &mut String, title: &str, unit: &str, rows: &[Row]) {
     }
 }
 
+/// A table of OTP's figure over ours, a row per setup, a column per N
+/// (`-` where either is missing).
+fn ratio_table(
+    out: &mut String,
+    title: &str,
+    otp: &SetupResult,
+    setups: &[SetupResult],
+    figure: fn(&Row) -> Option<f64>,
+) {
+    let _ = write!(out, "\n{title}\n\n| setup |");
+    for r in &otp.rows {
+        let _ = write!(out, " N = {} |", r.destinations);
+    }
+    out.push('\n');
+    out.push_str(&"| ---: ".repeat(otp.rows.len() + 1));
+    out.push_str("|\n");
+    for s in setups {
+        let _ = write!(out, "| {} |", s.name);
+        for (o, r) in otp.rows.iter().zip(&s.rows) {
+            match (figure(o), figure(r)) {
+                (Some(a), Some(b)) if b > 0.0 => {
+                    let _ = write!(out, " {:.1} |", a / b);
+                }
+                _ => out.push_str(" - |"),
+            }
+        }
+        out.push('\n');
+    }
+}
+
 /// The tables: one per setup, the profiles, the counts, OTP's ratios and
 /// memory.
 pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> String {
@@ -675,6 +811,34 @@ pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> Strin
             "Terminations",
             &w.rows,
         );
+    }
+    let with_cpu: Vec<_> = report
+        .setups
+        .iter()
+        .chain(&report.otp)
+        .filter(|s| s.rows.iter().any(|r| r.cpu_per_destination_us.is_some()))
+        .collect();
+    if !with_cpu.is_empty() {
+        out.push_str("\nCPU time per destination (µs; least of the passes): the controller's thread(s) / the whole process (controller, gateways and the kernel's work for them)\n\n| Destinations |");
+        for s in &with_cpu {
+            let _ = write!(out, " {} |", s.name);
+        }
+        out.push('\n');
+        out.push_str(&"| ---: ".repeat(with_cpu.len() + 1));
+        out.push_str("|\n");
+        for (i, r) in with_cpu[0].rows.iter().enumerate() {
+            let _ = write!(out, "| {} |", r.destinations);
+            for s in &with_cpu {
+                let r = &s.rows[i.min(s.rows.len() - 1)];
+                let _ = write!(
+                    out,
+                    " {} / {} |",
+                    opt(r.cpu_per_destination_us),
+                    opt(r.process_cpu_per_destination_us)
+                );
+            }
+            out.push('\n');
+        }
     }
     out.push_str("\nPer-stage profile at the largest N (µs per destination; multiple: the shards' summed time)\n\n");
     out.push_str(
@@ -718,31 +882,33 @@ pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> Strin
         );
     }
     if let Some(otp) = &report.otp {
-        out.push_str("\nOTP/ours, time per destination\n\n| setup |");
-        for r in &otp.rows {
-            let _ = write!(out, " N = {} |", r.destinations);
-        }
-        out.push('\n');
-        out.push_str(&"| ---: ".repeat(otp.rows.len() + 1));
-        out.push_str("|\n");
-        for s in &report.setups {
-            let _ = write!(out, "| {} |", s.name);
-            for (o, r) in otp.rows.iter().zip(&s.rows) {
-                let _ = write!(
-                    out,
-                    " {:.1} |",
-                    o.per_destination_us / r.per_destination_us.max(1e-9)
-                );
-            }
-            out.push('\n');
+        ratio_table(
+            &mut out,
+            "OTP/ours, time per destination",
+            otp,
+            &report.setups,
+            |r| Some(r.per_destination_us),
+        );
+        if otp.rows.iter().any(|r| r.cpu_per_destination_us.is_some()) {
+            ratio_table(
+                &mut out,
+                "OTP/ours, CPU time per destination (the OTP node's / our controller thread's)",
+                otp,
+                &report.setups,
+                |r| r.cpu_per_destination_us,
+            );
         }
     }
     for s in &report.setups {
         if let (Some(a), Some(b)) = (s.rows.iter().find(|r| r.destinations >= 101), s.rows.last()) {
             if b.destinations > a.destinations {
+                let cpu = match (a.cpu_per_destination_us, b.cpu_per_destination_us) {
+                    (Some(x), Some(y)) if x > 0.0 => format!(" (CPU time: {:.2}x)", y / x),
+                    _ => String::new(),
+                };
                 let _ = writeln!(
                     out,
-                    "{}: time per destination at N = {} is {:.2}x that at N = {}",
+                    "{}: time per destination at N = {} is {:.2}x that at N = {}{cpu}",
                     s.name,
                     b.destinations,
                     b.per_destination_us / a.per_destination_us.max(1e-9),

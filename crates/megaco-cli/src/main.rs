@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 use codec::{BinaryOptions, Input, Output};
 
@@ -97,7 +97,7 @@ enum Command {
     /// megaco are found.
     /// `meas` mirrors OTP's megaco_codec_meas (table, TSV, JSON, charts),
     /// `mstone` its MStone throughput test.
-    Bench(megaco_bench::BenchArgs),
+    Bench(load::BenchArgs),
     /// Run a controller (MGC) that answers every request.
     ///
     /// Listens on UDP and TCP, on the text port (2944) and the binary port
@@ -162,30 +162,8 @@ enum Command {
     Load(load::LoadArgs),
 }
 
-/// `megaco bench fanout` beside `megaco bench`'s own modes.
-fn command() -> clap::Command {
-    Cli::command().mut_subcommand("bench", |bench| {
-        bench.subcommand(<load::FanoutArgs as clap::Args>::augment_args(
-            clap::Command::new("fanout").about(
-                "Fan-out: one controller, one request to each of N gateways, time per destination as N grows",
-            ),
-        ))
-    })
-}
-
 fn main() -> ExitCode {
-    let matches = command().get_matches();
-    if let Some(("bench", bench)) = matches.subcommand() {
-        if let Some(("fanout", m)) = bench.subcommand() {
-            let result = load::FanoutArgs::from_arg_matches(m).map(|mut args| {
-                args.vs_otp = m.try_get_one::<bool>("vs_otp").ok().flatten() == Some(&true);
-                args
-            });
-            let args = result.unwrap_or_else(|e| e.exit());
-            return finish(load::run_fanout(args));
-        }
-    }
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let cli = Cli::parse();
     let result = match cli.command {
         Command::Convert {
             from,
@@ -213,7 +191,7 @@ fn main() -> ExitCode {
             binary,
         } => check(&files, verbose, &binary),
         Command::Transform(args) => megaco_bench::run_transform(&args).map(|()| ExitCode::SUCCESS),
-        Command::Bench(args) => megaco_bench::run_bench(&args).map(|()| ExitCode::SUCCESS),
+        Command::Bench(args) => load::run_bench(args),
         Command::Mgc(args) => net::mgc(args),
         Command::Mg(args) => net::mg(args),
         Command::Send(args) => net::send(args),

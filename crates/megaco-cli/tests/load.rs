@@ -40,7 +40,7 @@ fn fanout_writes_tables_tsv_json_and_charts() {
     let tsv = std::fs::read_to_string(dir.path().join("fanout.tsv")).unwrap();
     let lines: Vec<&str> = tsv.lines().collect();
     let width = lines[0].split('\t').count();
-    assert_eq!(width, 15);
+    assert_eq!(width, 17);
     // 8 setups and the wildcard table, N = 1, 6, 11.
     assert_eq!(lines.len(), 1 + 9 * 3);
     for l in &lines[1..] {
@@ -135,6 +135,8 @@ fn bounds_are_checked() {
         ],
         &["load", "--mgc", "127.0.0.1:9", "--duration", "7200"],
         &["bench", "fanout", "--max", "20000"],
+        &["bench", "fanout", "--ns", "1,20000"],
+        &["bench", "fanout", "--ns", "0,5"],
         &["bench", "fanout", "--shards", "500"],
     ] {
         let out = megaco().args(args).output().unwrap();
@@ -145,4 +147,207 @@ fn bounds_are_checked() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// A `megaco mgc` on a free UDP port of 127.0.0.1, with the extra
+/// arguments; stopped when dropped.
+struct Mgc(std::process::Child, std::net::SocketAddr);
+
+impl Mgc {
+    fn start(extra: &[&str]) -> Mgc {
+        use std::io::BufRead;
+        let mut child = megaco()
+            .args(["mgc", "--listen", "127.0.0.1:0", "--udp", "--quiet"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = lines.next().unwrap().unwrap();
+        // `TIME listening on udp ADDR KIND`
+        let addr = line
+            .split_whitespace()
+            .skip_while(|w| *w != "udp")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .parse()
+            .unwrap();
+        Mgc(child, addr)
+    }
+}
+
+impl Drop for Mgc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn repo_file(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn the_readme_call_scenario_runs_under_load_against_mgc() {
+    let mgc = Mgc::start(&[]);
+    let out = megaco()
+        .args(["load", "--mgc", &mgc.1.to_string(), "--mgs", "3"])
+        .args(["--duration", "1", "--json", "--quiet"])
+        .args(["--scenario", &repo_file("examples/scenarios/mg-call.toml")])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &json["ours"];
+    let n = |k: &str| r[k].as_u64().unwrap();
+    assert_eq!(n("registered"), 3);
+    assert_eq!(n("sent"), n("answered") + n("failed") + n("timed_out"));
+    // Every step's check passed: the Add's context and rtp termination
+    // were saved and used by the Modify, Notify and Subtract.
+    assert_eq!((n("failed"), n("timed_out")), (0, 0), "{r:#}");
+    assert!(r["failures"].as_array().unwrap().is_empty(), "{r:#}");
+    // Four requests a call; calls under way at the end are not counted.
+    assert!(n("calls") > 0);
+    assert!(n("answered") >= 4 * n("calls"), "{r:#}");
+}
+
+#[test]
+fn a_failing_scenario_step_is_counted_with_its_reason() {
+    let mgc = Mgc::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.toml");
+    // The controller answers a Modify in a context it never made
+    // with error 411, and this step expects none.
+    std::fs::write(
+        &file,
+        "[[step]]\nname = \"stray\"\nsend = \"Context = 4711 { Subtract = tdm/1 }\"\n",
+    )
+    .unwrap();
+    let out = megaco()
+        .args([
+            "load",
+            "--mgc",
+            &mgc.1.to_string(),
+            "--mgs",
+            "2",
+            "--rate",
+            "20",
+        ])
+        .args(["--duration", "1", "--json", "--quiet", "--scenario"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &json["ours"];
+    let n = |k: &str| r[k].as_u64().unwrap();
+    assert!(n("failed") > 0, "{r:#}");
+    assert_eq!(n("answered"), 0, "{r:#}");
+    assert_eq!(n("sent"), n("answered") + n("failed") + n("timed_out"));
+    let why = r["failures"][0][0].as_str().unwrap();
+    assert!(why.contains("stray") && why.contains("411"), "{why}");
+}
+
+#[test]
+fn encodings_are_named_as_in_the_codec_registry() {
+    // The registry's names and slugs are read; the native format is no
+    // wire encoding; an unknown name lists the known ones.
+    let mgc = Mgc::start(&[]);
+    for (encoding, ok) in [("ber-otp", true), ("ber [otp]", true), ("compact", true)] {
+        let out = megaco()
+            .args([
+                "load",
+                "--mgc",
+                &mgc.1.to_string(),
+                "--mgs",
+                "1",
+                "--rate",
+                "20",
+            ])
+            .args([
+                "--scenario",
+                "audit",
+                "--duration",
+                "0.3",
+                "--json",
+                "--quiet",
+            ])
+            .args(["--encoding", encoding])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.success(), ok, "{encoding}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(json["ours"]["answered"].as_u64().unwrap() > 0, "{encoding}");
+    }
+    let native = megaco()
+        .args(["load", "--mgc", "127.0.0.1:9", "--encoding", "native"])
+        .output()
+        .unwrap();
+    assert_eq!(native.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&native.stderr).contains("ber-otp, per, not native"));
+    let bogus = megaco()
+        .args(["bench", "fanout", "--encoding", "bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(bogus.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bogus.stderr).contains("ber-otp"));
+}
+
+#[test]
+fn the_controller_role_drives_gateways_started_by_megaco_mg_stay() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut load = megaco()
+        .args([
+            "load",
+            "--role",
+            "mgc",
+            "--mgc",
+            "127.0.0.1:0",
+            "--external",
+        ])
+        .args(["--mgs", "3", "--scenario", "call", "--concurrency", "1"])
+        .args(["--duration", "1", "--json", "--quiet"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut errors = std::io::BufReader::new(load.stderr.take().unwrap()).lines();
+    // `listening on udp ADDR`
+    let line = errors.next().unwrap().unwrap();
+    let addr = line.rsplit(' ').next().unwrap().to_string();
+    let drain = std::thread::spawn(move || errors.map_while(Result::ok).collect::<Vec<_>>());
+    let mut mgs: Vec<_> = (0..3)
+        .map(|_| {
+            megaco()
+                .args(["mg", "--mgc", &addr, "--stay", "--quiet"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let out = load.wait_with_output().unwrap();
+    for mg in &mut mgs {
+        let _ = mg.kill();
+        let _ = mg.wait();
+    }
+    let stderr = drain.join().unwrap().join("\n");
+    assert!(out.status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &json["ours"];
+    let n = |k: &str| r[k].as_u64().unwrap();
+    assert_eq!(n("registered"), 3, "{r:#}");
+    assert_eq!(n("sent"), n("answered") + n("failed") + n("timed_out"));
+    // Add, Modify, Notify and Subtract, each answered by a gateway.
+    assert_eq!((n("failed"), n("timed_out")), (0, 0), "{r:#}");
+    assert!(n("calls") >= 3, "{r:#}");
 }

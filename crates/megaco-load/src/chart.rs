@@ -217,7 +217,7 @@ pub fn fanout(report: &FanoutReport, dir: &Path) -> anyhow::Result<Vec<PathBuf>>
         report.setups.iter().map(|s| line(s, "")).collect();
     series.extend(report.otp.iter().map(|s| line(s, " (OTP)")));
     let chart = LineChart {
-        title: format!("Fan-out: time per destination ({:?})", report.wire).to_lowercase(),
+        title: format!("Fan-out: time per destination ({})", report.wire),
         x_desc: "destinations (N)".into(),
         y_desc: "µs per destination".into(),
         series,

@@ -20,6 +20,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+use megaco::codec::Encoding;
 use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
@@ -33,11 +34,11 @@ use megaco::MegacoMessage;
 use megaco_stack::build;
 use mio::{Events, Interest, Poll, Token};
 
+use crate::batch::{Inbox, Io, Outbox, BATCH};
 use crate::msg::{self, Gateway};
 use crate::net;
 use crate::scan::{scan_span, Head};
 use crate::template::Template;
-use crate::Wire;
 
 /// How a simulated gateway misbehaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +63,7 @@ pub struct FarmConfig {
     /// How many threads serve them.
     pub threads: usize,
     /// The wire encoding.
-    pub wire: Wire,
+    pub wire: Encoding,
     /// The protocol version of the registration.
     pub version: u8,
     /// Gateway `i` registers with `register_to[i % len]` (none: no
@@ -79,7 +80,7 @@ impl Default for FarmConfig {
         FarmConfig {
             mgs: 1,
             threads: 1,
-            wire: Wire::Pretty,
+            wire: Encoding::pretty(),
             version: 1,
             register_to: vec![],
             terminations: 1,
@@ -94,8 +95,20 @@ struct Shared {
     stop: AtomicBool,
     registered: AtomicUsize,
     answered: AtomicU64,
+    /// Whether the gateways' sockets use one system call per datagram.
+    per_datagram: AtomicBool,
     malformed: AtomicU64,
     terminations: AtomicUsize,
+}
+
+impl Shared {
+    fn io(&self) -> Io {
+        if self.per_datagram.load(Ordering::Relaxed) {
+            Io::PerDatagram
+        } else {
+            Io::Batched
+        }
+    }
 }
 
 /// Running simulated gateways; stopped (and joined) by [`Farm::stop`] or
@@ -198,6 +211,14 @@ impl Farm {
         self.shared.malformed.load(Ordering::Relaxed)
     }
 
+    /// Sets how the gateways' sockets send and receive from now on
+    /// ([`Io::Batched`] at start).
+    pub fn set_io(&self, io: Io) {
+        self.shared
+            .per_datagram
+            .store(io == Io::PerDatagram, Ordering::Relaxed);
+    }
+
     /// Sets how many terminations each gateway holds from now on.
     pub fn set_terminations(&self, n: usize) {
         self.shared.terminations.store(n, Ordering::Relaxed);
@@ -240,7 +261,7 @@ fn serve(
     faults: &HashMap<usize, Fault>,
     shared: &Shared,
 ) -> io::Result<()> {
-    let encoding = config.wire.encoding();
+    let encoding = config.wire.clone();
     let mut poll = Poll::new()?;
     let mut mgs = Vec::with_capacity(group.len());
     for (k, (index, mut sock)) in group.into_iter().enumerate() {
@@ -284,59 +305,71 @@ fn serve(
     }
     let mut next_resend = Instant::now() + Duration::from_millis(500);
     let mut events = Events::with_capacity(1024);
-    let mut buf = vec![0u8; net::MAX_DATAGRAM];
-    let mut out = Vec::with_capacity(2048);
+    let mut io = shared.io();
+    let mut inbox = Inbox::new(io);
+    let mut outbox = Outbox::new(io);
     // Reply templates by gateway and request bytes around the id.
     let mut cache: HashMap<(usize, Vec<u8>, Vec<u8>), Template> = HashMap::new();
     let mut cache_terminations = usize::MAX;
     while !shared.stop.load(Ordering::Relaxed) {
         poll.poll(&mut events, Some(Duration::from_millis(20)))?;
+        if shared.io() != io {
+            io = shared.io();
+            inbox = Inbox::new(io);
+            outbox = Outbox::new(io);
+        }
         for ev in &events {
             let mg = &mut mgs[ev.token().0];
-            loop {
-                let (n, from) = match mg.sock.recv_from(&mut buf) {
-                    Ok(r) => r,
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                    Err(_) => continue,
-                };
-                let bytes = &buf[..n];
-                let terminations = shared.terminations.load(Ordering::Relaxed);
-                mg.gateway.set_terminations(terminations);
-                if terminations != cache_terminations {
-                    cache.clear();
-                    cache_terminations = terminations;
-                }
-                // A request answered before: its reply from the template.
-                let seen = match scan_span(&encoding, bytes) {
-                    Some((Head::Request(tid), span)) if mg.fault.is_none() => {
-                        let key = (
-                            mg.index,
-                            bytes[..span.start].to_vec(),
-                            bytes[span.end..].to_vec(),
-                        );
-                        Some((tid, key))
+            // Everything the socket holds, answered with one flush.
+            while inbox.recv(&mg.sock)? > 0 {
+                for (bytes, from) in inbox.iter() {
+                    let terminations = shared.terminations.load(Ordering::Relaxed);
+                    mg.gateway.set_terminations(terminations);
+                    if terminations != cache_terminations {
+                        cache.clear();
+                        cache_terminations = terminations;
                     }
-                    _ => None,
-                };
-                if let Some((tid, key)) = &seen {
-                    if let Some(reply) = cache.get_mut(key) {
-                        out.clear();
-                        if reply.write(*tid, 0, &mut out).is_ok() {
-                            let _ = net::send_to(&mg.sock, &out, from);
-                            shared.answered.fetch_add(1, Ordering::Relaxed);
-                            continue;
+                    // A request answered before: its reply from the template.
+                    let seen = match scan_span(&encoding, bytes) {
+                        Some((Head::Request(tid), span)) if mg.fault.is_none() => {
+                            let key = (
+                                mg.index,
+                                bytes[..span.start].to_vec(),
+                                bytes[span.end..].to_vec(),
+                            );
+                            Some((tid, key))
+                        }
+                        _ => None,
+                    };
+                    if let Some((tid, key)) = &seen {
+                        if let Some(reply) = cache.get_mut(key) {
+                            let before = outbox.len();
+                            outbox.push(from, |buf| {
+                                let start = buf.len();
+                                if reply.write(*tid, 0, buf).is_err() {
+                                    buf.truncate(start);
+                                }
+                            });
+                            if outbox.len() > before {
+                                shared.answered.fetch_add(1, Ordering::Relaxed);
+                                continue;
+                            }
                         }
                     }
+                    let Ok(msg) = encoding.decode(bytes) else {
+                        shared.malformed.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    };
+                    if let (Some((_, key)), Some(t)) = (seen, cacheable(mg, &msg, &encoding)) {
+                        cache.insert(key, t);
+                    }
+                    answer(mg, msg, from, config, shared, &mut outbox);
                 }
-                let Ok(msg) = encoding.decode(bytes) else {
-                    shared.malformed.fetch_add(1, Ordering::Relaxed);
-                    continue;
-                };
-                if let (Some((_, key)), Some(t)) = (seen, cacheable(mg, &msg, &encoding)) {
-                    cache.insert(key, t);
+                if outbox.len() >= BATCH {
+                    outbox.flush(&mg.sock)?;
                 }
-                answer(mg, msg, from, config, shared, &mut out);
             }
+            outbox.flush(&mg.sock)?;
         }
         if Instant::now() >= next_resend {
             next_resend = Instant::now() + Duration::from_millis(500);
@@ -354,9 +387,9 @@ fn answer(
     from: SocketAddr,
     config: &FarmConfig,
     shared: &Shared,
-    out: &mut Vec<u8>,
+    out: &mut Outbox,
 ) {
-    let encoding = config.wire.encoding();
+    let encoding = &config.wire.clone();
     let version = msg.mess.version;
     let MessageBody::Transactions(ts) = msg.mess.body else {
         return;
@@ -371,26 +404,33 @@ fn answer(
                 match mg.fault {
                     Some(Fault::Silent) => continue,
                     Some(Fault::Garbage) => {
-                        let _ = net::send_to(&mg.sock, b"\x00garbage\xff", from);
+                        out.push(from, |buf| buf.extend_from_slice(b"\x00garbage\xff"));
                         continue;
                     }
                     Some(Fault::WrongId) => tid = tid.wrapping_add(1_000_000_000),
                     Some(Fault::ErrorReply) => result = error(500, "Simulated failure"),
                     _ => {}
                 }
-                out.clear();
                 let reply = msg::reply(mg.mid.clone(), version, tid, result);
-                if encoding.encode_into(&reply, out).is_err() || out.len() > net::MAX_DATAGRAM {
-                    out.clear();
-                    let too_big = error(500, "Reply too large for one datagram");
-                    let reply = msg::reply(mg.mid.clone(), version, tid, too_big);
-                    if encoding.encode_into(&reply, out).is_err() {
-                        continue;
-                    }
-                }
-                let _ = net::send_to(&mg.sock, out, from);
-                if mg.fault == Some(Fault::Duplicate) {
-                    let _ = net::send_to(&mg.sock, out, from);
+                let copies = if mg.fault == Some(Fault::Duplicate) {
+                    2
+                } else {
+                    1
+                };
+                for _ in 0..copies {
+                    out.push(from, |buf| {
+                        let start = buf.len();
+                        if encoding.encode_into(&reply, buf).is_err()
+                            || buf.len() - start > net::MAX_DATAGRAM
+                        {
+                            buf.truncate(start);
+                            let too_big = error(500, "Reply too large for one datagram");
+                            let reply = msg::reply(mg.mid.clone(), version, tid, too_big);
+                            if encoding.encode_into(&reply, buf).is_err() {
+                                buf.truncate(start);
+                            }
+                        }
+                    });
                 }
                 shared.answered.fetch_add(1, Ordering::Relaxed);
             }

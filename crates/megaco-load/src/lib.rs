@@ -23,7 +23,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod chart;
+pub mod cpu;
 pub mod fanout;
 pub mod farm;
 pub mod load;
@@ -38,54 +40,60 @@ use std::net::SocketAddr;
 
 use megaco::codec::Encoding;
 
-/// The wire encodings a run speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Wire {
-    /// Pretty text.
-    Pretty,
-    /// Compact text.
-    Compact,
-    /// BER as Erlang/OTP writes it.
-    Ber,
-    /// Aligned PER.
-    Per,
-}
+/// The codec registry's names of the encodings load and fan-out runs
+/// speak: text, and BER and PER with termination ids mapped from their
+/// text form (the `-native` mappings take ids in their own form, which
+/// the runs' messages are not written in; the native format is no wire
+/// encoding).
+pub const WIRE_ENCODINGS: [&str; 5] = ["pretty", "compact", "ber", "ber-otp", "per"];
 
-impl Wire {
-    /// Every wire encoding.
-    pub const ALL: [Wire; 4] = [Wire::Pretty, Wire::Compact, Wire::Ber, Wire::Per];
-
-    /// The codec.
-    pub fn encoding(self) -> Encoding {
-        match self {
-            Wire::Pretty => Encoding::pretty(),
-            Wire::Compact => Encoding::compact(),
-            Wire::Ber => Encoding::ber(),
-            Wire::Per => Encoding::per(),
-        }
-    }
-
-    /// Its name on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Wire::Pretty => "pretty",
-            Wire::Compact => "compact",
-            Wire::Ber => "ber",
-            Wire::Per => "per",
-        }
+/// Checks that `encoding` is one of [`WIRE_ENCODINGS`].
+///
+/// ```
+/// use megaco::codec::Encoding;
+/// use megaco_load::check_wire;
+///
+/// assert!(check_wire(&"ber-otp".parse().unwrap()).is_ok());
+/// assert!(check_wire(&"per-native".parse().unwrap()).is_err());
+/// assert!(check_wire(&Encoding::native()).is_err());
+/// ```
+pub fn check_wire(encoding: &Encoding) -> anyhow::Result<()> {
+    match encoding.slug() {
+        Some(slug) if WIRE_ENCODINGS.contains(&slug) => Ok(()),
+        _ => anyhow::bail!(
+            "load and fan-out runs speak {}, not {encoding}",
+            WIRE_ENCODINGS.join(", ")
+        ),
     }
 }
 
-impl std::str::FromStr for Wire {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        Wire::ALL
-            .into_iter()
-            .find(|w| w.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown encoding {s:?} (pretty, compact, ber or per)"))
+/// The name Erlang/OTP's side of a run gives `encoding` (its
+/// `megaco_pretty_text_encoder`, `megaco_compact_text_encoder` or
+/// `megaco_ber_encoder`), if OTP speaks it as we write it.
+///
+/// ```
+/// use megaco::codec::Encoding;
+/// use megaco_load::otp_codec;
+///
+/// assert_eq!(otp_codec(&Encoding::compact()).unwrap(), "compact");
+/// assert_eq!(otp_codec(&"ber-otp".parse().unwrap()).unwrap(), "ber");
+/// assert!(otp_codec(&Encoding::per()).is_err());
+/// ```
+pub fn otp_codec(encoding: &Encoding) -> anyhow::Result<&'static str> {
+    match encoding.slug() {
+        Some("pretty") => Ok("pretty"),
+        Some("compact") => Ok("compact"),
+        Some("ber-otp") => Ok("ber"),
+        _ => anyhow::bail!(
+            "OTP's side of a run speaks pretty, compact or ber-otp (BER as OTP writes it), \
+             not {encoding}"
+        ),
     }
+}
+
+/// Serializes an encoding by its name in the codec registry.
+pub(crate) fn encoding_name<S: serde::Serializer>(e: &Encoding, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(e)
 }
 
 /// Refuses a target outside loopback (127.0.0.0/8, ::1) unless

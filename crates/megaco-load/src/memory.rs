@@ -3,6 +3,7 @@
 //! `megaco mgc` runs it, in a process of its own) and Erlang/OTP's (the
 //! escript's controller), each a fresh process per count.
 
+use megaco::codec::Encoding;
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -16,7 +17,6 @@ use serde::Serialize;
 
 use crate::farm::{Farm, FarmConfig};
 use crate::otp::{self, OtpNode};
-use crate::Wire;
 
 /// RSS at one number of registered gateways.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -45,13 +45,13 @@ pub struct Memory {
 /// [`crate::msg::Gateway`] does: every command of H.248.1), and
 /// stops when standard input ends or after ten minutes. Room for 20,000
 /// peers.
-pub fn serve_stack_mgc(wire: Wire, version: u8) -> anyhow::Result<()> {
+pub fn serve_stack_mgc(wire: Encoding, version: u8) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     rt.block_on(async {
         let mut config = Config::new(Mid::Device("mgc".into()));
-        config.encoding = wire.encoding();
+        config.encoding = wire;
         config.version = version;
         config.transport.max_peers = 20_000;
         config.transport.inbound_queue = 16_384;
@@ -95,7 +95,7 @@ pub fn serve_stack_mgc(wire: Wire, version: u8) -> anyhow::Result<()> {
 pub fn measure(
     ours: (&Path, &[&str]),
     counts: &[usize],
-    wire: Wire,
+    wire: Encoding,
     version: u8,
     otp: bool,
     progress: &mut dyn FnMut(&str),
@@ -103,12 +103,18 @@ pub fn measure(
     let mut rows = Vec::new();
     for &n in counts {
         progress(&format!("memory: our controller with {n} gateways"));
-        let ours_bytes = ours_rss(ours, n, wire, version)?;
+        let ours_bytes = ours_rss(ours, n, wire.clone(), version)?;
         let otp_bytes = if otp {
             progress(&format!("memory: OTP's controller with {n} gateways"));
-            let node = OtpNode::mgc(0, false, wire.name(), version, Duration::from_secs(300))?;
+            let node = OtpNode::mgc(
+                0,
+                false,
+                crate::otp_codec(&wire)?,
+                version,
+                Duration::from_secs(300),
+            )?;
             let to = SocketAddr::from(([127, 0, 0, 1], node.port));
-            register(to, n, wire, version)?;
+            register(to, n, wire.clone(), version)?;
             node.rss()
         } else {
             None
@@ -131,7 +137,7 @@ pub fn measure(
     })
 }
 
-fn ours_rss(cmd: (&Path, &[&str]), n: usize, wire: Wire, version: u8) -> anyhow::Result<u64> {
+fn ours_rss(cmd: (&Path, &[&str]), n: usize, wire: Encoding, version: u8) -> anyhow::Result<u64> {
     let mut child = Command::new(cmd.0)
         .args(cmd.1)
         .stdin(Stdio::piped())
@@ -147,7 +153,12 @@ fn ours_rss(cmd: (&Path, &[&str]), n: usize, wire: Wire, version: u8) -> anyhow:
             .strip_prefix("port\t")
             .context("our controller did not say its port")?
             .parse()?;
-        register(SocketAddr::from(([127, 0, 0, 1], port)), n, wire, version)?;
+        register(
+            SocketAddr::from(([127, 0, 0, 1], port)),
+            n,
+            wire.clone(),
+            version,
+        )?;
         otp::rss(child.id()).context("reading the controller's RSS")
     })();
     drop(child.stdin.take());
@@ -159,7 +170,7 @@ fn ours_rss(cmd: (&Path, &[&str]), n: usize, wire: Wire, version: u8) -> anyhow:
 
 /// Registers `n` simulated gateways with `to` and leaves time for the
 /// controller to settle.
-fn register(to: SocketAddr, n: usize, wire: Wire, version: u8) -> anyhow::Result<()> {
+fn register(to: SocketAddr, n: usize, wire: Encoding, version: u8) -> anyhow::Result<()> {
     let farm = Farm::start(FarmConfig {
         mgs: n,
         threads: 1,

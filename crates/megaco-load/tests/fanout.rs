@@ -2,11 +2,11 @@
 //! the profile sums to the total, misbehaving gateways counted.
 use std::time::Duration;
 
+use megaco::codec::Encoding;
 use megaco_load::fanout::{self, FanoutConfig, Request, Setup};
 use megaco_load::farm::Fault;
-use megaco_load::Wire;
 
-fn small(wire: Wire) -> FanoutConfig {
+fn small(wire: Encoding) -> FanoutConfig {
     FanoutConfig {
         ns: vec![1, 7, 30],
         passes: 2,
@@ -18,9 +18,19 @@ fn small(wire: Wire) -> FanoutConfig {
 
 #[test]
 fn every_destination_answers_in_every_setup() {
-    for wire in [Wire::Compact, Wire::Ber] {
-        let report = fanout::run(&small(wire), &mut |_| {}).unwrap();
-        assert_eq!(report.setups.len(), 9, "eight setups and the stack");
+    for wire in [Encoding::compact(), Encoding::ber()] {
+        let mut cfg = small(wire);
+        // The eight batched setups and two with a system call per datagram.
+        cfg.setups.extend(
+            [
+                "template/trusted/single/unbatched",
+                "per-destination/untrusted/multiple/unbatched",
+            ]
+            .map(|n| Setup::named(n).unwrap()),
+        );
+        let report = fanout::run(&cfg, &mut |_| {}).unwrap();
+        assert_eq!(report.setups.len(), 11, "ten setups and the stack");
+        assert!(report.setups.iter().any(|s| s.name.ends_with("/unbatched")));
         for s in &report.setups {
             assert_eq!(s.rows.len(), 3);
             for r in &s.rows {
@@ -33,6 +43,12 @@ fn every_destination_answers_in_every_setup() {
                 assert_eq!(r.timeouts, 0);
                 assert_eq!(r.errors.total(), 0, "{}: {:?}", s.name, r.errors);
                 assert!(r.time_us > 0.0);
+                if cfg!(target_os = "linux") && s.name != "stack" {
+                    // The process's CPU time holds the controller's.
+                    let cpu = r.cpu_per_destination_us.unwrap();
+                    let all = r.process_cpu_per_destination_us.unwrap();
+                    assert!(cpu > 0.0 && all >= cpu * 0.999, "{}: {cpu} {all}", s.name);
+                }
                 assert!((r.per_destination_us * r.destinations as f64 - r.time_us).abs() < 1e-6);
                 if let Some(p) = r.profile {
                     let sum = p.build_us
@@ -43,7 +59,7 @@ fn every_destination_answers_in_every_setup() {
                         + p.decode_us
                         + p.match_us;
                     assert!((sum - p.total_us).abs() < 1e-6);
-                    if s.name.ends_with("/single") {
+                    if s.name.contains("/single") {
                         // One thread: the stages are the round's time.
                         assert!(
                             (p.total_us - r.per_destination_us).abs() / r.per_destination_us < 1e-6,
@@ -93,7 +109,7 @@ fn misbehaving_gateways_are_counted_not_fatal() {
             (8, Fault::WrongId),
             (10, Fault::ErrorReply),
         ],
-        ..small(Wire::Pretty)
+        ..small(Encoding::pretty())
     };
     let report = fanout::run(&cfg, &mut |_| {}).unwrap();
     for s in &report.setups {
@@ -132,7 +148,7 @@ fn otp_fans_out_to_the_same_gateways() {
         stack: false,
         wildcard: false,
         otp: true,
-        ..small(Wire::Compact)
+        ..small(Encoding::compact())
     };
     let report = fanout::run(&cfg, &mut |s| eprintln!("{s}")).unwrap();
     let otp = report.otp.unwrap();

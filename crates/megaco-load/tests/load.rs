@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use megaco::codec::Encoding;
 use megaco::model::*;
 use megaco_load::load::{self, LoadConfig, LoadReport, Role, Scenario};
 use megaco_load::msg::{self, Gateway};
-use megaco_load::Wire;
 
 /// A controller on a plain UDP socket answering as a gateway would
 /// (every command gets a well-formed reply); `fault(n)` may spoil the
@@ -31,7 +31,7 @@ enum Spoil {
 }
 
 impl Mgc {
-    fn start(wire: Wire, fault: fn(u64) -> Spoil) -> Mgc {
+    fn start(wire: Encoding, fault: fn(u64) -> Spoil) -> Mgc {
         let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
         sock.set_read_timeout(Some(Duration::from_millis(20)))
             .unwrap();
@@ -39,7 +39,7 @@ impl Mgc {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
-            let enc = wire.encoding();
+            let enc = wire;
             let mut gw = Gateway::new("00000001", 1);
             let mut buf = vec![0u8; 65536];
             let mut n = 0u64;
@@ -116,7 +116,7 @@ fn adds_up(r: &LoadReport) {
     assert!(json["latency"]["p99_us"].is_u64());
 }
 
-fn config(target: SocketAddr, wire: Wire) -> LoadConfig {
+fn config(target: SocketAddr, wire: Encoding) -> LoadConfig {
     LoadConfig {
         mgs: 4,
         rate: Some(400.0),
@@ -129,12 +129,21 @@ fn config(target: SocketAddr, wire: Wire) -> LoadConfig {
 
 #[test]
 fn gateways_against_a_controller_over_udp() {
-    for wire in [Wire::Compact, Wire::Ber] {
-        let mgc = Mgc::start(wire, |_| Spoil::None);
-        let r = load::run(&config(mgc.addr, wire), &mut |_| {}).unwrap();
+    for wire in [Encoding::compact(), Encoding::ber()] {
+        let mgc = Mgc::start(wire.clone(), |_| Spoil::None);
+        // The controller runs in this process: its CPU time is ours.
+        let cfg = LoadConfig {
+            target_pid: Some(std::process::id()),
+            ..config(mgc.addr, wire)
+        };
+        let r = load::run(&cfg, &mut |_| {}).unwrap();
         adds_up(&r);
         assert_eq!(r.registered, 4);
         assert!(r.answered > 100, "{r:#?}");
+        if cfg!(target_os = "linux") {
+            assert!(r.cpu_per_transaction_us.is_some_and(|c| c > 0.0));
+            assert!(r.target_cpu_per_transaction_us.is_some());
+        }
         assert_eq!(
             (r.failed, r.timed_out, r.errors.total()),
             (0, 0, 0),
@@ -151,7 +160,7 @@ fn gateways_against_a_controller_over_udp() {
 
 #[test]
 fn misbehaving_controller_is_counted() {
-    let mgc = Mgc::start(Wire::Pretty, |n| match n % 10 {
+    let mgc = Mgc::start(Encoding::pretty(), |n| match n % 10 {
         1 => Spoil::Garbage,
         3 => Spoil::Duplicate,
         5 => Spoil::Error,
@@ -162,7 +171,7 @@ fn misbehaving_controller_is_counted() {
     let cfg = LoadConfig {
         scenario: Scenario::builtin("notify").unwrap(),
         resends: 0,
-        ..config(mgc.addr, Wire::Pretty)
+        ..config(mgc.addr, Encoding::pretty())
     };
     let r = load::run(&cfg, &mut |_| {}).unwrap();
     adds_up(&r);
@@ -182,7 +191,7 @@ fn controller_role_drives_simulated_gateways() {
         concurrency: Some(2),
         mgs: 6,
         duration: Duration::from_millis(800),
-        ..config("127.0.0.1:0".parse().unwrap(), Wire::Compact)
+        ..config("127.0.0.1:0".parse().unwrap(), Encoding::compact())
     };
     let r = load::run(&cfg, &mut |_| {}).unwrap();
     adds_up(&r);
@@ -202,7 +211,7 @@ fn refuses_a_silent_target_in_bounded_time() {
     let cfg = LoadConfig {
         mgs: 1,
         register_window: Duration::from_millis(500),
-        ..config(sock.local_addr().unwrap(), Wire::Pretty)
+        ..config(sock.local_addr().unwrap(), Encoding::pretty())
     };
     let t = std::time::Instant::now();
     assert!(load::run(&cfg, &mut |_| {}).is_err());
@@ -211,11 +220,13 @@ fn refuses_a_silent_target_in_bounded_time() {
 
 #[test]
 fn scenario_files() {
-    let s = Scenario::parse("x", "# a call\nadd\nmodify # again\nsubtract\n").unwrap();
-    assert_eq!(s.steps.len(), 3);
-    assert!(Scenario::parse("x", "modify\n").is_err());
-    assert!(Scenario::parse("x", "dance\n").is_err());
-    assert!(Scenario::parse("x", "").is_err());
+    let file =
+        |text: &str| Scenario::script("x", megaco_stack::scenario::Scenario::parse(text).unwrap());
+    assert!(file("[[step]]\nsend = \"Context = - { AuditValue = root }\"\n").is_ok());
+    assert!(file("[[step]]\nreceive = \"modify\"\n").is_err());
+    assert!(file("[[step]]\nwait = 1\n").is_err());
+    assert!(Scenario::load("no-such-scenario").is_err());
+    assert!(Scenario::builtin("call").unwrap().steps().unwrap().len() == 4);
 }
 
 #[test]
@@ -244,7 +255,7 @@ fn gateways_over_tcp() {
     });
     let cfg = LoadConfig {
         tcp: true,
-        ..config(addr, Wire::Compact)
+        ..config(addr, Encoding::compact())
     };
     let r = load::run(&cfg, &mut |_| {}).unwrap();
     adds_up(&r);
@@ -271,7 +282,7 @@ fn gateways_against_otp() {
         megaco_load::otp::OtpNode::mgc(0, false, "compact", 1, Duration::from_secs(60)).unwrap();
     assert!(node.rss().unwrap() > 0);
     let target: SocketAddr = format!("127.0.0.1:{}", node.port).parse().unwrap();
-    let r = load::run(&config(target, Wire::Compact), &mut |_| {}).unwrap();
+    let r = load::run(&config(target, Encoding::compact()), &mut |_| {}).unwrap();
     adds_up(&r);
     assert_eq!(r.registered, 4);
     assert!(r.answered > 100, "{r:#?}");

@@ -1,12 +1,10 @@
 //! Templates write exactly what the encoders write, and the scanner reads
 //! the transaction id the decoders read, in every wire encoding.
-use megaco::ber::BerConfig;
 use megaco::codec::Encoding;
 use megaco::model::*;
 use megaco_load::msg::{self, Expect, Gateway};
 use megaco_load::scan::{scan, Head};
 use megaco_load::template::Template;
-use megaco_load::Wire;
 
 const IDS: &[u32] = &[
     1,
@@ -40,12 +38,12 @@ fn mid() -> Mid {
 }
 
 fn encodings() -> Vec<(String, Encoding)> {
-    let mut v: Vec<(String, Encoding)> = Wire::ALL
-        .iter()
-        .map(|w| (w.name().to_string(), w.encoding()))
-        .collect();
-    v.push(("ber-standard".into(), Encoding::Ber(BerConfig::default())));
-    v
+    // Every wire encoding of the codec registry.
+    Encoding::named()
+        .into_iter()
+        .filter(|e| megaco_load::check_wire(e).is_ok())
+        .map(|e| (e.to_string(), e))
+        .collect()
 }
 
 #[test]

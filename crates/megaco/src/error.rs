@@ -473,56 +473,6 @@ impl fmt::Display for LimitText {
     }
 }
 
-// ---- the PER decoder's own error -------------------------------------------
-//
-// The PER decoder still reports its own error type; this conversion is how
-// its kinds map onto the shared ones, and goes once it returns
-// `DecodeError` itself.
-
-impl From<crate::per::PerError> for DecodeError {
-    fn from(e: crate::per::PerError) -> Self {
-        use crate::per::PerErrorKind as P;
-        use DecodeErrorKind as K;
-        let kind = match e.kind {
-            P::Truncated { expected } => K::Truncated { expected },
-            P::OutOfRange { what } => K::OutOfRange {
-                what,
-                found: None,
-                max: None,
-            },
-            P::Invalid { what, detail } => K::Invalid {
-                what,
-                detail: detail.into(),
-            },
-            P::UnsupportedVersion(v) => K::UnsupportedVersion {
-                version: u64::from(v),
-            },
-            P::TooDeep { limit } => K::LimitExceeded {
-                limit: Limit::Depth,
-                max: limit,
-                found: None,
-            },
-            P::TooLarge { size, limit } => K::LimitExceeded {
-                limit: Limit::MessageSize,
-                max: limit,
-                found: Some(size),
-            },
-            P::TooManyItems { limit, .. } => K::LimitExceeded {
-                limit: Limit::ListLen,
-                max: limit,
-                found: None,
-            },
-            P::StringTooLong { len, limit } => K::LimitExceeded {
-                limit: Limit::StringLen,
-                max: limit,
-                found: Some(len),
-            },
-            P::Form { what, detail } => K::Unmappable { what, detail },
-        };
-        DecodeError::per(e.bit_offset, kind)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

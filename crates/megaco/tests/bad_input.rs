@@ -10,7 +10,7 @@
 use megaco::ber::{self, BerConfig};
 use megaco::codec::{DecodeErrorKind, Kind, Limit};
 use megaco::model::*;
-use megaco::per::{self, PerConfig, PerErrorKind};
+use megaco::per::{self, PerConfig};
 use megaco::text::{decode, decode_with, Limits};
 
 const HDR: &str = "!/1 [10.0.0.1]:2944\n";
@@ -567,7 +567,7 @@ fn per_absurd_lengths() {
         base,
         [0x00, 0x84, 0x0a, 0x00, 0x00, 0x01, 0x0b, 0x80, 0x80, 0x00]
     );
-    let truncated = PerErrorKind::Truncated {
+    let truncated = DecodeErrorKind::Truncated {
         expected: "transactions",
     };
     for (len, at, kind) in [
@@ -580,9 +580,9 @@ fn per_absurd_lengths() {
         (
             vec![0xff],
             10,
-            PerErrorKind::Invalid {
+            DecodeErrorKind::Invalid {
                 what: "transactions",
-                detail: "bad fragment count",
+                detail: "bad fragment count".into(),
             },
         ),
         (vec![0x7f], 10, truncated.clone()),
@@ -591,7 +591,7 @@ fn per_absurd_lengths() {
         let mut b = base[..base.len() - 1].to_vec();
         b.extend_from_slice(&len);
         let e = per::decode(&b, &PerConfig::default()).unwrap_err();
-        assert_eq!((e.byte_offset(), &e.kind), (at, &kind), "{len:02x?}: {e}");
+        assert_eq!((e.offset(), e.kind()), (at, &kind), "{len:02x?}: {e}");
     }
 }
 

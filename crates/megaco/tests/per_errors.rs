@@ -3,8 +3,9 @@
 
 use std::path::Path;
 
+use megaco::codec::{DecodeErrorKind, Limit};
 use megaco::model::*;
-use megaco::per::{self, PerConfig, PerErrorKind};
+use megaco::per::{self, PerConfig};
 use megaco::EncodeError;
 
 fn message(version: u8, t: Transaction) -> MegacoMessage {
@@ -163,14 +164,14 @@ fn errors_say_where_and_what() {
     let e = per::decode(&[0x00, 0x84, 10, 0], &PerConfig::default()).unwrap_err();
     assert!(
         matches!(
-            e.kind,
-            PerErrorKind::Truncated {
+            e.kind(),
+            DecodeErrorKind::Truncated {
                 expected: "IP4Address.address"
             }
         ),
         "{e:?}"
     );
-    assert_eq!(e.byte_offset(), 2);
+    assert_eq!((e.offset(), e.bit_offset()), (2, Some(16)));
     assert!(e.to_string().contains("IP4Address.address"));
 }
 
@@ -247,5 +248,12 @@ fn nesting_of_notify_behaviours_is_limited() {
     let b = per::encode(&deep, &roomy).unwrap();
     assert_eq!(per::decode(&b, &roomy).unwrap(), deep);
     let e = per::decode(&b, &cfg).unwrap_err();
-    assert_eq!(e.kind, PerErrorKind::TooDeep { limit: 16 });
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::LimitExceeded {
+            limit: Limit::Depth,
+            max: 16,
+            found: None
+        }
+    );
 }

@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use megaco::per::{self, PerConfig, PerErrorKind};
+use megaco::codec::DecodeErrorKind;
+use megaco::per::{self, PerConfig};
 
 fn vectors() -> Vec<(String, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus");
@@ -48,10 +49,7 @@ fn every_truncation_fails_cleanly() {
                 Ok(_) => {}
                 Err(e) => {
                     errors += 1;
-                    assert!(
-                        e.byte_offset() <= n,
-                        "{name}[..{n}]: error past the end: {e}"
-                    );
+                    assert!(e.offset() <= n, "{name}[..{n}]: error past the end: {e}");
                 }
             }
         }
@@ -86,20 +84,20 @@ fn huge_counts_are_refused_before_allocating() {
     // and nothing behind it.
     let mut m = vec![0x00, 0x84, 10, 0, 0, 1, 0x0B, 0x80, 0x80, 0xC4];
     let e = per::decode(&m, &PerConfig::default()).unwrap_err();
-    assert!(matches!(e.kind, PerErrorKind::Truncated { .. }), "{e}");
+    assert!(matches!(e.kind(), DecodeErrorKind::Truncated { .. }), "{e}");
     // A two-octet count of 16383 transactions with three bytes behind it.
     m.truncate(9);
     m.extend_from_slice(&[0xBF, 0xFF, 0, 0, 0]);
     let e = per::decode(&m, &PerConfig::default()).unwrap_err();
-    assert!(matches!(e.kind, PerErrorKind::Truncated { .. }), "{e}");
+    assert!(matches!(e.kind(), DecodeErrorKind::Truncated { .. }), "{e}");
 }
 
 #[test]
 fn versions_outside_one_to_three_are_refused() {
     // authHeader absent, Message extension bit 0, version 4 in 7 bits.
     let e = per::decode(&[0x02, 0x00], &PerConfig::default()).unwrap_err();
-    assert_eq!(e.kind, PerErrorKind::UnsupportedVersion(4));
+    assert_eq!(e.unsupported_version(), Some(4));
     let e = per::decode(&[], &PerConfig::default()).unwrap_err();
-    assert_eq!(e.bit_offset, 0);
-    assert!(matches!(e.kind, PerErrorKind::Truncated { .. }));
+    assert_eq!(e.bit_offset(), Some(0));
+    assert!(matches!(e.kind(), DecodeErrorKind::Truncated { .. }));
 }

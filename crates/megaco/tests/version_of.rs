@@ -98,8 +98,9 @@ fn unsupported_versions_are_typed_errors() {
         (Some(4), 4, megaco::codec::Kind::Ber)
     );
     // no auth header, no extension, version 4 in 7 bits: 0 0 0000100
-    assert!(matches!(
-        per::version_of(&[0x02, 0x00]).map_err(|e| e.kind),
-        Err(per::PerErrorKind::UnsupportedVersion(4))
-    ));
+    let e = per::version_of(&[0x02, 0x00]).unwrap_err();
+    assert_eq!(
+        (e.unsupported_version(), e.codec()),
+        (Some(4), megaco::codec::Kind::Per)
+    );
 }

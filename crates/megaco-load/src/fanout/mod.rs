@@ -32,6 +32,7 @@ mod otp;
 mod shard;
 mod stack;
 
+use megaco::codec::Encoding;
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Barrier};
 use std::thread::JoinHandle;
@@ -40,8 +41,9 @@ use std::time::Duration;
 use anyhow::{bail, Context as _};
 use serde::Serialize;
 
+use crate::batch::Io;
 use crate::farm::{Farm, FarmConfig, Fault};
-use crate::{Errors, Wire};
+use crate::Errors;
 use shard::{Cmd, Shard, ShardRound};
 
 /// How requests are made.
@@ -83,10 +85,13 @@ pub struct Setup {
     pub trust: Trust,
     /// Where the gateways are.
     pub spread: Spread,
+    /// How datagrams go through the kernel (the controller's and the
+    /// gateways').
+    pub io: Io,
 }
 
 impl Setup {
-    /// The eight combinations.
+    /// The eight combinations, datagrams batched ([`Io::Batched`]).
     pub fn all() -> Vec<Setup> {
         let mut v = Vec::new();
         for spread in [Spread::Single, Spread::Multiple] {
@@ -96,6 +101,7 @@ impl Setup {
                         build,
                         trust,
                         spread,
+                        io: Io::Batched,
                     });
                 }
             }
@@ -117,7 +123,33 @@ impl Setup {
             Spread::Single => "single",
             Spread::Multiple => "multiple",
         };
-        format!("{b}/{t}/{s}")
+        match self.io {
+            Io::Batched => format!("{b}/{t}/{s}"),
+            Io::PerDatagram => format!("{b}/{t}/{s}/unbatched"),
+        }
+    }
+
+    /// The setup of a [`Setup::name`]: one of [`Setup::all`], or one of
+    /// them with `/unbatched` after it (one system call per datagram).
+    ///
+    /// ```
+    /// use megaco_load::batch::Io;
+    /// use megaco_load::fanout::Setup;
+    ///
+    /// let s = Setup::named("template/trusted/single/unbatched").unwrap();
+    /// assert_eq!(s.io, Io::PerDatagram);
+    /// assert_eq!(s.name(), "template/trusted/single/unbatched");
+    /// assert!(Setup::named("template/trusted").is_none());
+    /// ```
+    pub fn named(name: &str) -> Option<Setup> {
+        let (base, io) = match name.strip_suffix("/unbatched") {
+            Some(base) => (base, Io::PerDatagram),
+            None => (name, Io::Batched),
+        };
+        Setup::all()
+            .into_iter()
+            .find(|s| s.name() == base)
+            .map(|s| Setup { io, ..s })
     }
 }
 
@@ -224,6 +256,14 @@ pub struct Row {
     pub per_destination_us: f64,
     /// The fastest pass's stages.
     pub profile: Option<Profile>,
+    /// CPU time per destination of the controller's thread(s), µs: the
+    /// least of the passes (Linux). For `otp`, the OTP node's CPU time,
+    /// the mean over the passes (it is read in 10 ms ticks).
+    pub cpu_per_destination_us: Option<f64>,
+    /// CPU time per destination of the whole process (controller,
+    /// gateways, the kernel's work on their behalf), µs: the least of the
+    /// passes (Linux).
+    pub process_cpu_per_destination_us: Option<f64>,
     /// Requests sent over all passes.
     pub sent: u64,
     /// Replies taken as answers over all passes.
@@ -260,7 +300,7 @@ pub struct FanoutConfig {
     /// Passes per N (the fastest is reported).
     pub passes: usize,
     /// The wire encoding.
-    pub wire: Wire,
+    pub wire: Encoding,
     /// The protocol version.
     pub version: u8,
     /// The request: [`Request::Audit`] or [`Request::Modify`].
@@ -286,7 +326,7 @@ impl Default for FanoutConfig {
         FanoutConfig {
             ns: steps(901, 100),
             passes: 5,
-            wire: Wire::Pretty,
+            wire: Encoding::pretty(),
             version: 1,
             request: Request::Audit,
             shards: 2,
@@ -313,7 +353,8 @@ pub fn steps(max: usize, step: usize) -> Vec<usize> {
 #[derive(Debug, Clone, Serialize)]
 pub struct FanoutReport {
     /// The wire encoding.
-    pub wire: Wire,
+    #[serde(serialize_with = "crate::encoding_name")]
+    pub wire: Encoding,
     /// The request.
     pub request: Request,
     /// Passes per N.
@@ -341,7 +382,7 @@ impl World {
         let mut shards = Vec::new();
         let mut addrs = Vec::new();
         for _ in 0..k {
-            let shard = Shard::bind(cfg.wire, cfg.version, cfg.timeout)
+            let shard = Shard::bind(cfg.wire.clone(), cfg.version, cfg.timeout)
                 .context("binding a controller socket")?;
             addrs.push(shard.local_addr()?);
             let (tx, rx) = mpsc::channel();
@@ -350,7 +391,7 @@ impl World {
         let farm = Farm::start(FarmConfig {
             mgs,
             threads: k,
-            wire: cfg.wire,
+            wire: cfg.wire.clone(),
             version: cfg.version,
             register_to: addrs,
             terminations: 1,
@@ -376,9 +417,12 @@ impl World {
     }
 
     fn round(&self, n: usize, setup: Setup, request: Request) -> ShardRound {
+        self.farm.set_io(setup.io);
         let k = self.shards.len();
         let start = Arc::new(Barrier::new(k));
         let (done, rx) = mpsc::channel();
+        // Read before any shard starts, so the process's time holds theirs.
+        let p0 = crate::cpu::process();
         for (i, (tx, _)) in self.shards.iter().enumerate() {
             let _ = tx.send(Cmd::Round {
                 n: n / k + usize::from(i < n % k),
@@ -391,12 +435,17 @@ impl World {
         drop(done);
         let mut total = ShardRound::default();
         for r in rx {
+            total.cpu = match (total.cpu, r.cpu) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            };
             total.wall = total.wall.max(r.wall);
             total.stages.add(&r.stages);
             total.answered += r.answered;
             total.timeouts += r.timeouts;
             total.errors.add(&r.errors);
         }
+        total.process_cpu = crate::cpu::since(p0, crate::cpu::process());
         total
     }
 
@@ -421,11 +470,20 @@ fn row(n: usize, passes: &[ShardRound]) -> Row {
         errors.add(&p.errors);
     }
     let time_us = best.wall.as_secs_f64() * 1e6;
+    let least = |f: fn(&ShardRound) -> Option<Duration>| {
+        passes
+            .iter()
+            .filter_map(f)
+            .min()
+            .map(|d| d.as_secs_f64() * 1e6 / n.max(1) as f64)
+    };
     Row {
         destinations: n,
         time_us,
         per_destination_us: time_us / n.max(1) as f64,
         profile: Some(best.stages.per(n)),
+        cpu_per_destination_us: least(|p| p.cpu),
+        process_cpu_per_destination_us: least(|p| p.process_cpu),
         sent: (n * passes.len()) as u64,
         answered: passes.iter().map(|p| p.answered).sum(),
         timeouts: passes.iter().map(|p| p.timeouts).sum(),
@@ -492,7 +550,7 @@ pub fn run(cfg: &FanoutConfig, progress: &mut dyn FnMut(&str)) -> anyhow::Result
     Ok(FanoutReport {
         otp,
         otp_info,
-        wire: cfg.wire,
+        wire: cfg.wire.clone(),
         request: cfg.request,
         passes: cfg.passes,
         shards: cfg.shards.max(2),
@@ -516,6 +574,7 @@ fn run_wildcard(cfg: &FanoutConfig, progress: &mut dyn FnMut(&str)) -> anyhow::R
         build: Build::PerDestination,
         trust: Trust::Untrusted,
         spread: Spread::Single,
+        io: Io::Batched,
     };
     let mut result = SetupResult::new("wildcard".into());
     for &n in &cfg.ns {
@@ -528,6 +587,10 @@ fn run_wildcard(cfg: &FanoutConfig, progress: &mut dyn FnMut(&str)) -> anyhow::R
         let mut r = row(1, &passes);
         r.destinations = n;
         r.per_destination_us = r.time_us / n.max(1) as f64;
+        r.cpu_per_destination_us = r.cpu_per_destination_us.map(|c| c / n.max(1) as f64);
+        r.process_cpu_per_destination_us = r
+            .process_cpu_per_destination_us
+            .map(|c| c / n.max(1) as f64);
         r.profile = passes
             .iter()
             .min_by_key(|p| p.wall)

@@ -16,10 +16,11 @@ use megaco_stack::build;
 use mio::{Events, Interest, Poll, Token};
 
 use super::{Build, Request, Setup, Stages, Trust};
+use crate::batch::{Inbox, Io, Outbox, BATCH};
 use crate::msg::{self, Expect};
 use crate::scan::{scan, Head};
 use crate::template::Template;
-use crate::{net, Errors, Wire};
+use crate::{net, Errors};
 
 /// What the coordinator asks of a shard.
 pub(crate) enum Cmd {
@@ -44,6 +45,10 @@ pub(crate) enum Cmd {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ShardRound {
     pub wall: Duration,
+    /// CPU time of the controller's thread(s) in the round.
+    pub cpu: Option<Duration>,
+    /// CPU time of the whole process (controller and gateways).
+    pub process_cpu: Option<Duration>,
     pub stages: Stages,
     pub answered: u64,
     pub timeouts: u64,
@@ -54,9 +59,6 @@ struct Dest {
     addr: SocketAddr,
     mid: Mid,
 }
-
-/// How many requests are built, encoded and sent between two reads.
-const BATCH: usize = 64;
 
 pub(crate) struct Shard {
     sock: mio::net::UdpSocket,
@@ -70,8 +72,9 @@ pub(crate) struct Shard {
     known: HashMap<SocketAddr, usize>,
     next_tid: u32,
     buf: Vec<u8>,
-    arena: Vec<u8>,
-    ends: Vec<usize>,
+    io: Io,
+    inbox: Option<Inbox>,
+    outbox: Outbox,
     msgs: Vec<MegacoMessage>,
     table: HashMap<u32, u32>,
     answered: Vec<bool>,
@@ -79,7 +82,7 @@ pub(crate) struct Shard {
 }
 
 impl Shard {
-    pub(crate) fn bind(wire: Wire, version: u8, timeout: Duration) -> io::Result<Shard> {
+    pub(crate) fn bind(wire: Encoding, version: u8, timeout: Duration) -> io::Result<Shard> {
         let mut sock = net::udp(SocketAddr::from(([127, 0, 0, 1], 0)), true)?;
         let poll = Poll::new()?;
         poll.registry()
@@ -89,7 +92,7 @@ impl Shard {
             sock,
             poll,
             events: Events::with_capacity(256),
-            encoding: wire.encoding(),
+            encoding: wire,
             version,
             mid,
             request: Request::Audit,
@@ -97,8 +100,9 @@ impl Shard {
             known: HashMap::new(),
             next_tid: 1,
             buf: vec![0; net::MAX_DATAGRAM],
-            arena: Vec::new(),
-            ends: Vec::new(),
+            io: Io::Batched,
+            inbox: Some(Inbox::new(Io::Batched)),
+            outbox: Outbox::new(Io::Batched),
             msgs: Vec::new(),
             table: HashMap::new(),
             answered: Vec::new(),
@@ -195,6 +199,7 @@ impl Shard {
     /// replies; every moment of it is charged to one stage.
     fn round(&mut self, n: usize, setup: Setup) -> ShardRound {
         let mut r = ShardRound::default();
+        let cpu0 = crate::cpu::thread();
         let t0 = Instant::now();
         let mut clock = t0;
         let mut lap = |at: &mut Duration| {
@@ -224,6 +229,12 @@ impl Shard {
             lap(&mut r.stages.build);
         }
         let deadline = t0 + self.timeout + Duration::from_micros(50 * n as u64);
+        if self.io != setup.io {
+            self.io = setup.io;
+            self.inbox = Some(Inbox::new(setup.io));
+            self.outbox = Outbox::new(setup.io);
+        }
+        let mut inbox = self.inbox.take().unwrap_or_else(|| Inbox::new(setup.io));
         let (mut sent, mut got) = (0usize, 0usize);
         loop {
             if sent < n {
@@ -242,49 +253,48 @@ impl Shard {
                     }
                     lap(&mut r.stages.build);
                 }
-                self.arena.clear();
-                self.ends.clear();
                 match &mut template {
                     Some(t) => {
                         for i in ids.clone() {
-                            let _ = t.write(base + i as u32, 0, &mut self.arena);
-                            self.ends.push(self.arena.len());
+                            self.outbox.push(self.dests[i].addr, |buf| {
+                                let _ = t.write(base + i as u32, 0, buf);
+                            });
                         }
                     }
                     None => {
-                        for m in &self.msgs {
-                            let _ = self.encoding.encode_into(m, &mut self.arena);
-                            self.ends.push(self.arena.len());
+                        for (m, i) in self.msgs.iter().zip(ids.clone()) {
+                            let encoding = &self.encoding;
+                            self.outbox.push(self.dests[i].addr, |buf| {
+                                let _ = encoding.encode_into(m, buf);
+                            });
                         }
                     }
                 }
                 lap(&mut r.stages.encode);
-                for i in ids.clone() {
+                for i in ids {
                     self.table.insert(base + i as u32, i as u32);
                 }
                 lap(&mut r.stages.engine);
-                let mut start = 0;
-                for (k, i) in ids.enumerate() {
-                    let end = self.ends[k];
-                    let _ = net::send_to(&self.sock, &self.arena[start..end], self.dests[i].addr);
-                    start = end;
-                }
+                let _ = self.outbox.flush(&self.sock);
                 lap(&mut r.stages.send);
                 sent += batch;
             }
-            // Read what has come (at most a batch while sending remains).
+            // Read what has come (about a batch while sending remains).
             let mut reads = 0;
             while sent == n || reads < BATCH {
-                let (len, from) = match self.sock.recv_from(&mut self.buf) {
-                    Ok(x) => x,
-                    Err(_) => break,
+                let k = match inbox.recv(&self.sock) {
+                    Ok(k) if k > 0 => k,
+                    _ => break,
                 };
-                reads += 1;
+                reads += k;
                 lap(&mut r.stages.receive);
-                let verdict = self.take(len, from, setup.trust, base, n);
-                lap(&mut r.stages.decode);
-                self.settle(verdict, base, n, &mut r, &mut got);
-                lap(&mut r.stages.matching);
+                for i in 0..k {
+                    let (bytes, from) = inbox.get(i);
+                    let verdict = self.take(bytes, from, setup.trust, base, n);
+                    lap(&mut r.stages.decode);
+                    self.settle(verdict, base, n, &mut r, &mut got);
+                    lap(&mut r.stages.matching);
+                }
                 if got == n {
                     break;
                 }
@@ -297,15 +307,23 @@ impl Shard {
             }
             lap(&mut r.stages.receive);
         }
+        self.inbox = Some(inbox);
         r.timeouts = (n - got) as u64;
         r.wall = clock - t0;
+        r.cpu = crate::cpu::since(cpu0, crate::cpu::thread());
         r
     }
 
     /// Reads one received message: the id of its reply, trusted or
     /// checked in full.
-    fn take(&mut self, len: usize, from: SocketAddr, trust: Trust, base: u32, n: usize) -> Verdict {
-        let bytes = &self.buf[..len];
+    fn take(
+        &mut self,
+        bytes: &[u8],
+        from: SocketAddr,
+        trust: Trust,
+        base: u32,
+        n: usize,
+    ) -> Verdict {
         if trust == Trust::Trusted {
             match scan(&self.encoding, bytes) {
                 Some(Head::Reply(tid)) => return Verdict::Reply(tid),

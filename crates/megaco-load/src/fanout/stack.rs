@@ -25,7 +25,7 @@ pub(super) fn run(cfg: &FanoutConfig, gateways: &[SocketAddr]) -> anyhow::Result
 async fn fan(cfg: &FanoutConfig, gateways: &[SocketAddr]) -> anyhow::Result<SetupResult> {
     let mut config = Config::new(Mid::Device("mgc".into()));
     config.version = cfg.version;
-    config.encoding = cfg.wire.encoding();
+    config.encoding = cfg.wire.clone();
     config.transport.max_peers = gateways.len() + 16;
     // As a user on loopback would set it: a datagram lost in a burst
     // (the driver's socket keeps the system's default buffer) is resent

@@ -1,5 +1,6 @@
-//! The load generator's sockets: UDP datagrams, or TCP with TPKT framing
-//! (RFC 1006), non-blocking under one mio poll.
+//! The load generator's sockets: UDP datagrams (sent and received many
+//! per system call where the platform can, [`crate::batch`]), or TCP with
+//! TPKT framing (RFC 1006), non-blocking under one mio poll.
 
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
@@ -7,12 +8,18 @@ use std::net::SocketAddr;
 use megaco_stack::tpkt;
 use mio::net::{TcpStream, UdpSocket};
 
-use crate::net;
+use crate::batch::{Inbox, Io, Outbox};
 
 /// One socket of the generator.
 pub(super) enum Sock {
-    Udp(UdpSocket),
+    Udp(Box<Dgram>),
     Tcp(Box<Stream>),
+}
+
+/// A UDP socket and the datagrams it has yet to send.
+pub(super) struct Dgram {
+    pub sock: UdpSocket,
+    out: Outbox,
 }
 
 pub(super) struct Stream {
@@ -25,6 +32,13 @@ pub(super) struct Stream {
 }
 
 impl Sock {
+    pub fn udp(sock: UdpSocket, io: Io) -> Sock {
+        Sock::Udp(Box::new(Dgram {
+            sock,
+            out: Outbox::new(io),
+        }))
+    }
+
     pub fn tcp(to: SocketAddr) -> io::Result<Sock> {
         let s = std::net::TcpStream::connect(to)?;
         s.set_nodelay(true)?;
@@ -38,10 +52,13 @@ impl Sock {
         })))
     }
 
-    /// Sends one message (TCP: queued until [`Sock::flush`]).
+    /// Queues one message until [`Sock::flush`].
     pub fn send(&mut self, bytes: &[u8], to: SocketAddr) -> io::Result<()> {
         match self {
-            Sock::Udp(s) => net::send_to(s, bytes, to),
+            Sock::Udp(d) => {
+                d.out.push(to, |b| b.extend_from_slice(bytes));
+                Ok(())
+            }
             Sock::Tcp(t) => {
                 let h = tpkt::header(bytes.len()).map_err(io::Error::other)?;
                 t.wbuf.extend_from_slice(&h);
@@ -51,10 +68,12 @@ impl Sock {
         }
     }
 
-    /// Writes what TCP has queued, as far as the socket takes it.
+    /// Sends what is queued: every datagram (batched where the platform
+    /// can), TCP's bytes as far as the socket takes them.
     pub fn flush(&mut self) -> io::Result<()> {
-        let Sock::Tcp(t) = self else {
-            return Ok(());
+        let t = match self {
+            Sock::Udp(d) => return d.out.flush(&d.sock).map(|_| ()),
+            Sock::Tcp(t) => t,
         };
         let mut done = 0;
         while done < t.wbuf.len() {
@@ -69,9 +88,12 @@ impl Sock {
         Ok(())
     }
 
-    /// Whether TCP bytes wait to be written.
+    /// Whether bytes wait to be written.
     pub fn backlog(&self) -> bool {
-        matches!(self, Sock::Tcp(t) if !t.wbuf.is_empty())
+        match self {
+            Sock::Udp(d) => !d.out.is_empty(),
+            Sock::Tcp(t) => !t.wbuf.is_empty(),
+        }
     }
 
     /// Reads what has arrived and hands each message to `each` with its
@@ -79,20 +101,20 @@ impl Sock {
     /// reported as one malformed message.
     pub fn receive(
         &mut self,
+        inbox: &mut Inbox,
         buf: &mut [u8],
         peer: SocketAddr,
         mut each: impl FnMut(&[u8], SocketAddr),
     ) -> io::Result<()> {
         match self {
-            Sock::Udp(s) => loop {
-                match s.recv_from(buf) {
-                    Ok((n, from)) => each(&buf[..n], from),
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
-                    // ICMP errors from earlier sends: the peer is not there.
-                    Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {}
-                    Err(e) => return Err(e),
+            Sock::Udp(d) => {
+                while inbox.recv(&d.sock)? > 0 {
+                    for (bytes, from) in inbox.iter() {
+                        each(bytes, from);
+                    }
                 }
-            },
+                Ok(())
+            }
             Sock::Tcp(t) => {
                 if t.closed {
                     return Ok(());

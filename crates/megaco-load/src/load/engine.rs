@@ -1,6 +1,7 @@
 //! The load generator's loop: one thread, every socket under one poll.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -11,8 +12,12 @@ use megaco::model::*;
 use megaco_stack::build;
 use mio::{Events, Interest, Poll, Token};
 
+use megaco_stack::scenario::{reply_errors, Script};
+
 use super::conn::Sock;
-use super::{Latency, LoadConfig, LoadReport, Role, Sample, Step};
+use super::script::{Now, Plan};
+use super::{Calls, Latency, LoadConfig, LoadReport, Role, Sample, Step};
+use crate::batch::Inbox;
 use crate::farm::{self, Farm, FarmConfig};
 use crate::msg::{self, Gateway};
 use crate::net;
@@ -30,7 +35,9 @@ struct Link {
     sock: usize,
     peer: SocketAddr,
     mid: Mid,
-    templates: Vec<Template>,
+    /// Per step: its template (none for a script step filled in per call,
+    /// or a wait).
+    templates: Vec<Option<Template>>,
     next_tid: u32,
     out: HashMap<u32, Out>,
     given_up: HashSet<u32>,
@@ -43,16 +50,29 @@ struct Out {
     first: Instant,
     deadline: Instant,
     resends_left: u32,
+    /// The request, when it was encoded for this call alone (resends).
+    bytes: Option<Box<[u8]>>,
 }
 
 struct Call {
     link: u32,
     step: u8,
     ctx: u32,
+    /// A scenario file's script, where it stands in this call.
+    script: Option<Box<Script>>,
 }
 
 struct Gen<'a> {
     cfg: &'a LoadConfig,
+    /// Sockets with messages queued.
+    dirty: Vec<usize>,
+    /// Every link's first transaction id.
+    first_tid: u32,
+    /// A scenario file's script.
+    plan: Option<Plan>,
+    /// Calls in a script's wait step, until when.
+    waits: BinaryHeap<Reverse<(Instant, u32)>>,
+    inbox: Inbox,
     encoding: Encoding,
     socks: Vec<Sock>,
     links: Vec<Link>,
@@ -69,6 +89,26 @@ struct Gen<'a> {
     tick_sent: u64,
     tick_answered: u64,
     outstanding: u64,
+}
+
+/// A first transaction id that differs from run to run: a controller
+/// remembers the replies it sent (to answer a resent request from its
+/// cache, never running it twice), and a new run's gateway on a port an
+/// earlier run's gateway used must not have its requests taken for
+/// resends of that one's.
+fn first_tid() -> u32 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() ^ d.as_secs() as u32);
+    1 + nanos % 0x3FFF_FFFF
+}
+
+/// Queues a message on socket `s`, remembering that it has some.
+fn send(socks: &mut [Sock], dirty: &mut Vec<usize>, s: usize, bytes: &[u8], to: SocketAddr) {
+    if !socks[s].backlog() {
+        dirty.push(s);
+    }
+    let _ = socks[s].send(bytes, to);
 }
 
 fn histogram() -> Histogram<u64> {
@@ -101,7 +141,15 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
     let resends = if cfg.tcp { 0 } else { cfg.resends };
     let mut g = Gen {
         cfg,
-        encoding: cfg.wire.encoding(),
+        dirty: Vec::new(),
+        first_tid: first_tid(),
+        plan: match &cfg.scenario.calls {
+            Calls::Script(s) => Some(Plan::new(s)),
+            Calls::Steps(_) => None,
+        },
+        waits: BinaryHeap::new(),
+        inbox: Inbox::new(cfg.io),
+        encoding: cfg.wire.clone(),
         socks: Vec::new(),
         links: Vec::new(),
         by_addr: HashMap::new(),
@@ -136,12 +184,13 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
                     Sock::tcp(cfg.target)
                         .with_context(|| format!("connecting to tcp {}", cfg.target))?
                 } else {
-                    Sock::Udp(net::udp(net::loopback_like(cfg.target), false)?)
+                    Sock::udp(net::udp(net::loopback_like(cfg.target), false)?, cfg.io)
                 };
                 let local = match &mut sock {
-                    Sock::Udp(s) => {
-                        poll.registry().register(s, Token(i), Interest::READABLE)?;
-                        s.local_addr()?
+                    Sock::Udp(d) => {
+                        poll.registry()
+                            .register(&mut d.sock, Token(i), Interest::READABLE)?;
+                        d.sock.local_addr()?
                     }
                     Sock::Tcp(t) => {
                         poll.registry()
@@ -151,7 +200,11 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
                 };
                 g.socks.push(sock);
                 g.add_link(i, cfg.target, farm::mid_of(local));
-                g.send_registration(i as u32, Instant::now());
+                if g.plan.as_ref().is_none_or(|p| p.register) {
+                    g.send_registration(i as u32, Instant::now());
+                } else {
+                    g.registered(i as u32);
+                }
             }
         }
         Role::Mgc => {
@@ -160,18 +213,20 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
             poll.registry()
                 .register(&mut sock, Token(0), Interest::READABLE)?;
             let local = sock.local_addr()?;
-            g.socks.push(Sock::Udp(sock));
+            g.socks.push(Sock::udp(sock, cfg.io));
             eprintln!("listening on udp {local}");
             if cfg.simulate {
-                _farm = Some(Farm::start(FarmConfig {
+                let farm = Farm::start(FarmConfig {
                     mgs: cfg.mgs,
                     threads: 1,
-                    wire: cfg.wire,
+                    wire: cfg.wire.clone(),
                     version: cfg.version,
                     register_to: vec![local],
                     terminations: 1,
                     faults: vec![],
-                })?);
+                })?;
+                farm.set_io(cfg.io);
+                _farm = Some(farm);
             }
         }
     }
@@ -196,6 +251,10 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
     }
     // Calls.
     let start = Instant::now();
+    let cpu0 = (
+        crate::cpu::process(),
+        cfg.target_pid.and_then(crate::cpu::of_process),
+    );
     let stop_at = start + cfg.duration;
     let hard_end = stop_at + cfg.timeout + Duration::from_secs(1);
     let mut next_tick = start + Duration::from_secs(1);
@@ -253,6 +312,15 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
             break;
         }
     }
+    let per = |d: Option<Duration>| {
+        d.filter(|_| g.report.answered > 0)
+            .map(|d| d.as_secs_f64() * 1e6 / g.report.answered as f64)
+    };
+    g.report.cpu_per_transaction_us = per(crate::cpu::since(cpu0.0, crate::cpu::process()));
+    g.report.target_cpu_per_transaction_us = per(crate::cpu::since(
+        cpu0.1,
+        cfg.target_pid.and_then(crate::cpu::of_process),
+    ));
     // Whatever is still out timed out.
     for l in &mut g.links {
         for (_, o) in l.out.drain() {
@@ -276,17 +344,47 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
 impl Gen<'_> {
     fn add_link(&mut self, sock: usize, peer: SocketAddr, mid: Mid) -> u32 {
         let idx = self.links.len() as u32;
-        let has_add = self.cfg.scenario.steps.contains(&Step::Add);
+        let templates = match (&self.cfg.scenario.calls, &self.plan) {
+            (Calls::Steps(steps), _) => self.step_templates(steps, idx, &mid),
+            (Calls::Script(_), Some(plan)) => (0..plan.len())
+                .map(|pos| {
+                    let actions = plan.fixed(pos)?.to_vec();
+                    let (mid, version) = (mid.clone(), self.cfg.version);
+                    Some(Template::new(
+                        self.encoding.clone(),
+                        false,
+                        Box::new(move |tid, _| {
+                            msg::request(mid.clone(), version, tid, actions.clone())
+                        }),
+                    ))
+                })
+                .collect(),
+            (Calls::Script(_), None) => unreachable!("a script has its plan"),
+        };
+        self.links.push(Link {
+            sock,
+            peer,
+            mid,
+            templates,
+            next_tid: self.first_tid,
+            out: HashMap::new(),
+            given_up: HashSet::new(),
+            registered: false,
+        });
+        self.by_addr.insert(peer, idx);
+        idx
+    }
+
+    /// The templates of the built-in steps for link `idx`.
+    fn step_templates(&self, steps: &[Step], idx: u32, mid: &Mid) -> Vec<Option<Template>> {
+        let has_add = steps.contains(&Step::Add);
         let term = msg::termination(farm::PREFIX, idx as usize);
-        let templates = self
-            .cfg
-            .scenario
-            .steps
+        steps
             .iter()
             .map(|&step| {
                 let (mid, term, version) = (mid.clone(), term.clone(), self.cfg.version);
                 let with_ctx = step.on_context() && has_add;
-                Template::new(
+                Some(Template::new(
                     self.encoding.clone(),
                     with_ctx,
                     Box::new(move |tid, ctx| {
@@ -304,35 +402,20 @@ impl Gen<'_> {
                         };
                         msg::request(mid.clone(), version, tid, vec![action])
                     }),
-                )
+                ))
             })
-            .collect();
-        self.links.push(Link {
-            sock,
-            peer,
-            mid,
-            templates,
-            next_tid: 1,
-            out: HashMap::new(),
-            given_up: HashSet::new(),
-            registered: false,
-        });
-        self.by_addr.insert(peer, idx);
-        idx
+            .collect()
     }
 
     fn send_registration(&mut self, link: u32, now: Instant) {
         let l = &mut self.links[link as usize];
         let tid = l.next_tid;
         l.next_tid += 1;
-        let sc = build::service_change(
-            TerminationId::root(),
-            ServiceChangeMethod::Restart,
-            "901 mg col boot",
-        );
+        let reason = self.plan.as_ref().map_or("901 mg col boot", |p| &p.reason);
+        let sc = build::service_change(TerminationId::root(), ServiceChangeMethod::Restart, reason);
         let m = msg::request(l.mid.clone(), self.cfg.version, tid, vec![sc]);
         if let Ok(bytes) = self.encoding.encode(&m) {
-            let _ = self.socks[l.sock].send(&bytes, l.peer);
+            send(&mut self.socks, &mut self.dirty, l.sock, &bytes, l.peer);
         }
         let deadline = now + self.interval;
         l.out.insert(
@@ -343,6 +426,7 @@ impl Gen<'_> {
                 first: now,
                 deadline,
                 resends_left: 0,
+                bytes: None,
             },
         );
         self.deadlines.push_back((deadline, link, tid));
@@ -356,22 +440,66 @@ impl Gen<'_> {
         self.links[link as usize].registered = true;
         self.report.registered += 1;
         for _ in 0..self.cfg.calls_per_mg() {
+            let script = self.plan.as_ref().map(|p| Box::new(p.script()));
             self.calls.push(Call {
                 link,
                 step: 0,
                 ctx: 0,
+                script,
             });
             self.ready.push_back(self.calls.len() as u32 - 1);
         }
     }
 
     fn start_step(&mut self, call: u32, now: Instant) {
+        // A script's step: a request from its template, or filled in for
+        // this call, or a wait.
+        let mut bytes = None;
+        let mut step = self.calls[call as usize].step;
+        if let (Some(plan), Some(script)) = (&self.plan, &mut self.calls[call as usize].script) {
+            match plan.now(script) {
+                Now::Fixed(pos) => step = pos as u8,
+                Now::Send(actions) => {
+                    let l = &self.links[self.calls[call as usize].link as usize];
+                    let m = msg::request(l.mid.clone(), self.cfg.version, l.next_tid, actions);
+                    match self.encoding.encode(&m) {
+                        Ok(b) => bytes = Some(b.into_boxed_slice()),
+                        Err(e) => return self.fail_call(call, &format!("encoding: {e}")),
+                    }
+                }
+                Now::Wait(d) => return self.waits.push(Reverse((now + d, call))),
+                Now::Done => {
+                    // A script of waits alone after its last request.
+                    self.report.calls += 1;
+                    return self.restart(call);
+                }
+                Now::Failed(why) => return self.fail_call(call, &why),
+            }
+        }
         let c = &self.calls[call as usize];
-        let (link, step, ctx) = (c.link, c.step, c.ctx);
+        let (link, ctx) = (c.link, c.ctx);
         let l = &mut self.links[link as usize];
         let tid = l.next_tid;
         l.next_tid = if tid >= 0x7FFF_FFFF { 1 } else { tid + 1 };
         let deadline = now + self.interval;
+        self.scratch.clear();
+        let written = match (&bytes, &mut l.templates[step as usize]) {
+            (Some(b), _) => {
+                self.scratch.extend_from_slice(b);
+                true
+            }
+            (None, Some(t)) => t.write(tid, ctx, &mut self.scratch).is_ok(),
+            (None, None) => false,
+        };
+        if written {
+            send(
+                &mut self.socks,
+                &mut self.dirty,
+                l.sock,
+                &self.scratch,
+                l.peer,
+            );
+        }
         l.out.insert(
             tid,
             Out {
@@ -380,19 +508,28 @@ impl Gen<'_> {
                 first: now,
                 deadline,
                 resends_left: if self.cfg.tcp { 0 } else { self.cfg.resends },
+                bytes,
             },
         );
         self.deadlines.push_back((deadline, link, tid));
-        self.scratch.clear();
-        if l.templates[step as usize]
-            .write(tid, ctx, &mut self.scratch)
-            .is_ok()
-        {
-            let _ = self.socks[l.sock].send(&self.scratch, l.peer);
-        }
         self.report.sent += 1;
         self.tick_sent += 1;
         self.outstanding += 1;
+    }
+
+    /// A call that cannot go on: counted with its reason, started over.
+    fn fail_call(&mut self, call: u32, why: &str) {
+        self.note_failure(why);
+        self.restart(call);
+    }
+
+    /// Keeps count of why transactions failed (the first few reasons).
+    fn note_failure(&mut self, why: &str) {
+        if let Some(f) = self.report.failures.iter_mut().find(|(w, _)| w == why) {
+            f.1 += 1;
+        } else if self.report.failures.len() < 8 {
+            self.report.failures.push((why.to_string(), 1));
+        }
     }
 
     /// Resends or gives up what is due.
@@ -414,13 +551,27 @@ impl Gen<'_> {
                 o.deadline = now + self.interval;
                 self.deadlines.push_back((o.deadline, link, tid));
                 let (call, ctx) = (o.call, o.ctx);
-                let step = self.calls[call as usize].step;
+                let step = match (&self.plan, &self.calls[call as usize].script) {
+                    (Some(_), Some(script)) => script.passed() as usize,
+                    _ => self.calls[call as usize].step as usize,
+                };
                 self.scratch.clear();
-                if l.templates[step as usize]
-                    .write(tid, ctx, &mut self.scratch)
-                    .is_ok()
-                {
-                    let _ = self.socks[l.sock].send(&self.scratch, l.peer);
+                let written = match (&o.bytes, &mut l.templates[step]) {
+                    (Some(b), _) => {
+                        self.scratch.extend_from_slice(b);
+                        true
+                    }
+                    (None, Some(t)) => t.write(tid, ctx, &mut self.scratch).is_ok(),
+                    (None, None) => false,
+                };
+                if written {
+                    send(
+                        &mut self.socks,
+                        &mut self.dirty,
+                        l.sock,
+                        &self.scratch,
+                        l.peer,
+                    );
                 }
                 self.report.resent += 1;
                 continue;
@@ -435,15 +586,50 @@ impl Gen<'_> {
                 self.send_registration(link, now);
                 continue;
             }
-            self.report.timed_out += 1;
             self.outstanding -= 1;
+            // A script step that expects no reply has passed.
+            if let Some(script) = &mut self.calls[o.call as usize].script {
+                if script.no_reply("timed out").is_ok() {
+                    self.report.answered += 1;
+                    self.tick_answered += 1;
+                    self.next_in_script(o.call);
+                    continue;
+                }
+            }
+            self.report.timed_out += 1;
             self.restart(o.call);
+        }
+        while let Some(&Reverse((at, call))) = self.waits.peek() {
+            if at > now {
+                break;
+            }
+            self.waits.pop();
+            self.ready.push_back(call);
         }
     }
 
+    /// A call starts over from its first step (its script anew).
     fn restart(&mut self, call: u32) {
-        self.calls[call as usize].step = 0;
+        let c = &mut self.calls[call as usize];
+        c.step = 0;
+        if let (Some(plan), Some(script)) = (&self.plan, &mut c.script) {
+            **script = plan.script();
+        }
         self.ready.push_back(call);
+    }
+
+    /// A script's step passed: the call goes on, or is complete.
+    fn next_in_script(&mut self, call: u32) {
+        let done = match (&self.plan, &self.calls[call as usize].script) {
+            (Some(plan), Some(script)) => plan.finished(script),
+            _ => false,
+        };
+        if done {
+            self.report.calls += 1;
+            self.restart(call);
+        } else {
+            self.ready.push_back(call);
+        }
     }
 
     /// Waits up to `wait` for input and handles all of it.
@@ -457,18 +643,14 @@ impl Gen<'_> {
         index: &mut Vec<(usize, usize, SocketAddr, usize)>,
         wait: Duration,
     ) -> anyhow::Result<()> {
-        for s in &mut self.socks {
-            if s.backlog() {
-                let _ = s.flush();
-            }
-        }
+        self.flush();
         poll.poll(events, Some(wait))?;
         inbox.clear();
         index.clear();
         for ev in events.iter() {
             let s = ev.token().0;
             let peer = self.cfg.target;
-            self.socks[s].receive(buf, peer, |bytes, from| {
+            self.socks[s].receive(&mut self.inbox, buf, peer, |bytes, from| {
                 let start = inbox.len();
                 inbox.extend_from_slice(bytes);
                 index.push((start, inbox.len(), from, s));
@@ -479,6 +661,18 @@ impl Gen<'_> {
             self.message(&inbox[a..b], from, s, now);
         }
         Ok(())
+    }
+
+    /// Sends what the sockets have queued; TCP bytes the socket did not
+    /// take wait for the next flush.
+    fn flush(&mut self) {
+        let dirty = std::mem::take(&mut self.dirty);
+        for s in dirty {
+            let _ = self.socks[s].flush();
+            if self.socks[s].backlog() {
+                self.dirty.push(s);
+            }
+        }
     }
 
     fn message(&mut self, bytes: &[u8], from: SocketAddr, sock: usize, now: Instant) {
@@ -539,7 +733,7 @@ impl Gen<'_> {
             Some(l) => l,
             None if self.cfg.role == Role::Mgc && is_sc && self.links.len() < self.cfg.mgs => {
                 let local = match &self.socks[0] {
-                    Sock::Udp(s) => s.local_addr().ok(),
+                    Sock::Udp(d) => d.sock.local_addr().ok(),
                     Sock::Tcp(_) => None,
                 };
                 let me = farm::mid_of(local.unwrap_or(self.cfg.target));
@@ -557,7 +751,7 @@ impl Gen<'_> {
         let result = self.gateway.answer(&r.actions);
         let m = msg::reply(l.mid.clone(), self.cfg.version, r.transaction_id, result);
         if let Ok(bytes) = self.encoding.encode(&m) {
-            let _ = self.socks[sock].send(&bytes, from);
+            send(&mut self.socks, &mut self.dirty, sock, &bytes, from);
         }
     }
 
@@ -582,8 +776,30 @@ impl Gen<'_> {
         }
         self.outstanding -= 1;
         let us = (now - o.first).as_micros().max(1) as u64;
+        if let Some(script) = &mut self.calls[o.call as usize].script {
+            match script.replied(&r.result) {
+                Ok(()) => {
+                    self.report.answered += 1;
+                    self.tick_answered += 1;
+                    let _ = self.all.record(us);
+                    let _ = self.tick.record(us);
+                    self.next_in_script(o.call);
+                }
+                Err(f) => {
+                    self.report.failed += 1;
+                    if reply_errors(&r.result).is_empty() {
+                        self.report.errors.mismatched += 1;
+                    } else {
+                        self.report.errors.error_replies += 1;
+                    }
+                    self.fail_call(o.call, &f.to_string());
+                }
+            }
+            return;
+        }
         let c = &mut self.calls[o.call as usize];
-        let step = self.cfg.scenario.steps[c.step as usize];
+        let steps = self.cfg.scenario.steps().unwrap_or_default();
+        let step = steps[c.step as usize];
         match msg::check_reply(step.expect(), &r.result) {
             Ok(a) => {
                 self.report.answered += 1;
@@ -594,7 +810,7 @@ impl Gen<'_> {
                     c.ctx = a.context.unwrap_or(0);
                 }
                 c.step += 1;
-                if usize::from(c.step) == self.cfg.scenario.steps.len() {
+                if usize::from(c.step) == steps.len() {
                     c.step = 0;
                     self.report.calls += 1;
                 }
@@ -602,6 +818,7 @@ impl Gen<'_> {
             }
             Err(why) => {
                 self.report.failed += 1;
+                self.note_failure(why);
                 if why == "error reply" {
                     self.report.errors.error_replies += 1;
                 } else {

@@ -28,16 +28,20 @@
 
 mod conn;
 mod engine;
+mod script;
 
+use megaco::codec::Encoding;
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context as _};
+use anyhow::bail;
 use serde::Serialize;
 
+use crate::batch::Io;
 use crate::msg::Expect;
-use crate::{Errors, Wire};
+use crate::Errors;
 
 pub use engine::run;
 
@@ -51,7 +55,7 @@ pub enum Role {
     Mgc,
 }
 
-/// One step of a call.
+/// One step of a built-in call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Step {
@@ -84,80 +88,108 @@ impl Step {
     }
 }
 
-/// The steps of a call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// What each call of a run does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Calls {
+    /// Built-in steps on the gateway's own termination, from templates
+    /// encoded once per gateway (only the transaction and context ids
+    /// patched in).
+    Steps(Vec<Step>),
+    /// A scenario file's MG script (`[[step]]`s of
+    /// [`megaco_stack::scenario`]), each call running it once.
+    Script(Arc<megaco_stack::scenario::Scenario>),
+}
+
+/// The calls of a run, by name.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
     /// Its name (built-in) or file.
     pub name: String,
-    /// The steps, in order.
-    pub steps: Vec<Step>,
+    /// The calls.
+    pub calls: Calls,
 }
 
+/// The built-in scenarios: name, steps, what they are.
+pub const BUILTIN: [(&str, &[Step], &str); 3] = [
+    (
+        "call",
+        &[Step::Add, Step::Modify, Step::Notify, Step::Subtract],
+        "Add to a new context, Modify, Notify (al/of), Subtract",
+    ),
+    (
+        "notify",
+        &[Step::Notify],
+        "one Notify (al/of) on the null context",
+    ),
+    ("audit", &[Step::Audit], "one AuditValue of ROOT"),
+];
+
 impl Scenario {
-    /// A built-in scenario: `call` (Add, Modify, Notify, Subtract; the
-    /// default), `notify` (one Notify) or `audit` (one AuditValue of
-    /// ROOT).
+    /// A built-in scenario ([`BUILTIN`]): `call` (Add, Modify, Notify,
+    /// Subtract; the default), `notify` (one Notify) or `audit` (one
+    /// AuditValue of ROOT).
     pub fn builtin(name: &str) -> Option<Scenario> {
-        let steps = match name {
-            "call" => vec![Step::Add, Step::Modify, Step::Notify, Step::Subtract],
-            "notify" => vec![Step::Notify],
-            "audit" => vec![Step::Audit],
-            _ => return None,
-        };
+        let (name, steps, _) = BUILTIN.iter().find(|(n, _, _)| *n == name)?;
         Some(Scenario {
-            name: name.into(),
-            steps,
+            name: name.to_string(),
+            calls: Calls::Steps(steps.to_vec()),
         })
     }
 
-    /// A built-in name, or a file of step names (`add`, `modify`,
-    /// `notify`, `subtract`, `audit`), one a line, `#` starting a
-    /// comment. A step on a context needs an `add` before it.
+    /// A built-in name, or a scenario file (TOML, the format of
+    /// [`megaco_stack::scenario`], as `megaco mg --scenario` reads it):
+    /// each call runs its `[[step]]`s once, `[mg]`'s `register` and
+    /// `reason` apply to every gateway's registration.
     pub fn load(name_or_file: &str) -> anyhow::Result<Scenario> {
         if let Some(s) = Scenario::builtin(name_or_file) {
             return Ok(s);
         }
         let path = Path::new(name_or_file);
-        let text = std::fs::read_to_string(path).with_context(|| {
-            format!(
-                "{name_or_file}: not a built-in scenario (call, notify, audit) nor a readable file"
-            )
-        })?;
-        Scenario::parse(name_or_file, &text)
+        if !path.exists() {
+            let names: Vec<&str> = BUILTIN.iter().map(|(n, _, _)| *n).collect();
+            bail!(
+                "{name_or_file}: neither a built-in scenario ({}) nor a file",
+                names.join(", ")
+            );
+        }
+        let scenario = megaco_stack::scenario::Scenario::load(path)?;
+        Scenario::script(name_or_file, scenario)
     }
 
-    /// Parses the step list of a scenario file.
-    pub fn parse(name: &str, text: &str) -> anyhow::Result<Scenario> {
-        let mut steps = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let word = line.split('#').next().unwrap_or("").trim();
-            if word.is_empty() {
-                continue;
-            }
-            steps.push(match word.to_ascii_lowercase().as_str() {
-                "add" => Step::Add,
-                "modify" => Step::Modify,
-                "notify" => Step::Notify,
-                "subtract" => Step::Subtract,
-                "audit" | "auditvalue" => Step::Audit,
-                other => bail!("{name}:{}: unknown step {other:?}", i + 1),
-            });
+    /// A scenario file's script, checked for what a load run can do:
+    /// at least one `send` step, no `receive` step (under load the
+    /// controller's requests are answered, never awaited).
+    pub fn script(
+        name: &str,
+        scenario: megaco_stack::scenario::Scenario,
+    ) -> anyhow::Result<Scenario> {
+        use megaco_stack::scenario::Step as S;
+        if let Some(at) = scenario
+            .steps
+            .iter()
+            .position(|s| matches!(s, S::Receive(_)))
+        {
+            bail!(
+                "{name}: step {}: `receive` steps are not run under load (the controller's \
+                 requests are answered, never awaited)",
+                at + 1
+            );
         }
-        if steps.is_empty() {
-            bail!("{name}: no steps");
-        }
-        if let Some(at) = steps.iter().position(|s| s.on_context()) {
-            if !steps[..at].contains(&Step::Add) {
-                bail!(
-                    "{name}: {:?} needs an add before it (for its context)",
-                    steps[at]
-                );
-            }
+        if !scenario.steps.iter().any(|s| matches!(s, S::Send(_))) {
+            bail!("{name}: no `send` step: nothing to load the controller with");
         }
         Ok(Scenario {
             name: name.into(),
-            steps,
+            calls: Calls::Script(Arc::new(scenario)),
         })
+    }
+
+    /// The built-in steps, if built in.
+    pub fn steps(&self) -> Option<&[Step]> {
+        match &self.calls {
+            Calls::Steps(s) => Some(s),
+            Calls::Script(_) => None,
+        }
     }
 }
 
@@ -179,13 +211,13 @@ pub struct LoadConfig {
     /// TCP (TPKT) instead of UDP (gateway role).
     pub tcp: bool,
     /// The wire encoding.
-    pub wire: Wire,
+    pub wire: Encoding,
     /// The protocol version.
     pub version: u8,
     /// The calls.
     pub scenario: Scenario,
     /// Calls in flight per gateway; `None` for 8, or with a rate enough
-    /// for 50 ms of it.
+    /// for 50 ms of it (a scenario file's script: 1).
     pub concurrency: Option<usize>,
     /// How long a request waits for its reply (in all, resends included).
     pub timeout: Duration,
@@ -197,6 +229,11 @@ pub struct LoadConfig {
     /// How long registrations may take before the calls start anyway
     /// (with the gateways registered by then; none is an error).
     pub register_window: Duration,
+    /// How UDP datagrams go through the kernel.
+    pub io: Io,
+    /// The process id of the controller under load, when it runs on this
+    /// machine: its CPU time per transaction is reported beside ours.
+    pub target_pid: Option<u32>,
 }
 
 impl LoadConfig {
@@ -209,7 +246,7 @@ impl LoadConfig {
             rate: None,
             duration: Duration::from_secs(10),
             tcp: false,
-            wire: Wire::Pretty,
+            wire: Encoding::pretty(),
             version: 1,
             scenario: Scenario::builtin("call").expect("built-in"),
             concurrency: None,
@@ -217,12 +254,18 @@ impl LoadConfig {
             resends: 1,
             simulate: true,
             register_window: Duration::from_secs(10),
+            io: Io::Batched,
+            target_pid: None,
         }
     }
 
     pub(crate) fn calls_per_mg(&self) -> usize {
+        let script = matches!(self.scenario.calls, Calls::Script(_));
         let c = match (self.concurrency, self.rate) {
             (Some(c), _) => c,
+            // A scripted call uses the gateway's own lines (tdm/1): one
+            // at a time, as on a real gateway.
+            (None, _) if script => 1,
             (None, Some(rate)) => (rate * 0.05 / self.mgs.max(1) as f64).ceil() as usize,
             (None, None) => 8,
         };
@@ -289,6 +332,9 @@ pub struct LoadReport {
     pub pendings: u64,
     /// Calls completed (every step answered).
     pub calls: u64,
+    /// Why the first few failed transactions failed (a scenario step's
+    /// check, an error reply), with how often each.
+    pub failures: Vec<(String, u64)>,
     /// Replies that answered nothing, and error replies.
     pub errors: Errors,
     /// Seconds transactions were started.
@@ -297,6 +343,14 @@ pub struct LoadReport {
     pub throughput: f64,
     /// Latency of every answered transaction.
     pub latency: Latency,
+    /// CPU time this process (the generator, and the simulated gateways
+    /// of the controller role) used per answered transaction while the
+    /// calls ran, µs (Linux). On a shared machine the throughput follows
+    /// the CPU the processes get; this does not.
+    pub cpu_per_transaction_us: Option<f64>,
+    /// The same for the controller under load (`target_pid`), µs; read in
+    /// 10 ms ticks.
+    pub target_cpu_per_transaction_us: Option<f64>,
     /// Second by second.
     pub series: Vec<Sample>,
 }

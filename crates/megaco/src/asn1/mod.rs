@@ -14,6 +14,17 @@
 //!   [`names::NameRegistry`] of the standard packages that users can extend.
 //! - [`values`]: the RFC 3525 A.2 "double wrapping" of property, parameter
 //!   and statistic values by their package type (standard binary dialect).
+//! - [`enums`]: the ENUMERATED types and named BIT STRINGs, declared once
+//!   (variant, number, identifier, version) and checked against
+//!   `spec/asn1/`: both binary codecs read and write them from there and
+//!   never from the order of the model's variants. BER uses
+//!   [`enums::Enumerated::number`] / [`from_number`](enums::Enumerated::from_number);
+//!   PER uses [`enums::Enumerated::per_index`] /
+//!   [`from_per_index`](enums::Enumerated::from_per_index) (the position in
+//!   the root or among the extension additions, with
+//!   [`ROOT`](enums::Enumerated::ROOT)`.len()` values in the root and
+//!   [`EXTENSIBLE`](enums::Enumerated::EXTENSIBLE) for the extension bit);
+//!   both use [`enums::NamedBits::bit`] for bit lists.
 //!
 //! # Reversible forms for codes without a name
 //!
@@ -25,6 +36,7 @@
 //! the configured levels is written `0x<id octets>` followed by `#<octet>`
 //! per wildcard octet, e.g. `0x000000#57` (see [`termid::format_native`]).
 
+pub mod enums;
 pub mod names;
 pub mod termid;
 pub mod values;

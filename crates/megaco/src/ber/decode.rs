@@ -9,6 +9,7 @@ use super::reader::{
     unsupported_version, Reader, Tlv,
 };
 use super::{BerConfig, Dialect, Mapping};
+use crate::asn1::enums::{Enumerated, NamedBits};
 use crate::asn1::names::{ItemKind, NameRegistry};
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
 use crate::asn1::values::{self, ValueType};
@@ -167,70 +168,15 @@ pub(super) fn fixed<const N: usize>(t: &Tlv, what: &'static str) -> D<[u8; N]> {
     t.content().try_into().map_err(|_| bad(t, what))
 }
 
-fn enum_of<T: Copy>(t: &Tlv, table: &[T], what: &'static str) -> D<T> {
-    let v = uint(t, table.len().saturating_sub(1) as u64, what)?;
-    Ok(table[v as usize])
+/// An ENUMERATED, by its number in the table of `asn1::enums`.
+#[inline]
+fn enumerated<T: Enumerated>(t: &Tlv, what: &'static str) -> D<T> {
+    T::from_number(uint(t, u64::from(u32::MAX), what)?).ok_or_else(|| bad(t, what))
 }
-
-const STREAM_MODES: [StreamMode; 5] = [
-    StreamMode::SendOnly,
-    StreamMode::RecvOnly,
-    StreamMode::SendRecv,
-    StreamMode::Inactive,
-    StreamMode::LoopBack,
-];
-const SERVICE_STATES: [ServiceState; 3] = [
-    ServiceState::Test,
-    ServiceState::OutOfSvc,
-    ServiceState::InSvc,
-];
-const RELATIONS: [Relation; 3] = [
-    Relation::GreaterThan,
-    Relation::SmallerThan,
-    Relation::UnequalTo,
-];
-const AUDIT_TOKENS: [AuditToken; 10] = [
-    AuditToken::Mux,
-    AuditToken::Modem,
-    AuditToken::Media,
-    AuditToken::Events,
-    AuditToken::Signals,
-    AuditToken::DigitMap,
-    AuditToken::Stats,
-    AuditToken::ObservedEvents,
-    AuditToken::Packages,
-    AuditToken::EventBuffer,
-];
-const NOTIFY_COMPLETIONS: [NotifyCompletion; 5] = [
-    NotifyCompletion::OnTimeOut,
-    NotifyCompletion::OnInterruptByEvent,
-    NotifyCompletion::OnInterruptByNewSignalDescr,
-    NotifyCompletion::OtherReason,
-    NotifyCompletion::OnIteration,
-];
-const MODEM_TYPES: [ModemType; 9] = [
-    ModemType::V18,
-    ModemType::V22,
-    ModemType::V22bis,
-    ModemType::V32,
-    ModemType::V32bis,
-    ModemType::V34,
-    ModemType::V90,
-    ModemType::V91,
-    ModemType::SynchIsdn,
-];
-const METHODS: [ServiceChangeMethod; 6] = [
-    ServiceChangeMethod::Failover,
-    ServiceChangeMethod::Forced,
-    ServiceChangeMethod::Graceful,
-    ServiceChangeMethod::Restart,
-    ServiceChangeMethod::Disconnected,
-    ServiceChangeMethod::HandOff,
-];
 
 /// The set bits of a BIT STRING, as indices into `table` (bits beyond the
 /// table, e.g. from a later version, are ignored).
-fn bit_list<T: Copy>(t: &Tlv, table: &[T]) -> D<Vec<T>> {
+fn bit_list<T: NamedBits>(t: &Tlv) -> D<Vec<T>> {
     let c = t.content();
     let Some((&unused, bits)) = c.split_first() else {
         return Err(bad(t, "BIT STRING"));
@@ -239,10 +185,10 @@ fn bit_list<T: Copy>(t: &Tlv, table: &[T]) -> D<Vec<T>> {
         return Err(bad(t, "BIT STRING"));
     }
     let mut out = Vec::new();
-    for (i, item) in table.iter().enumerate() {
-        let byte = i / 8;
-        if byte < bits.len() && bits[byte] & (0x80 >> (i % 8)) != 0 {
-            out.push(*item);
+    for named in T::BITS {
+        let i = named.number as usize;
+        if bits.get(i / 8).is_some_and(|b| b & (0x80 >> (i % 8)) != 0) {
+            out.push(named.value);
         }
     }
     Ok(out)
@@ -350,7 +296,7 @@ impl Dec<'_> {
             return Err(missing(t, "extraInfo alternative"));
         };
         Ok(match x.tag {
-            0x80 => Some(ExtraInfo::Relation(enum_of(&x, &RELATIONS, "Relation")?)),
+            0x80 => Some(ExtraInfo::Relation(enumerated(&x, "Relation")?)),
             0x81 => Some(ExtraInfo::Range(boolean(&x)?)),
             0x82 => Some(ExtraInfo::Sublist(boolean(&x)?)),
             _ => None,
@@ -757,28 +703,9 @@ impl Dec<'_> {
             match x.tag {
                 0xA0 => from = Some(self.term_id(&x)?),
                 0xA1 => to = Some(self.term_id(&x)?),
-                0x82 => {
-                    dir = Some(enum_of(
-                        &x,
-                        &[
-                            TopologyDirection::Bothway,
-                            TopologyDirection::Isolate,
-                            TopologyDirection::Oneway,
-                        ],
-                        "topologyDirection 0..2",
-                    )?)
-                }
+                0x82 => dir = Some(enumerated(&x, "topologyDirection 0..2")?),
                 0x83 => sid = Some(u16v(&x, "StreamID")?),
-                0x84 => {
-                    ext = Some(enum_of(
-                        &x,
-                        &[
-                            TopologyDirectionExtension::OnewayExternal,
-                            TopologyDirectionExtension::OnewayBoth,
-                        ],
-                        "topologyDirectionExtension 0..1",
-                    )?)
-                }
+                0x84 => ext = Some(enumerated(&x, "topologyDirectionExtension 0..1")?),
                 _ => {}
             }
         }
@@ -1137,7 +1064,7 @@ impl Dec<'_> {
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
             match x.tag {
-                0x80 => ad.audit_token = Some(bit_list(&x, &AUDIT_TOKENS)?),
+                0x80 => ad.audit_token = Some(bit_list(&x)?),
                 0xA1 => {
                     let mut v = Vec::new();
                     let mut l = x.children()?;
@@ -1333,7 +1260,7 @@ impl Dec<'_> {
                 0xA0 => pps = Some(self.ind_aud_property_parms(&x)?),
                 0x81 => ebc = null(&x)?,
                 0x82 => ss = null(&x)?,
-                0x83 => sel = Some(enum_of(&x, &SERVICE_STATES, "ServiceState 0..2")?),
+                0x83 => sel = Some(enumerated(&x, "ServiceState 0..2")?),
                 _ => {}
             }
         }
@@ -1370,10 +1297,7 @@ impl Dec<'_> {
                             0x81 => lc.reserve_value = null(&y)?,
                             0x82 => lc.reserve_group = null(&y)?,
                             0xA3 => lc.property_parms = Some(self.ind_aud_property_parms(&y)?),
-                            0x84 => {
-                                lc.stream_mode_sel =
-                                    Some(enum_of(&y, &STREAM_MODES, "StreamMode 0..4")?)
-                            }
+                            0x84 => lc.stream_mode_sel = Some(enumerated(&y, "StreamMode 0..4")?),
                             _ => {}
                         }
                     }
@@ -1516,14 +1440,8 @@ impl Dec<'_> {
                     while let Some(y) = c.next()? {
                         match y.tag {
                             0xA0 => pps = Some(self.property_parms(&y)?),
-                            0x81 => {
-                                ebc = Some(enum_of(
-                                    &y,
-                                    &[EventBufferControl::Off, EventBufferControl::LockStep],
-                                    "EventBufferControl 0..1",
-                                )?)
-                            }
-                            0x82 => ss = Some(enum_of(&y, &SERVICE_STATES, "ServiceState 0..2")?),
+                            0x81 => ebc = Some(enumerated(&y, "EventBufferControl 0..1")?),
+                            0x82 => ss = Some(enumerated(&y, "ServiceState 0..2")?),
                             _ => {}
                         }
                     }
@@ -1590,10 +1508,7 @@ impl Dec<'_> {
                     let mut c = x.children()?;
                     while let Some(y) = c.next()? {
                         match y.tag {
-                            0x80 => {
-                                lc.stream_mode =
-                                    Some(enum_of(&y, &STREAM_MODES, "StreamMode 0..4")?)
-                            }
+                            0x80 => lc.stream_mode = Some(enumerated(&y, "StreamMode 0..4")?),
                             0x81 => lc.reserve_value = Some(boolean(&y)?),
                             0x82 => lc.reserve_group = Some(boolean(&y)?),
                             0xA3 => lc.property_parms = self.property_parms(&y)?,
@@ -1674,7 +1589,7 @@ impl Dec<'_> {
                     let mut l = x.children()?;
                     while let Some(e) = l.next()? {
                         expect(&e, 0x0A, "ModemType (ENUMERATED)")?;
-                        v.push(enum_of(&e, &MODEM_TYPES, "ModemType 0..8")?);
+                        v.push(enumerated(&e, "ModemType 0..8")?);
                     }
                     mtl = Some(v);
                 }
@@ -1695,19 +1610,7 @@ impl Dec<'_> {
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
             match x.tag {
-                0x80 => {
-                    ty = Some(enum_of(
-                        &x,
-                        &[
-                            MuxType::H221,
-                            MuxType::H223,
-                            MuxType::H226,
-                            MuxType::V76,
-                            MuxType::Nx64k,
-                        ],
-                        "MuxType 0..4",
-                    )?)
-                }
+                0x80 => ty = Some(enumerated(&x, "MuxType 0..4")?),
                 0xA1 => list = Some(self.term_ids(&x)?),
                 0xA2 => nsd = Some(self.non_standard(&x)?),
                 _ => {}
@@ -2047,25 +1950,12 @@ impl Dec<'_> {
                     code = cd;
                 }
                 0x81 => s.stream_id = Some(u16v(&x, "StreamID")?),
-                0x82 => {
-                    s.sig_type = Some(enum_of(
-                        &x,
-                        &[SignalType::Brief, SignalType::OnOff, SignalType::TimeOut],
-                        "SignalType 0..2",
-                    )?)
-                }
+                0x82 => s.sig_type = Some(enumerated(&x, "SignalType 0..2")?),
                 0x83 => s.duration = Some(u16v(&x, "duration")?),
-                0x84 => s.notify_completion = Some(bit_list(&x, &NOTIFY_COMPLETIONS)?),
+                0x84 => s.notify_completion = Some(bit_list(&x)?),
                 0x85 => s.keep_active = Some(boolean(&x)?),
                 0xA6 => pars = Some(x),
-                0x87 => {
-                    s.direction = Some(match uint(&x, 3, "SignalDirection 0, 1 or 3")? {
-                        0 => SignalDirection::Internal,
-                        1 => SignalDirection::External,
-                        3 => SignalDirection::Both,
-                        _ => return Err(bad(&x, "SignalDirection 0, 1 or 3")),
-                    })
-                }
+                0x87 => s.direction = Some(enumerated(&x, "SignalDirection 0, 1 or 3")?),
                 0x88 => s.request_id = Some(u32v(&x, "RequestID")?),
                 0x89 => s.intersig_delay = Some(u16v(&x, "intersigDelay")?),
                 _ => {}
@@ -2246,7 +2136,7 @@ impl Dec<'_> {
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
             match x.tag {
-                0x80 => method = Some(enum_of(&x, &METHODS, "ServiceChangeMethod 0..5")?),
+                0x80 => method = Some(enumerated(&x, "ServiceChangeMethod 0..5")?),
                 0xA1 => sp.service_change_address = Some(self.sc_address(&x)?),
                 0x82 => {
                     sp.service_change_version = Some(u8v(&x, 99, "serviceChangeVersion 0..99")?)

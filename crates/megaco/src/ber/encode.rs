@@ -3,6 +3,7 @@
 //! that a CHOICE-typed component gets an explicit `[n]` around the chosen
 //! alternative. Lengths are definite and minimal.
 
+use crate::asn1::enums::{Enumerated, NamedBits};
 use crate::asn1::names::{ItemKind, NameRegistry};
 use crate::asn1::termid::{self, TermIdLevels};
 use crate::asn1::values;
@@ -241,10 +242,18 @@ impl Enc<'_> {
 
     /// A BIT STRING of the given bit numbers (named-bit list: trailing
     /// zero bits removed).
-    fn bits(&mut self, tag: u8, set: impl Iterator<Item = u32>) {
+    /// An ENUMERATED: its number from the table in `asn1::enums`.
+    #[inline]
+    fn enumerated<T: Enumerated>(&mut self, tag: u8, v: T) {
+        self.uint(tag, u64::from(v.number()));
+    }
+
+    /// A BIT STRING of named bits (positions from `asn1::enums`), with
+    /// trailing zero bits removed.
+    fn bits<T: NamedBits>(&mut self, tag: u8, set: &[T]) {
         let mut mask: u32 = 0;
         for b in set {
-            mask |= 1 << b;
+            mask |= 1 << b.bit();
         }
         if mask == 0 {
             self.prim(tag, &[0]);
@@ -341,7 +350,7 @@ impl Enc<'_> {
         if let Some(x) = x {
             let s = self.open(tag);
             match x {
-                ExtraInfo::Relation(r) => self.uint(p(0), *r as u64),
+                ExtraInfo::Relation(r) => self.enumerated(p(0), *r),
                 ExtraInfo::Range(b) => self.boolean(p(1), *b),
                 ExtraInfo::Sublist(b) => self.boolean(p(2), *b),
             }
@@ -572,10 +581,10 @@ impl Enc<'_> {
                 let e = self.open(SEQ);
                 self.term_id(c(0), &t.termination_from)?;
                 self.term_id(c(1), &t.termination_to)?;
-                self.uint(p(2), t.topology_direction as u64);
+                self.enumerated(p(2), t.topology_direction);
                 self.opt_uint(p(3), t.stream_id);
                 if let Some(x) = t.topology_direction_extension {
-                    self.uint(p(4), x as u64);
+                    self.enumerated(p(4), x);
                 }
                 self.close(e);
             }
@@ -826,7 +835,7 @@ impl Enc<'_> {
     fn audit_descriptor(&mut self, tag: u8, ad: &AuditDescriptor) -> R {
         let s = self.open(tag);
         if let Some(tokens) = &ad.audit_token {
-            self.bits(p(0), tokens.iter().map(|t| *t as u32));
+            self.bits(p(0), tokens);
         }
         if let Some(items) = &ad.audit_property_token {
             let l = self.open(c(1));
@@ -853,7 +862,7 @@ impl Enc<'_> {
                     self.flag(p(1), ts.event_buffer_control);
                     self.flag(p(2), ts.service_state);
                     if let Some(ss) = ts.service_state_sel {
-                        self.uint(p(3), ss as u64);
+                        self.enumerated(p(3), ss);
                     }
                     self.close(t);
                 }
@@ -951,7 +960,7 @@ impl Enc<'_> {
                 self.close(l);
             }
             if let Some(m) = lc.stream_mode_sel {
-                self.uint(p(4), m as u64);
+                self.enumerated(p(4), m);
             }
             self.close(x);
         }
@@ -1033,10 +1042,10 @@ impl Enc<'_> {
             }
             self.close(l);
             if let Some(b) = ts.event_buffer_control {
-                self.uint(p(1), b as u64);
+                self.enumerated(p(1), b);
             }
             if let Some(ss) = ts.service_state {
-                self.uint(p(2), ss as u64);
+                self.enumerated(p(2), ss);
             }
             self.close(t);
         }
@@ -1066,7 +1075,7 @@ impl Enc<'_> {
         if let Some(lc) = &sp.local_control_descriptor {
             let x = self.open(c(0));
             if let Some(m) = lc.stream_mode {
-                self.uint(p(0), m as u64);
+                self.enumerated(p(0), m);
             }
             self.opt_bool(p(1), lc.reserve_value);
             self.opt_bool(p(2), lc.reserve_group);
@@ -1122,7 +1131,7 @@ impl Enc<'_> {
         let s = self.open(tag);
         let l = self.open(c(0));
         for t in &m.mtl {
-            self.uint(ENUMERATED, *t as u64);
+            self.enumerated(ENUMERATED, *t);
         }
         self.close(l);
         let l = self.open(c(1));
@@ -1139,7 +1148,7 @@ impl Enc<'_> {
 
     fn mux(&mut self, tag: u8, m: &MuxDescriptor) -> R {
         let s = self.open(tag);
-        self.uint(p(0), m.mux_type as u64);
+        self.enumerated(p(0), m.mux_type);
         self.term_ids(c(1), &m.term_list)?;
         if let Some(n) = &m.non_standard_data {
             self.non_standard(c(2), n)?;
@@ -1316,23 +1325,16 @@ impl Enc<'_> {
         let code = self.pkgd(p(0), ItemKind::Signal, &sig.signal_name)?;
         self.opt_uint(p(1), sig.stream_id);
         if let Some(t) = sig.sig_type {
-            self.uint(p(2), t as u64);
+            self.enumerated(p(2), t);
         }
         self.opt_uint(p(3), sig.duration);
         if let Some(nc) = &sig.notify_completion {
-            self.bits(p(4), nc.iter().map(|n| *n as u32));
+            self.bits(p(4), nc);
         }
         self.opt_bool(p(5), sig.keep_active);
         self.parameters(c(6), ItemKind::Signal, code, &sig.sig_par_list)?;
         if let Some(d) = sig.direction {
-            self.uint(
-                p(7),
-                match d {
-                    SignalDirection::Internal => 0,
-                    SignalDirection::External => 1,
-                    SignalDirection::Both => 3,
-                },
-            );
+            self.enumerated(p(7), d);
         }
         self.opt_uint(p(8), sig.request_id);
         self.opt_uint(p(9), sig.intersig_delay);
@@ -1434,7 +1436,7 @@ impl Enc<'_> {
 
     fn service_change_parm(&mut self, tag: u8, sp: &ServiceChangeParm) -> R {
         let s = self.open(tag);
-        self.uint(p(0), sp.service_change_method as u64);
+        self.enumerated(p(0), sp.service_change_method);
         if let Some(a) = &sp.service_change_address {
             self.sc_address(c(1), a)?;
         }

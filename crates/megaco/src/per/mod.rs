@@ -67,10 +67,13 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use crate::asn1::names::{ItemKind, NameRegistry};
-use crate::asn1::termid::{self, AsnTermId};
+use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
 pub use crate::ber::Mapping;
-use crate::model::{CompactString, MegacoMessage, TerminationId};
-use crate::{EncodeError, Limits};
+use crate::error::Limit;
+use crate::model::{
+    CompactString, MegacoMessage, Message, MessageBody, Mid, SmallList, TerminationId,
+};
+use crate::{DecodeError, EncodeError, Limits};
 use form::{Form, Scope};
 
 /// How the PER codec maps the model's text-form values to ASN.1.
@@ -132,118 +135,6 @@ impl PerConfig {
     }
 }
 
-/// Why a PER message could not be decoded, and where.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PerError {
-    /// Bit offset from the start of the message.
-    pub bit_offset: usize,
-    /// What went wrong.
-    pub kind: PerErrorKind,
-}
-
-impl PerError {
-    /// Byte offset from the start of the message.
-    pub fn byte_offset(&self) -> usize {
-        self.bit_offset / 8
-    }
-}
-
-/// The kinds of [`PerError`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PerErrorKind {
-    /// The input ended while reading `expected`.
-    Truncated {
-        /// What was being read.
-        expected: &'static str,
-    },
-    /// A number outside its constraint.
-    OutOfRange {
-        /// Which field.
-        what: &'static str,
-    },
-    /// A structurally invalid value.
-    Invalid {
-        /// Which field.
-        what: &'static str,
-        /// Why.
-        detail: &'static str,
-    },
-    /// The message's version is not 1 to 3.
-    UnsupportedVersion(u8),
-    /// Regulated notify behaviours nested deeper than
-    /// [`Limits::max_depth`].
-    TooDeep {
-        /// The limit.
-        limit: usize,
-    },
-    /// The message is larger than [`Limits::max_message_size`].
-    TooLarge {
-        /// The message size.
-        size: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A list with more than [`Limits::max_list_len`] items.
-    TooManyItems {
-        /// Which list.
-        what: &'static str,
-        /// The limit.
-        limit: usize,
-    },
-    /// A string longer than [`Limits::max_string_len`].
-    StringTooLong {
-        /// Its length in octets.
-        len: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A value that the text-form mapping refused.
-    Form {
-        /// Which field.
-        what: &'static str,
-        /// Why.
-        detail: String,
-    },
-}
-
-impl fmt::Display for PerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "PER error at byte {} (bit {}): ",
-            self.byte_offset(),
-            self.bit_offset
-        )?;
-        match &self.kind {
-            PerErrorKind::Truncated { expected } => write!(f, "input ends inside {expected}"),
-            PerErrorKind::OutOfRange { what } => write!(f, "{what} is out of its range"),
-            PerErrorKind::Invalid { what, detail } => write!(f, "invalid {what}: {detail}"),
-            PerErrorKind::UnsupportedVersion(v) => {
-                write!(f, "unsupported protocol version {v} (expected 1 to 3)")
-            }
-            PerErrorKind::Form { what, detail } => write!(f, "cannot map {what}: {detail}"),
-            PerErrorKind::TooLarge { size, limit } => {
-                write!(
-                    f,
-                    "message of {size} bytes exceeds the limit of {limit} bytes"
-                )
-            }
-            PerErrorKind::TooManyItems { what, limit } => {
-                write!(f, "more than {limit} items in {what}")
-            }
-            PerErrorKind::StringTooLong { len, limit } => {
-                write!(f, "string of {len} bytes is longer than {limit} bytes")
-            }
-            PerErrorKind::TooDeep { limit } => {
-                write!(f, "notify behaviours nested deeper than {limit}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for PerError {}
-
 /// Encodes `msg` in aligned PER, in the ASN.1 module of its version.
 ///
 /// Fails with [`EncodeError::Version`] when the message holds something its
@@ -282,18 +173,19 @@ pub fn encode_into(
 
 /// Decodes an aligned PER message; the version is read from the message
 /// and selects the ASN.1 module for the rest.
-pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> {
-    if bytes.len() > cfg.limits.max_message_size {
-        return Err(PerError {
-            bit_offset: 0,
-            kind: PerErrorKind::TooLarge {
-                size: bytes.len(),
-                limit: cfg.limits.max_message_size,
-            },
-        });
-    }
+pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, DecodeError> {
+    check_size(bytes, &cfg.limits)?;
     let mut r = bits::BitReader::new(bytes, 0, &cfg.limits);
-    decode::megaco_message(&mut r, cfg, cfg.limits.max_depth)
+    let mut msg = MegacoMessage {
+        auth_header: None,
+        mess: Message {
+            version: 0,
+            mid: Mid::Device(CompactString::default()),
+            body: MessageBody::Transactions(SmallList::new()),
+        },
+    };
+    decode::megaco_message(&mut r, cfg, &mut msg)?;
+    Ok(msg)
 }
 
 /// The protocol version of a PER message, read from its header alone (as
@@ -308,10 +200,21 @@ pub fn decode(bytes: &[u8], cfg: &PerConfig) -> Result<MegacoMessage, PerError> 
 /// assert_eq!(per::version_of(&bytes), Ok(3));
 /// assert!(per::version_of(&[]).is_err());
 /// ```
-pub fn version_of(bytes: &[u8]) -> Result<u8, PerError> {
+pub fn version_of(bytes: &[u8]) -> Result<u8, DecodeError> {
     let limits = Limits::DEFAULT;
     let mut r = bits::BitReader::new(bytes, 0, &limits);
-    Ok(decode::header(&mut r)?.2)
+    Ok(decode::header(&mut r, false)?.2)
+}
+
+/// Refuses a message larger than the limit.
+fn check_size(bytes: &[u8], limits: &Limits) -> Result<(), DecodeError> {
+    if bytes.len() > limits.max_message_size {
+        return Err(DecodeError::per(
+            0,
+            Limit::MessageSize.exceeded(limits, Some(bytes.len())),
+        ));
+    }
+    Ok(())
 }
 
 fn kind(s: Scope) -> ItemKind {
@@ -327,6 +230,61 @@ fn name_err(what: &'static str, e: impl fmt::Display) -> EncodeError {
     EncodeError::Invalid {
         what,
         detail: e.to_string(),
+    }
+}
+
+/// The model's names and termination ids for the codes in a message.
+impl PerConfig {
+    /// The levels termination ids are mapped by (none: native form).
+    pub(crate) fn levels(&self) -> Option<&TermIdLevels> {
+        match &self.mapping {
+            Mapping::Text(levels) => Some(levels),
+            Mapping::Native => None,
+        }
+    }
+
+    /// A termination id in the model's text form.
+    pub(crate) fn term_id(&self, t: &AsnTermId) -> TerminationId {
+        termid::to_model(t, self.levels())
+    }
+
+    /// The name of a `PkgdName` code: the registry's, else built from
+    /// the package's name and the item's hex code, or hex codes alone.
+    pub(crate) fn pkgd_name(&self, scope: Scope, code: [u8; 4]) -> CompactString {
+        if let Some(n) = self.names().known_pkgd_name(kind(scope), code) {
+            return n.into();
+        }
+        let mut s = String::new();
+        self.names().decode_pkgd_name(kind(scope), code, &mut s);
+        s.into()
+    }
+
+    /// The name of parameter `code` of the event or signal `parent`.
+    pub(crate) fn param_name(&self, scope: Scope, parent: [u8; 4], code: [u8; 2]) -> CompactString {
+        if let Some(n) = self.names().known_parameter(kind(scope), parent, code) {
+            return n.into();
+        }
+        let mut s = String::new();
+        self.names()
+            .decode_parameter(kind(scope), parent, code, &mut s);
+        s.into()
+    }
+
+    /// The name of a package code.
+    pub(crate) fn package_name(&self, code: [u8; 2]) -> CompactString {
+        let mut s = String::new();
+        self.names().decode_package(code, &mut s);
+        s.into()
+    }
+
+    /// The name of a digit map code.
+    pub(crate) fn dialplan_name(&self, code: [u8; 2]) -> CompactString {
+        let mut s = String::new();
+        match self.mapping {
+            Mapping::Text(_) => self.names().decode_digit_map(code, &mut s),
+            Mapping::Native => crate::asn1::push_hex16(&mut s, u16::from_be_bytes(code)),
+        }
+        s.into()
     }
 }
 
@@ -346,28 +304,10 @@ impl Form for PerConfig {
         r.map_err(|e| name_err("TerminationID", e))
     }
 
-    fn term_id_from_asn1(&self, wild: &[u8], id: &[u8]) -> Result<TerminationId, String> {
-        let a = AsnTermId::new(id, wild).map_err(|e| e.to_string())?;
-        let levels = match &self.mapping {
-            Mapping::Text(levels) => Some(levels),
-            Mapping::Native => None,
-        };
-        Ok(termid::to_model(&a, levels))
-    }
-
     fn pkgd_to_asn1(&self, scope: Scope, name: &str) -> Result<[u8; 4], EncodeError> {
         self.names()
             .encode_pkgd_name(kind(scope), name)
             .map_err(|e| name_err("PkgdName", e))
-    }
-
-    fn pkgd_from_asn1(&self, scope: Scope, code: [u8; 4]) -> Result<CompactString, String> {
-        if let Some(n) = self.names().known_pkgd_name(kind(scope), code) {
-            return Ok(n.into());
-        }
-        let mut s = String::new();
-        self.names().decode_pkgd_name(kind(scope), code, &mut s);
-        Ok(s.into())
     }
 
     fn param_to_asn1(
@@ -386,45 +326,15 @@ impl Form for PerConfig {
             .map_err(|e| name_err("parameter name", e))
     }
 
-    fn param_from_asn1(
-        &self,
-        scope: Scope,
-        parent: [u8; 4],
-        code: [u8; 2],
-    ) -> Result<CompactString, String> {
-        if let Some(n) = self.names().known_parameter(kind(scope), parent, code) {
-            return Ok(n.into());
-        }
-        let mut s = String::new();
-        self.names()
-            .decode_parameter(kind(scope), parent, code, &mut s);
-        Ok(s.into())
-    }
-
     fn package_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
         self.names()
             .encode_package(name)
             .map_err(|e| name_err("package name", e))
     }
 
-    fn package_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
-        let mut s = String::new();
-        self.names().decode_package(code, &mut s);
-        Ok(s)
-    }
-
     fn dialplan_to_asn1(&self, name: &str) -> Result<[u8; 2], EncodeError> {
         self.names()
             .encode_digit_map(name)
             .map_err(|e| name_err("digit map name", e))
-    }
-
-    fn dialplan_from_asn1(&self, code: [u8; 2]) -> Result<String, String> {
-        let mut s = String::new();
-        match self.mapping {
-            Mapping::Text(_) => self.names().decode_digit_map(code, &mut s),
-            Mapping::Native => crate::asn1::push_hex16(&mut s, u16::from_be_bytes(code)),
-        }
-        Ok(s)
     }
 }
