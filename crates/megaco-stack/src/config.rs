@@ -254,6 +254,13 @@ pub struct TransportConfig {
     /// [`TransportConfig::registered_idle_timeout`]. `None` never closes
     /// an idle connection (OTP's behaviour). Default 5 minutes.
     pub tcp_idle_timeout: Option<Duration>,
+    /// On a graceful close, how long to wait after our last write before
+    /// closing our side (unless the peer closes first). Erlang/OTP's
+    /// megaco drops the messages it has read but not yet processed when
+    /// the connection closes: without this pause it loses the
+    /// SegmentReplies and TransactionResponseAck a client writes just
+    /// before closing. Default 100 ms.
+    pub tcp_close_delay: Duration,
     /// On a graceful close, how long to wait for the peer to close its
     /// side after ours, reading (and discarding) what it still sends, so
     /// that our last messages are not lost to a reset. Default 2 s.
@@ -311,6 +318,7 @@ impl Default for TransportConfig {
             registered_idle_timeout: Some(Duration::from_secs(3600)),
             tcp_frame_timeout: Duration::from_secs(10),
             tcp_idle_timeout: Some(Duration::from_secs(300)),
+            tcp_close_delay: Duration::from_millis(100),
             tcp_linger: Duration::from_secs(2),
             tcp_write_queue: 256,
             error_rate_per_peer: RateLimit {

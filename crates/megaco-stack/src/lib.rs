@@ -91,6 +91,9 @@ mod connection {
         handle: Handle,
         local: SocketAddr,
         peer: Peer,
+        /// Whether the stack serves this connection alone
+        /// ([`crate::udp::connect`], [`crate::tcp::connect`]).
+        owns_stack: bool,
     }
 
     impl Connection {
@@ -99,7 +102,15 @@ mod connection {
                 handle,
                 local,
                 peer,
+                owns_stack: false,
             }
+        }
+
+        /// The connection of a stack that serves it alone: closing it
+        /// stops the stack.
+        pub(crate) fn owning_its_stack(mut self) -> Self {
+            self.owns_stack = true;
+            self
         }
 
         /// Sends a request and waits for its reply. A reply holding an error
@@ -153,15 +164,24 @@ mod connection {
             self.peer
         }
 
-        /// Closes the connection gracefully (TCP: after the SegmentReplies of
-        /// our segmented replies or their timer, once what is queued is
-        /// written, our side first, then lingering for the peer's) and, for
-        /// a stack of this one connection ([`crate::tcp::connect`]), stops
-        /// it; resolves once done. Over UDP it only stops the stack when
-        /// nothing else uses it.
+        /// Closes the connection gracefully and resolves once done. Over
+        /// TCP: once the peer's SegmentReplies to our segmented replies
+        /// have come (or [`Config::segment_recv_timer`] has run out), what
+        /// is queued is written, our side closes first, and we read until
+        /// the peer closes its side (at most
+        /// [`TransportConfig::tcp_linger`]), so that our last messages are
+        /// not lost to a reset. A stack of this one connection
+        /// ([`crate::udp::connect`], [`crate::tcp::connect`]) stops; over
+        /// UDP on a shared stack there is nothing to close.
+        ///
+        /// [`Config::segment_recv_timer`]: crate::config::Config::segment_recv_timer
+        /// [`TransportConfig::tcp_linger`]: crate::config::TransportConfig::tcp_linger
         pub async fn close(&self) {
-            self.handle.close_peer(self.peer);
-            self.handle.close().await;
+            if self.owns_stack {
+                self.handle.close().await;
+            } else {
+                self.handle.close_peer_and_wait(self.peer).await;
+            }
         }
 
         /// Our address.

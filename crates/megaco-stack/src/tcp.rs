@@ -52,7 +52,7 @@ use crate::{Connection, Stack};
 pub async fn connect(remote: SocketAddr, mut config: Config) -> io::Result<(Connection, Incoming)> {
     config.reliable = true;
     let (stack, incoming) = Stack::builder(config).stop_with_streams().start().await?;
-    let conn = stack.connect_tcp(remote).await?;
+    let conn = stack.connect_tcp(remote).await?.owning_its_stack();
     Ok((conn, incoming))
 }
 

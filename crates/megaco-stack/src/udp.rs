@@ -102,5 +102,5 @@ pub async fn connect(
     config: Config,
 ) -> io::Result<(Connection, Incoming)> {
     let (ep, incoming) = bind(local, config).await?;
-    Ok((ep.connection(remote), incoming))
+    Ok((ep.connection(remote).owning_its_stack(), incoming))
 }

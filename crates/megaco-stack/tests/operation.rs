@@ -45,6 +45,13 @@ fn serve(mut incoming: megaco_stack::Incoming) {
     });
 }
 
+/// `f`, or a failure after 10 s (a bound against hanging, not a timing).
+async fn within<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(10), f)
+        .await
+        .expect("nothing within 10 s")
+}
+
 fn sc() -> ActionRequest {
     build::service_change(TerminationId::root(), ServiceChangeMethod::Restart, "901")
 }
@@ -129,6 +136,59 @@ async fn mismatched_encodings_over_udp_stop_by_themselves() {
     );
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(mgc.stats().decode_errors, a.decode_errors);
+}
+
+/// Over real sockets, a request resent after OTP's reply horizon is
+/// answered from the cache, not executed again; with the reply timer at
+/// that horizon, as OTP's, it runs twice. The timers are the defaults
+/// scaled by 1/20 (resends at 0.35, 1.05 and 2.45 s, time-out at 5.25 s;
+/// OTP's 30 s reply timer becomes 1.5 s), and the peer's last resend
+/// comes at 2.45 s.
+#[tokio::test]
+async fn a_resend_after_the_old_horizon_is_answered_from_the_cache() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+    let ms = Duration::from_millis;
+    let run = |reply_timer: Option<Duration>| async move {
+        let mut config = Config::new(mid(1));
+        config.request_timer.initial = ms(350);
+        config.request_timer.max_interval = ms(3000);
+        config.reply_timer = reply_timer;
+        let (mgc, mut incoming) = udp::bind(any(), config).await.unwrap();
+        let executed = Arc::new(AtomicU32::new(0));
+        let counter = executed.clone();
+        tokio::spawn(async move {
+            while let Some(req) = incoming.next_request().await {
+                counter.fetch_add(1, Ordering::SeqCst);
+                let result = build::default_replies(req.actions());
+                let _ = req.reply(result).await;
+            }
+        });
+        let peer = tokio::net::UdpSocket::bind(any()).await.unwrap();
+        let request = b"!/1 [127.0.0.9]:2944 T=7{C=-{SC=ROOT{SV{MT=RS,RE=\"901\"}}}}";
+        let mut buf = [0u8; 2048];
+        peer.send_to(request, mgc.local_addr()).await.unwrap();
+        let (n, _) = within(peer.recv_from(&mut buf)).await.unwrap();
+        let first = buf[..n].to_vec();
+        // The reply is taken as lost; the last resend of the schedule.
+        tokio::time::sleep(ms(350 + 700 + 1400)).await;
+        peer.send_to(request, mgc.local_addr()).await.unwrap();
+        let (n, _) = within(peer.recv_from(&mut buf)).await.unwrap();
+        (executed.load(Ordering::SeqCst), first, buf[..n].to_vec())
+    };
+    let (ours, otp_like) = tokio::join!(run(None), run(Some(ms(1500))));
+    let (executed, first, again) = ours;
+    assert_eq!(executed, 1, "executed again");
+    assert_eq!(again, first, "the cached reply");
+    let reply = megaco::text::decode(&first).unwrap();
+    let MessageBody::Transactions(t) = &reply.mess.body else {
+        panic!("{reply:?}")
+    };
+    assert!(
+        matches!(&t[..], [Transaction::Reply(r)] if r.transaction_id == 7),
+        "{reply:?}"
+    );
+    assert_eq!(otp_like.0, 2, "with OTP's horizon the resend runs again");
 }
 
 /// Bytes the endpoint keeps per UDP peer (unproven, and proven after a

@@ -20,6 +20,13 @@ fn config(a: u8, encoding: Encoding) -> Config {
     c
 }
 
+/// `f`, or a failure after 10 s (a bound against hanging, not a timing).
+async fn within<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(10), f)
+        .await
+        .expect("nothing within 10 s")
+}
+
 fn any_port() -> SocketAddr {
     "127.0.0.1:0".parse().unwrap()
 }
@@ -304,7 +311,9 @@ async fn udp_endpoint_serves_many_gateways() {
 }
 
 /// Requests are never left hanging: one dropped unanswered gets error
-/// 500, and once nobody listens for requests they get error 501.
+/// 500, and once nobody listens for requests they get error 501. Both
+/// come at once, without waiting for a timer; each wait is bounded so that
+/// a regression fails the test instead of hanging it.
 #[tokio::test]
 async fn unanswered_requests_get_errors() {
     let (ep, mut incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
@@ -318,10 +327,10 @@ async fn unanswered_requests_get_errors() {
         peer.send_to(req.as_bytes(), to).await.unwrap();
     }
     ask(&peer, ep.local_addr(), 1).await;
-    let req = incoming.next_request().await.unwrap();
+    let req = within(incoming.next_request()).await.unwrap();
     assert_eq!(req.transaction_id, 1);
     drop(req);
-    let (n, _) = peer.recv_from(&mut buf).await.unwrap();
+    let (n, _) = within(peer.recv_from(&mut buf)).await.unwrap();
     let reply = |bytes: &[u8]| {
         let MessageBody::Transactions(t) = megaco::text::decode(bytes).unwrap().mess.body else {
             panic!()
@@ -338,7 +347,7 @@ async fn unanswered_requests_get_errors() {
 
     drop(incoming);
     ask(&peer, ep.local_addr(), 2).await;
-    let (n, _) = peer.recv_from(&mut buf).await.unwrap();
+    let (n, _) = within(peer.recv_from(&mut buf)).await.unwrap();
     assert_eq!(reply(&buf[..n]), (2, 501));
 }
 

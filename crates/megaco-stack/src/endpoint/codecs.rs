@@ -121,6 +121,25 @@ impl Codecs {
     }
 }
 
+impl Codecs {
+    /// Whether `bytes` are in `current`, the encoding a peer speaks, as
+    /// recognition would tell them (always, without `recognise`): then a
+    /// borrowed view of them in `current` reads what decoding would, and
+    /// a peer changing encodings is still decoded and recognised.
+    pub(super) fn speaks(&self, bytes: &[u8], current: &Encoding, recognise: bool) -> bool {
+        if !recognise {
+            return true;
+        }
+        match (sniff(bytes), current) {
+            (Some(Kind::Ber), Encoding::Ber(_)) => true,
+            (Some(Kind::Text), Encoding::Text { style, .. }) => {
+                (*style == Style::Compact) == compact_header(bytes)
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Whether a text message's header is in the compact form (`!/`).
 fn compact_header(bytes: &[u8]) -> bool {
     let mut rest = bytes;

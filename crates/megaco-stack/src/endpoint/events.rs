@@ -142,6 +142,10 @@ pub struct Stats {
     pub duplicates_answered: u64,
     /// Duplicates dropped because their reply had left the cache.
     pub duplicates_dropped: u64,
+    /// Messages of proven peers handled from a borrowed view of their
+    /// bytes, without building the owned model (duplicates, pendings,
+    /// acks, SegmentReplies in BER and text).
+    pub messages_viewed: u64,
     /// Streams closed (for any reason).
     pub connections_closed: u64,
     /// Requests answered with error 503 because the queue to the user

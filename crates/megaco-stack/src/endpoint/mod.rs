@@ -399,6 +399,16 @@ impl Endpoint {
             return;
         };
         state.last_active = now;
+        // A proven peer's duplicates, pendings, acks and SegmentReplies
+        // need no owned model: read them from a borrowed view of the bytes
+        // (BER and text), when they are in the encoding the peer speaks.
+        if let Some(conn) = state.conn.as_mut() {
+            if self.codecs.speaks(bytes, conn.encoding(), recognise) && conn.handle_view(now, bytes)
+            {
+                self.dirty.push(peer);
+                return;
+            }
+        }
         let current = state
             .conn
             .as_ref()
@@ -598,6 +608,10 @@ impl Endpoint {
     pub fn close(&mut self, now: Instant, peer: Peer) {
         let wait = self.config.segment_recv_timer;
         let Some(state) = self.peers.get_mut(&peer) else {
+            // A stream the endpoint no longer holds: closed all the same.
+            if self.is_stream(peer) {
+                self.closes.push_back((peer, CloseReason::Requested));
+            }
             return;
         };
         if state

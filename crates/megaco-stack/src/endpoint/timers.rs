@@ -126,6 +126,7 @@ impl Endpoint {
             self.stats.duplicates_answered +=
                 after.duplicates_answered - before.duplicates_answered;
             self.stats.duplicates_dropped += after.duplicates_dropped - before.duplicates_dropped;
+            self.stats.messages_viewed += after.messages_viewed - before.messages_viewed;
             if conn.is_registered() && !state.registered {
                 state.registered = true;
                 self.stats.registered += 1;
@@ -172,7 +173,16 @@ pub(super) fn deadline(state: &PeerState, limits: &TransportConfig) -> Option<In
             next = Some(next.map_or(t, |n| n.min(t)));
         }
     };
-    at(state.closing);
+    // A graceful close waits for the SegmentReplies to our segments, at
+    // most until its deadline; once they are all in, it is due at once
+    // (the first sight of the peer lies in the past).
+    if let Some(t) = state.closing {
+        let waiting = state
+            .conn
+            .as_ref()
+            .is_some_and(|c| c.awaits_segment_replies());
+        at(Some(if waiting { t } else { state.first_seen }));
+    }
     if let Some(stream) = &state.stream {
         at(stream
             .frame_started

@@ -74,6 +74,18 @@ impl Connection {
                     version,
                 });
             }
+            Some(_) => {
+                self.on_duplicate(now, id);
+            }
+        }
+    }
+
+    /// A request we have seen again: a pending while the user works on
+    /// it, the cached reply after (or, once the reply has left the cache,
+    /// nothing). False if the request is not known.
+    pub(super) fn on_duplicate(&mut self, now: Instant, id: u32) -> bool {
+        match self.incoming.get(&id) {
+            None => return false,
             Some(InState::Processing { .. }) => self.pending(now, id),
             Some(InState::Replied { messages, .. }) if messages.is_empty() => {
                 self.stats.duplicates_dropped += 1;
@@ -88,6 +100,13 @@ impl Connection {
                 }
             }
         }
+        true
+    }
+
+    /// Whether a request with this id is known (awaiting our reply, or
+    /// replied and remembered).
+    pub(super) fn knows_request(&self, id: u32) -> bool {
+        self.incoming.contains_key(&id)
     }
 
     /// The messages of our reply to `id` in `version`: one, or (v3,

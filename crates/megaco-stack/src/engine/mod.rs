@@ -47,8 +47,10 @@
 //!   a reply that expires unacknowledged is reported
 //!   ([`Event::AckTimedOut`]).
 //! - **Replies we receive** that carry `ImmAckRequired` are acknowledged
-//!   at once; all the acks owed for one received message travel in one
-//!   TransactionResponseAck. A reply to an id with no outstanding request
+//!   at once (a segmented reply once, after its last segment, whatever
+//!   its segments ask: an ack after the first would end the transaction
+//!   at the peer before the other SegmentReplies); all the acks owed for
+//!   one received message travel in one TransactionResponseAck. A reply to an id with no outstanding request
 //!   (never sent, timed out, already answered) is
 //!   [`Event::UnexpectedReply`].
 //! - **Undecodable input** is [`Event::DecodeError`] and, when
@@ -155,6 +157,7 @@
 mod incoming;
 mod outgoing;
 mod util;
+mod view;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
@@ -168,6 +171,7 @@ pub use crate::config::{Config, RateLimit, RequestTimer, TransportConfig};
 pub(crate) use util::after;
 pub use util::decode_error_descriptor;
 use util::{ack_ranges, only_errors};
+pub use view::VIEW_PATIENCE;
 
 /// Error code sent when the sent-pending limit is exceeded (H.248.8).
 pub const ERR_PENDING_LIMIT: u16 = 506;
@@ -388,6 +392,10 @@ pub struct ConnectionStats {
     /// Executed requests forgotten early, beyond
     /// [`Config::max_remembered_requests`].
     pub remembered_evicted: u64,
+    /// Messages handled from a borrowed view of their bytes, without
+    /// building the owned model (duplicates of known requests, pendings,
+    /// acks, SegmentReplies; see [`Connection::handle_view`]).
+    pub messages_viewed: u64,
 }
 
 /// The transaction state shared with one peer.
@@ -456,6 +464,8 @@ pub struct Connection {
     /// Whether we sent the peer a message-level error since its last
     /// decodable message.
     last_sent_error: bool,
+    /// The borrowed view's luck with this peer ([`Connection::handle_view`]).
+    view_luck: view::Luck,
     /// Our segmented replies whose SegmentReplies have not all come: how
     /// many segments each still waits for.
     unacked_segments: HashMap<u32, u16>,
@@ -499,6 +509,7 @@ impl Connection {
             events: VecDeque::new(),
             unanswered: 0,
             last_sent_error: false,
+            view_luck: view::Luck::default(),
             unacked_segments: HashMap::new(),
             stats: ConnectionStats::default(),
         }
@@ -677,7 +688,15 @@ impl Connection {
     }
 
     /// Processes one received message.
+    ///
+    /// Messages that only repeat requests already known, or carry
+    /// pendings, acks and SegmentReplies, are handled from a borrowed
+    /// view of the bytes where the encoding has one
+    /// ([`Connection::handle_view`]); the others are decoded.
     pub fn handle_input(&mut self, now: Instant, bytes: &[u8]) {
+        if self.handle_view(now, bytes) {
+            return;
+        }
         match self.encoding.decode(bytes) {
             Ok(msg) => self.handle_message(now, msg),
             Err(error) => self.handle_undecodable(error),
@@ -725,18 +744,24 @@ impl Connection {
                 Transaction::Request(r) => self.on_request(now, r, &mid, version),
                 Transaction::Pending(p) => self.on_pending(now, p.transaction_id),
                 Transaction::Reply(r) => {
-                    if r.imm_ack_required {
-                        acks.push(r.transaction_id);
-                    }
                     let id = r.transaction_id;
                     match r.segment_number {
-                        // OTP acknowledges a completed segmented reply.
+                        // A segmented reply is acknowledged once, when
+                        // complete (as OTP does, asked or not): an ack
+                        // after the first segment would end the
+                        // transaction at the peer before the other
+                        // SegmentReplies.
                         Some(sn) => {
                             if self.on_segment(now, r, sn, version) {
                                 acks.push(id);
                             }
                         }
-                        None => self.on_reply(r, version),
+                        None => {
+                            if r.imm_ack_required {
+                                acks.push(id);
+                            }
+                            self.on_reply(r, version);
+                        }
                     }
                 }
                 Transaction::ResponseAck(ranges) => self.on_ack(&ranges),

@@ -14,7 +14,9 @@
 %%     ack arrives; segmented: send each reply of more than one action
 %%     as segments, one action reply each (v3, segment_send infinity,
 %%     max_pdu_size 128), and print "segment reply SN SC" for each
-%%     SegmentReply received; negotiate: negotiate the version as
+%%     SegmentReply received; segmented_ack: both segmented and ack, the
+%%     transport serializing the processing of received messages;
+%%     negotiate: negotiate the version as
 %%     H.248.1 11.3 asks and OTP leaves to its user: a ServiceChange on
 %%     ROOT offering version V (ServiceChangeVersion, or the message's own)
 %%     sets the connection to min(V, VERSION) with
@@ -78,6 +80,8 @@ run([PortA, EncA, VsnA, Transport, Mode]) ->
 
 segment_options(segmented) ->
     [{segment_send, infinity}, {max_pdu_size, 128}, {segment_reply_ind, true}];
+segment_options(segmented_ack) ->
+    segment_options(segmented);
 segment_options(_) ->
     [].
 
@@ -86,13 +90,25 @@ send_mod(tcp) -> megaco_tcp.
 
 listen(udp, Port, RH) ->
     {ok, Sup} = megaco_udp:start_transport(),
-    {ok, SendHandle, _Ctrl} = megaco_udp:open(Sup, [{port, Port}, {receive_handle, RH}]),
+    {ok, SendHandle, _Ctrl} = megaco_udp:open(Sup, [{port, Port}, {receive_handle, RH}]
+                                              ++ serialize()),
     {ok, Bound} = inet:port(megaco_udp:socket(SendHandle)),
     Bound;
 listen(tcp, Port, RH) ->
     {ok, Sup} = megaco_tcp:start_transport(),
-    ok = megaco_tcp:listen(Sup, [{port, Port}, {receive_handle, RH}]),
+    ok = megaco_tcp:listen(Sup, [{port, Port}, {receive_handle, RH}] ++ serialize()),
     Port.
+
+%% OTP processes each received message in a process of its own unless the
+%% transport serializes them; SegmentReplies and the TransactionResponseAck
+%% of one reply, arriving together, then race over the reply's record (the
+%% ack sees segments "not acked" that were). segmented_ack serializes, to
+%% see what arrived rather than that race.
+serialize() ->
+    case persistent_term:get(otp_mgc_mode) of
+        segmented_ack -> [{serialize, true}];
+        _ -> []
+    end.
 
 wait_eof() ->
     case io:get_line('') of
@@ -125,6 +141,8 @@ handle_trans_request(CH, PV, Actions) ->
             timer:sleep(1500),
             {discard_ack, Replies};
         ack ->
+            {{handle_ack, ack_data}, Replies};
+        segmented_ack ->
             {{handle_ack, ack_data}, Replies};
         _ ->
             {discard_ack, Replies}

@@ -1,0 +1,609 @@
+//! The tokio driver of an [`Endpoint`]: one task owns the endpoint, the
+//! UDP sockets' sending side and a queue to each TCP connection's task;
+//! reader, acceptor and connection tasks feed it what arrives; handles
+//! talk to it over a channel.
+
+mod api;
+mod stream;
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use megaco::model::{ActionRequest, ErrorDescriptor, TransactionResult};
+use tokio::net::{TcpStream, UdpSocket};
+use tokio::sync::mpsc::error::TrySendError;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::endpoint::{CloseReason, Endpoint, EndpointEvent, Peer, Stats, TransportId};
+use crate::engine::{self, Event, FailReason};
+pub use api::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest};
+use stream::{run_stream, Closing};
+
+type Waiter = oneshot::Sender<Result<TransactionResult, Error>>;
+type Done = oneshot::Sender<Result<(), Error>>;
+
+// A reply's result holds its first action reply inline; commands are
+// few and short-lived, so their size does not matter.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Cmd {
+    Request {
+        peer: Peer,
+        actions: Vec<ActionRequest>,
+        tx: Waiter,
+        id_tx: oneshot::Sender<Result<u32, Error>>,
+    },
+    Reply {
+        peer: Peer,
+        id: u32,
+        result: TransactionResult,
+        tx: Done,
+    },
+    Pending {
+        peer: Peer,
+        id: u32,
+        tx: Done,
+    },
+    /// A request future to `peer` was dropped: forget the requests whose
+    /// waiter is gone.
+    Cancel {
+        peer: Peer,
+    },
+    /// Open a TCP connection.
+    Connect {
+        addr: SocketAddr,
+        tx: oneshot::Sender<io::Result<(Peer, SocketAddr)>>,
+    },
+    /// Close the stream to a peer gracefully; tell `done` once it is.
+    Close {
+        peer: Peer,
+        done: Option<oneshot::Sender<()>>,
+    },
+    /// A request from `peer` found its connection's queue full
+    /// ([`crate::tcp::Listener`]): answer 503 and count it.
+    Refuse {
+        peer: Peer,
+        id: u32,
+    },
+    /// An item for a connection's queue was dropped: count it.
+    EventDropped,
+    /// Close every stream gracefully and stop.
+    Shutdown {
+        tx: oneshot::Sender<()>,
+    },
+}
+
+pub(crate) enum Input {
+    Datagram {
+        transport: TransportId,
+        from: SocketAddr,
+        bytes: Vec<u8>,
+    },
+    Accepted {
+        transport: TransportId,
+        stream: TcpStream,
+        from: SocketAddr,
+    },
+    Connected {
+        stream: io::Result<TcpStream>,
+        tx: oneshot::Sender<io::Result<(Peer, SocketAddr)>>,
+    },
+    Data {
+        peer: Peer,
+        bytes: Vec<u8>,
+    },
+    Ended {
+        peer: Peer,
+        error: Option<String>,
+    },
+}
+
+/// How many inputs the reader tasks may queue for the driver; beyond
+/// that they wait (UDP datagrams then drop in the kernel, TCP pushes back
+/// on the peer).
+pub(crate) const INPUT_QUEUE: usize = 1024;
+
+fn error_result(code: u16, text: &str) -> TransactionResult {
+    TransactionResult::Error(ErrorDescriptor {
+        error_code: code,
+        error_text: Some(text.to_string().into()),
+    })
+}
+
+/// The state of the driver task.
+struct Driver {
+    ep: Endpoint,
+    udp: HashMap<TransportId, Arc<UdpSocket>>,
+    /// The queue to each stream's task.
+    streams: HashMap<Peer, mpsc::Sender<Vec<u8>>>,
+    /// Each stream's task (or, once a close is awaited, the task that
+    /// waits for it).
+    tasks: HashMap<Peer, JoinHandle<()>>,
+    /// Who waits for a stream's graceful close.
+    close_waiters: HashMap<Peer, Vec<oneshot::Sender<()>>>,
+    /// Shutting down: new connections are dropped.
+    draining: bool,
+    waiters: HashMap<Peer, HashMap<u32, Waiter>>,
+    inbound: mpsc::Sender<Inbound>,
+    reply_cmd: mpsc::UnboundedSender<Cmd>,
+    input_tx: mpsc::Sender<Input>,
+    stats: Arc<Mutex<Stats>>,
+    requests_refused: u64,
+    events_dropped: u64,
+    /// Replies and pendings handed to the endpoint since the last flush.
+    written: Vec<Done>,
+    /// The transport of our outgoing TCP connections.
+    outbound: TransportId,
+    /// Stop when the last stream closes ([`crate::tcp::connect`]).
+    stop_with_streams: bool,
+    closing: Closing,
+    write_queue: usize,
+}
+
+pub(crate) struct Spawned {
+    pub(crate) handle: Handle,
+    pub(crate) incoming: Incoming,
+    pub(crate) input_tx: mpsc::Sender<Input>,
+}
+
+/// Starts the driver of `ep` (its transports added already).
+pub(crate) fn spawn(
+    ep: Endpoint,
+    udp: HashMap<TransportId, Arc<UdpSocket>>,
+    outbound: TransportId,
+    default: TransportId,
+    stop_with_streams: bool,
+) -> Spawned {
+    let limits = ep.config().transport;
+    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+    let (in_tx, in_rx) = mpsc::channel(limits.inbound_queue.max(1));
+    let (input_tx, input_rx) = mpsc::channel(INPUT_QUEUE);
+    let (reply_tx, reply_rx) = mpsc::unbounded_channel();
+    let stats = Arc::new(Mutex::new(Stats::default()));
+    let driver = Driver {
+        ep,
+        udp,
+        streams: HashMap::new(),
+        tasks: HashMap::new(),
+        close_waiters: HashMap::new(),
+        draining: false,
+        waiters: HashMap::new(),
+        inbound: in_tx,
+        reply_cmd: reply_tx,
+        input_tx: input_tx.clone(),
+        stats: stats.clone(),
+        requests_refused: 0,
+        events_dropped: 0,
+        written: Vec::new(),
+        outbound,
+        stop_with_streams,
+        closing: Closing {
+            delay: limits.tcp_close_delay,
+            linger: limits.tcp_linger,
+        },
+        write_queue: limits.tcp_write_queue.max(1),
+    };
+    tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx));
+    Spawned {
+        handle: Handle {
+            cmd: cmd_tx,
+            stats,
+            default,
+        },
+        incoming: Incoming { rx: in_rx },
+        input_tx,
+    }
+}
+
+impl Driver {
+    async fn run(
+        mut self,
+        mut cmd_rx: mpsc::UnboundedReceiver<Cmd>,
+        mut reply_rx: mpsc::UnboundedReceiver<Cmd>,
+        mut input_rx: mpsc::Receiver<Input>,
+    ) {
+        let mut cmds_open = true;
+        let mut had_stream = false;
+        let mut shutdown = None;
+        loop {
+            self.flush().await;
+            had_stream |= !self.streams.is_empty();
+            // A shutdown waits for the streams' graceful closes (each
+            // bounded by the segment timer).
+            if (shutdown.is_some() && self.streams.is_empty())
+                || (!cmds_open && self.inbound.is_closed())
+                || (self.stop_with_streams && had_stream && self.streams.is_empty())
+            {
+                break;
+            }
+            let deadline = self.ep.poll_timeout();
+            let sleep = async move {
+                match deadline {
+                    Some(d) => tokio::time::sleep_until(tokio::time::Instant::from_std(d)).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let inbound = self.inbound.clone();
+            tokio::select! {
+                cmd = cmd_rx.recv(), if cmds_open => match cmd {
+                    Some(Cmd::Shutdown { tx }) => {
+                        shutdown = Some(tx);
+                        self.drain();
+                    }
+                    Some(cmd) => self.command(cmd),
+                    None => cmds_open = false,
+                },
+                Some(cmd) = reply_rx.recv() => self.command(cmd),
+                () = inbound.closed(), if !cmds_open => break,
+                Some(input) = input_rx.recv() => self.input(input),
+                () = sleep => self.ep.handle_timeout(Instant::now()),
+            }
+        }
+        for (_, waiters) in self.waiters.drain() {
+            for (_, w) in waiters {
+                let _ = w.send(Err(Error::Closed));
+            }
+        }
+        // Each stream's task writes what is queued, closes our side and
+        // lingers for the peer's.
+        let peers: Vec<Peer> = self.streams.drain().map(|(p, _)| p).collect();
+        for peer in peers {
+            self.stream_gone(peer);
+        }
+        if let Some(tx) = shutdown {
+            let wait = self.closing.delay + self.closing.linger + Duration::from_millis(500);
+            for (_, task) in self.tasks.drain() {
+                let _ = tokio::time::timeout(wait, task).await;
+            }
+            let _ = tx.send(());
+        }
+    }
+
+    /// Starts a graceful shutdown: no new connection, every stream closed
+    /// gracefully.
+    fn drain(&mut self) {
+        self.draining = true;
+        let now = Instant::now();
+        let peers: Vec<Peer> = self.streams.keys().copied().collect();
+        for peer in peers {
+            self.ep.close(now, peer);
+        }
+    }
+
+    /// The driver let go of the stream to `peer` (its task writes what is
+    /// queued and closes): whoever waits for the close is told once the
+    /// task is done.
+    fn stream_gone(&mut self, peer: Peer) {
+        let Some(waiters) = self.close_waiters.remove(&peer) else {
+            return;
+        };
+        match self.tasks.remove(&peer) {
+            Some(task) => {
+                let watcher = tokio::spawn(async move {
+                    let _ = task.await;
+                    for w in waiters {
+                        let _ = w.send(());
+                    }
+                });
+                self.tasks.insert(peer, watcher);
+            }
+            None => {
+                for w in waiters {
+                    let _ = w.send(());
+                }
+            }
+        }
+    }
+
+    fn input(&mut self, input: Input) {
+        let now = Instant::now();
+        match input {
+            Input::Datagram {
+                transport,
+                from,
+                bytes,
+            } => self
+                .ep
+                .handle_datagram(now, Peer::new(transport, from), &bytes),
+            Input::Accepted {
+                transport,
+                stream,
+                from,
+            } => {
+                let peer = Peer::new(transport, from);
+                // Shutting down: the connection is dropped (closed).
+                if !self.draining && self.ep.handle_connected(now, peer, false) {
+                    self.start_stream(peer, stream);
+                }
+            }
+            Input::Connected { stream, tx } => {
+                match stream.and_then(|s| Ok((s.peer_addr()?, s.local_addr()?, s))) {
+                    Ok((addr, local, stream)) => {
+                        let peer = Peer::new(self.outbound, addr);
+                        self.ep.handle_connected(now, peer, true);
+                        self.start_stream(peer, stream);
+                        let _ = tx.send(Ok((peer, local)));
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                    }
+                }
+            }
+            Input::Data { peer, bytes } => self.ep.handle_stream_data(now, peer, &bytes),
+            Input::Ended { peer, error } => {
+                self.streams.remove(&peer);
+                self.stream_gone(peer);
+                self.ep.handle_stream_closed(now, peer, error);
+            }
+        }
+    }
+
+    fn start_stream(&mut self, peer: Peer, stream: TcpStream) {
+        let _ = stream.set_nodelay(true);
+        let (tx, rx) = mpsc::channel(self.write_queue);
+        self.streams.insert(peer, tx);
+        let input = self.input_tx.clone();
+        let closing = self.closing;
+        self.tasks.retain(|_, t| !t.is_finished());
+        self.tasks.insert(
+            peer,
+            tokio::spawn(run_stream(peer, stream, rx, input, closing)),
+        );
+    }
+
+    fn command(&mut self, cmd: Cmd) {
+        let now = Instant::now();
+        match cmd {
+            Cmd::Request {
+                peer,
+                actions,
+                tx,
+                id_tx,
+            } => match self.ep.send_request(now, peer, actions) {
+                Ok(id) => {
+                    self.waiters.entry(peer).or_default().insert(id, tx);
+                    let _ = id_tx.send(Ok(id));
+                }
+                Err(e) => {
+                    let _ = id_tx.send(Err(e.into()));
+                }
+            },
+            Cmd::Reply {
+                peer,
+                id,
+                result,
+                tx,
+            } => {
+                let r = self.ep.reply(now, peer, id, result);
+                self.after_flush(r, tx);
+            }
+            Cmd::Pending { peer, id, tx } => {
+                let r = self.ep.send_pending(now, peer, id);
+                self.after_flush(r, tx);
+            }
+            Cmd::Cancel { peer } => {
+                let Some(waiters) = self.waiters.get_mut(&peer) else {
+                    return;
+                };
+                let gone: Vec<u32> = waiters
+                    .iter()
+                    .filter(|(_, w)| w.is_closed())
+                    .map(|(id, _)| *id)
+                    .collect();
+                for id in gone {
+                    waiters.remove(&id);
+                    self.ep.cancel(peer, id);
+                }
+            }
+            Cmd::Connect { addr, tx } => {
+                let input = self.input_tx.clone();
+                tokio::spawn(async move {
+                    let stream = TcpStream::connect(addr).await;
+                    let _ = input.send(Input::Connected { stream, tx }).await;
+                });
+            }
+            Cmd::Close { peer, done } => {
+                if let Some(done) = done {
+                    if self.streams.contains_key(&peer) {
+                        self.close_waiters.entry(peer).or_default().push(done);
+                    } else {
+                        let _ = done.send(());
+                    }
+                }
+                self.ep.close(now, peer);
+            }
+            Cmd::Refuse { peer, id } => {
+                self.requests_refused += 1;
+                let _ = self
+                    .ep
+                    .reply(now, peer, id, error_result(503, "Service Unavailable"));
+            }
+            Cmd::EventDropped => self.events_dropped += 1,
+            Cmd::Shutdown { .. } => {}
+        }
+    }
+
+    fn after_flush(&mut self, r: Result<(), engine::Error>, tx: Done) {
+        match r {
+            Ok(()) => self.written.push(tx),
+            Err(e) => {
+                let _ = tx.send(Err(e.into()));
+            }
+        }
+    }
+
+    /// Sends what the endpoint has to send, closes what it closes, and
+    /// hands out its events.
+    async fn flush(&mut self) {
+        // Handing out events may produce more to send (a request nobody
+        // can take is answered at once): until nothing is left.
+        loop {
+            self.flush_once().await;
+            if !self.ep.has_output() {
+                break;
+            }
+        }
+        self.publish_stats();
+    }
+
+    /// Makes the counters visible to handles.
+    fn publish_stats(&self) {
+        let mut stats = self.ep.stats();
+        stats.requests_refused = self.requests_refused;
+        stats.events_dropped = self.events_dropped;
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = stats;
+    }
+
+    async fn flush_once(&mut self) {
+        let now = Instant::now();
+        // Before anything leaves: a peer that got our reply finds the
+        // counters up to date.
+        self.publish_stats();
+        while let Some(t) = self.ep.poll_transmit() {
+            if let Some(sock) = self.udp.get(&t.peer.transport) {
+                // Tokio knows a socket writable only once told so: until
+                // then (and when the buffer is full) wait for it. A
+                // datagram that cannot be sent is like one lost on the
+                // way: the timers take care of it.
+                match sock.try_send_to(&t.contents, t.peer.addr) {
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        let _ = sock.send_to(&t.contents, t.peer.addr).await;
+                    }
+                    _ => {}
+                }
+            } else if let Some(queue) = self.streams.get(&t.peer) {
+                if let Err(TrySendError::Full(_)) = queue.try_send(t.contents) {
+                    self.streams.remove(&t.peer);
+                    self.stream_gone(t.peer);
+                    self.ep.abort(now, t.peer, CloseReason::SlowReader);
+                }
+            }
+        }
+        while let Some((peer, _)) = self.ep.poll_close() {
+            // The task writes what is queued, then closes gracefully.
+            self.streams.remove(&peer);
+            self.stream_gone(peer);
+        }
+        for tx in self.written.drain(..) {
+            let _ = tx.send(Ok(()));
+        }
+        while let Some(event) = self.ep.poll_event() {
+            self.event(event);
+        }
+    }
+
+    fn event(&mut self, event: EndpointEvent) {
+        let (peer, event) = match event {
+            EndpointEvent::Transaction { peer, event } => (peer, event),
+            EndpointEvent::Closed { peer, reason } => {
+                for (_, w) in self.waiters.remove(&peer).unwrap_or_default() {
+                    let _ = w.send(Err(Error::Closed));
+                }
+                let error = (reason != CloseReason::PeerClosed).then_some(reason);
+                return self.deliver(Inbound::Closed { peer, error });
+            }
+            // Peers admitted, evicted, ...: only while they leave half
+            // the queue to requests, so that a burst of them (new peers
+            // from many addresses) never gets requests refused.
+            other => {
+                if self.inbound.capacity() > self.inbound.max_capacity() / 2 {
+                    return self.deliver(Inbound::Endpoint(other));
+                }
+                self.events_dropped += 1;
+                return;
+            }
+        };
+        let waiters = self.waiters.entry(peer).or_default();
+        let unclaimed = match event {
+            Event::ReplyReceived {
+                transaction_id,
+                result,
+            } => match waiters.remove(&transaction_id) {
+                Some(w) => {
+                    let _ = w.send(Ok(result));
+                    None
+                }
+                None => Some(Event::ReplyReceived {
+                    transaction_id,
+                    result,
+                }),
+            },
+            Event::RequestTimedOut { transaction_id } => {
+                finish(waiters, transaction_id, Error::Timeout, event)
+            }
+            Event::RequestFailed {
+                transaction_id,
+                ref reason,
+            } => {
+                let err = match reason {
+                    FailReason::MessageError(e) => Error::MessageError(e.clone()),
+                    _ => Error::PendingLimitExceeded,
+                };
+                finish(waiters, transaction_id, err, event)
+            }
+            Event::SegmentsMissing {
+                transaction_id,
+                ref missing,
+            } => finish(
+                waiters,
+                transaction_id,
+                Error::SegmentsMissing(missing.clone()),
+                event,
+            ),
+            Event::RequestReceived {
+                transaction_id,
+                actions,
+                mid,
+                version,
+            } => {
+                let req = IncomingRequest {
+                    peer: peer.addr,
+                    transaction_id,
+                    actions,
+                    source: peer,
+                    mid,
+                    version,
+                    cmd: self.reply_cmd.clone(),
+                    answered: false,
+                };
+                if let Err(e) = self.inbound.try_send(Inbound::Request(req)) {
+                    // Nobody listens, or the user is behind: answer at once.
+                    let result = if let TrySendError::Full(_) = e {
+                        self.requests_refused += 1;
+                        error_result(503, "Service Unavailable")
+                    } else {
+                        error_result(501, "Not Implemented")
+                    };
+                    if let Inbound::Request(mut req) = e.into_inner() {
+                        req.answered = true;
+                    }
+                    let _ = self.ep.reply(Instant::now(), peer, transaction_id, result);
+                }
+                None
+            }
+            other => Some(other),
+        };
+        if let Some(event) = unclaimed {
+            self.deliver(Inbound::Event { peer, event });
+        }
+    }
+
+    fn deliver(&mut self, item: Inbound) {
+        if let Err(TrySendError::Full(_)) = self.inbound.try_send(item) {
+            self.events_dropped += 1;
+        }
+    }
+}
+
+fn finish(waiters: &mut HashMap<u32, Waiter>, id: u32, err: Error, event: Event) -> Option<Event> {
+    match waiters.remove(&id) {
+        Some(w) => {
+            let _ = w.send(Err(err));
+            None
+        }
+        None => Some(event),
+    }
+}
