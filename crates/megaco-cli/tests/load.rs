@@ -220,6 +220,32 @@ fn the_readme_call_scenario_runs_under_load_against_mgc() {
     assert!(n("answered") >= 4 * n("calls"), "{r:#}");
 }
 
+/// The built-in `call` scenario with several calls in flight per gateway:
+/// each call Adds its own termination, so none is refused as already in a
+/// context (433) by `megaco mgc`, which keeps one gateway's terminations.
+#[test]
+fn concurrent_built_in_calls_of_one_gateway_add_different_terminations() {
+    let mgc = Mgc::start(&[]);
+    let out = megaco()
+        .args(["load", "--mgc", &mgc.1.to_string(), "--mgs", "2"])
+        .args(["--concurrency", "8", "--scenario", "call"])
+        .args(["--duration", "1", "--json", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &json["ours"];
+    let n = |k: &str| r[k].as_u64().unwrap();
+    assert_eq!(n("registered"), 2);
+    assert_eq!(n("sent"), n("answered") + n("failed") + n("timed_out"));
+    assert_eq!((n("failed"), n("timed_out")), (0, 0), "{r:#}");
+    assert!(n("calls") > 0, "{r:#}");
+}
+
 #[test]
 fn a_failing_scenario_step_is_counted_with_its_reason() {
     let mgc = Mgc::start(&[]);

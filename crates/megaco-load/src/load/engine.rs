@@ -36,8 +36,11 @@ struct Link {
     peer: SocketAddr,
     mid: Mid,
     /// Per step: its template (none for a script step filled in per call,
-    /// or a wait).
+    /// or a wait). A scenario with an Add has one set of step templates
+    /// per call slot (`per_slot` steps each), so that the gateway's calls
+    /// in flight Add different terminations.
     templates: Vec<Option<Template>>,
+    per_slot: Option<usize>,
     next_tid: u32,
     out: HashMap<u32, Out>,
     given_up: HashSet<u32>,
@@ -56,6 +59,8 @@ struct Out {
 
 struct Call {
     link: u32,
+    /// Which of its link's calls this is (`0..calls_per_mg`).
+    slot: u32,
     step: u8,
     ctx: u32,
     /// A scenario file's script, where it stands in this call.
@@ -344,8 +349,15 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
 impl Gen<'_> {
     fn add_link(&mut self, sock: usize, peer: SocketAddr, mid: Mid) -> u32 {
         let idx = self.links.len() as u32;
+        let mut per_slot = None;
         let templates = match (&self.cfg.scenario.calls, &self.plan) {
-            (Calls::Steps(steps), _) => self.step_templates(steps, idx, &mid),
+            (Calls::Steps(steps), _) if steps.contains(&Step::Add) => {
+                per_slot = Some(steps.len());
+                (0..self.cfg.calls_per_mg())
+                    .flat_map(|slot| self.step_templates(steps, idx, slot, &mid))
+                    .collect()
+            }
+            (Calls::Steps(steps), _) => self.step_templates(steps, idx, 0, &mid),
             (Calls::Script(_), Some(plan)) => (0..plan.len())
                 .map(|pos| {
                     let actions = plan.fixed(pos)?.to_vec();
@@ -366,6 +378,7 @@ impl Gen<'_> {
             peer,
             mid,
             templates,
+            per_slot,
             next_tid: self.first_tid,
             out: HashMap::new(),
             given_up: HashSet::new(),
@@ -375,10 +388,19 @@ impl Gen<'_> {
         idx
     }
 
-    /// The templates of the built-in steps for link `idx`.
-    fn step_templates(&self, steps: &[Step], idx: u32, mid: &Mid) -> Vec<Option<Template>> {
+    /// The templates of the built-in steps for call `slot` of link `idx`.
+    /// Each slot of a gateway works on its own termination (numbered
+    /// within the gateway's 16 bits of names).
+    fn step_templates(
+        &self,
+        steps: &[Step],
+        idx: u32,
+        slot: usize,
+        mid: &Mid,
+    ) -> Vec<Option<Template>> {
         let has_add = steps.contains(&Step::Add);
-        let term = msg::termination(farm::PREFIX, idx as usize);
+        let j = (idx as usize * self.cfg.calls_per_mg() + slot) & 0xFFFF;
+        let term = msg::termination(farm::PREFIX, j);
         steps
             .iter()
             .map(|&step| {
@@ -439,10 +461,11 @@ impl Gen<'_> {
         }
         self.links[link as usize].registered = true;
         self.report.registered += 1;
-        for _ in 0..self.cfg.calls_per_mg() {
+        for slot in 0..self.cfg.calls_per_mg() as u32 {
             let script = self.plan.as_ref().map(|p| Box::new(p.script()));
             self.calls.push(Call {
                 link,
+                slot,
                 step: 0,
                 ctx: 0,
                 script,
@@ -479,11 +502,14 @@ impl Gen<'_> {
         let c = &self.calls[call as usize];
         let (link, ctx) = (c.link, c.ctx);
         let l = &mut self.links[link as usize];
+        let step = l
+            .per_slot
+            .map_or(step as usize, |n| c.slot as usize * n + step as usize);
         let tid = l.next_tid;
         l.next_tid = if tid >= 0x7FFF_FFFF { 1 } else { tid + 1 };
         let deadline = now + self.interval;
         self.scratch.clear();
-        let written = match (&bytes, &mut l.templates[step as usize]) {
+        let written = match (&bytes, &mut l.templates[step]) {
             (Some(b), _) => {
                 self.scratch.extend_from_slice(b);
                 true
@@ -555,6 +581,8 @@ impl Gen<'_> {
                     (Some(_), Some(script)) => script.passed() as usize,
                     _ => self.calls[call as usize].step as usize,
                 };
+                let slot = self.calls[call as usize].slot as usize;
+                let step = l.per_slot.map_or(step, |n| slot * n + step);
                 self.scratch.clear();
                 let written = match (&o.bytes, &mut l.templates[step]) {
                     (Some(b), _) => {

@@ -422,10 +422,59 @@ pub(crate) fn keyword(word: &[u8], version: u8) -> Option<Kw> {
         }
         let (spelling, kw, since) = SPELLINGS[e - 1];
         let s = spelling.as_bytes();
-        if s.len() == n && s.iter().zip(word).all(|(&a, &b)| a == b | 0x20) {
+        if s.len() == n && folded_eq(s, word) {
             return (version >= since).then_some(kw);
         }
         h = (h + 1) & MASK;
+    }
+}
+
+/// Whether `word` folded with `| 0x20` is `spelling`, both of the same
+/// length: eight or four bytes at a time (the last chunk overlapping the
+/// one before), the way a word is compared against a keyword on every
+/// token.
+#[inline]
+fn folded_eq(spelling: &[u8], word: &[u8]) -> bool {
+    let n = word.len();
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if !eq8(spelling, word, i) {
+                return false;
+            }
+            i += 8;
+        }
+        eq8(spelling, word, n - 8)
+    } else if n >= 4 {
+        eq4(spelling, word, 0) && eq4(spelling, word, n - 4)
+    } else {
+        spelling.iter().zip(word).all(|(&a, &b)| a == b | 0x20)
+    }
+}
+
+#[inline]
+fn eq8(spelling: &[u8], word: &[u8], at: usize) -> bool {
+    let chunk = |b: &[u8]| {
+        b.get(at..at + 8)
+            .and_then(|c| c.try_into().ok())
+            .map(u64::from_le_bytes)
+    };
+    match (chunk(spelling), chunk(word)) {
+        (Some(s), Some(w)) => s == w | 0x2020_2020_2020_2020,
+        _ => false,
+    }
+}
+
+#[inline]
+fn eq4(spelling: &[u8], word: &[u8], at: usize) -> bool {
+    let chunk = |b: &[u8]| {
+        b.get(at..at + 4)
+            .and_then(|c| c.try_into().ok())
+            .map(u32::from_le_bytes)
+    };
+    match (chunk(spelling), chunk(word)) {
+        (Some(s), Some(w)) => s == w | 0x2020_2020,
+        _ => false,
     }
 }
 
@@ -471,6 +520,19 @@ mod tests {
         assert_eq!(keyword(b"mF", 1), Some(Modify));
         assert_eq!(keyword(b"CT", 2), None);
         assert_eq!(keyword(b"CT", 3), Some(ContextAttr));
+    }
+
+    #[test]
+    fn a_wrong_byte_anywhere_is_no_keyword() {
+        // Every position of every length, whichever chunk of the
+        // comparison it falls in (first, middle, overlapping last).
+        for &(s, _, _) in SPELLINGS {
+            for i in 1..s.len() {
+                let mut w = s.as_bytes().to_vec();
+                w[i] = b'#';
+                assert_eq!(keyword(&w, 3), None, "{s} at {i}");
+            }
+        }
     }
 
     #[test]

@@ -339,12 +339,18 @@ impl<'a> Lexer<'a> {
     pub fn enter(&mut self) -> R<()> {
         self.depth += 1;
         if self.depth > self.limits.max_depth {
-            return Err(self.err(
-                self.pos.saturating_sub(1),
-                Limit::Depth.exceeded(self.limits, None),
-            ));
+            return Err(self.too_deep());
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> DecodeError {
+        self.err(
+            self.pos.saturating_sub(1),
+            Limit::Depth.exceeded(self.limits, None),
+        )
     }
 
     #[inline]
@@ -412,9 +418,15 @@ impl<'a> Lexer<'a> {
     #[inline]
     pub fn string_len(&self, at: usize, len: usize) -> R<()> {
         if len > self.limits.max_string_len {
-            return Err(self.err(at, Limit::StringLen.exceeded(self.limits, Some(len))));
+            return Err(self.too_long(at, len));
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_long(&self, at: usize, len: usize) -> DecodeError {
+        self.err(at, Limit::StringLen.exceeded(self.limits, Some(len)))
     }
 
     // ---- words -----------------------------------------------------------
@@ -423,16 +435,45 @@ impl<'a> Lexer<'a> {
     #[inline]
     pub fn word(&mut self, expected: &'static str) -> R<(usize, &'a str)> {
         self.ws();
+        let b = self.bytes();
         let start = self.pos;
-        let rest = self.bytes().get(start..).unwrap_or_default();
-        let len = rest.iter().position(|&c| !is_safe(c)).unwrap_or(rest.len());
-        if len == 0 {
-            return Err(self.expected(expected));
+        let mut end = start;
+        while end < b.len() && is_safe(b[end]) {
+            end += 1;
         }
-        let end = start + len;
-        self.string_len(start, end - start)?;
+        let len = end - start;
+        // One test for both refusals; the errors are built out of line.
+        if len.wrapping_sub(1) >= self.limits.max_string_len {
+            return Err(self.bad_word(start, len, expected));
+        }
         self.pos = end;
         Ok((start, self.slice(start, end)))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bad_word(&self, start: usize, len: usize, expected: &'static str) -> DecodeError {
+        if len == 0 {
+            self.expected(expected)
+        } else {
+            self.too_long(start, len)
+        }
+    }
+
+    /// Steps over a run of safe characters at the cursor (white space
+    /// already skipped), at least one; returns where it starts. The view
+    /// skips most words this way, without making a slice of them.
+    #[inline(always)]
+    pub fn skip_safe(&mut self) -> R<usize> {
+        let b = self.bytes();
+        let start = self.pos;
+        let mut i = start;
+        while i < b.len() && is_safe(b[i]) {
+            i += 1;
+        }
+        self.string_len(start, i - start)?;
+        self.pos = i;
+        Ok(start)
     }
 
     /// A word and its keyword, read once.
@@ -444,6 +485,14 @@ impl<'a> Lexer<'a> {
             text,
             kw: keyword(text.as_bytes(), self.version),
         })
+    }
+
+    /// A word whose keyword does not matter (a termination id, a
+    /// number): no lookup.
+    #[inline]
+    pub fn plain_word(&mut self, expected: &'static str) -> R<Tok<'a>> {
+        let (at, text) = self.word(expected)?;
+        Ok(Tok { at, text, kw: None })
     }
 
     /// Exactly the keyword `k`.

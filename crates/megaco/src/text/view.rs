@@ -174,7 +174,7 @@ impl<'a> TextWalker<'a> {
                 State::ContextIds => {
                     let t = match self.ahead.take() {
                         Some(t) => t,
-                        None => self.lx.token("a termination id")?,
+                        None => self.lx.plain_word("a termination id")?,
                     };
                     if !self.lx.next_item(&mut self.ids)? {
                         self.state = State::AfterIds { reply: true };
@@ -303,7 +303,7 @@ impl<'a> TextWalker<'a> {
                 let (code, _) = self.lx.error_code()?;
                 error = Some(Item::ActionError { code });
             } else {
-                self.skip_rest(Ctx::Generic, t.kw)?;
+                self.skip_rest(Ctx::Generic, First::Kw(t.kw))?;
             }
             if !self.lx.next_item(&mut n)? {
                 break;
@@ -345,18 +345,18 @@ impl<'a> TextWalker<'a> {
                 | Kw::Ieps
                 | Kw::ContextAttr,
             ) if !prefixed => {
-                self.skip_rest(Ctx::Generic, kw)?;
+                self.skip_rest(Ctx::Generic, First::Kw(kw))?;
                 self.end_of_command(reply)?;
                 return Ok(None);
             }
             Some(Kw::ContextAudit) if !reply && !prefixed => {
-                self.skip_rest(Ctx::Generic, kw)?;
+                self.skip_rest(Ctx::Generic, First::Kw(kw))?;
                 self.end_of_command(reply)?;
                 return Ok(None);
             }
             Some(Kw::Error) if reply => {
                 // Yielded after the action (see `action_error`).
-                self.skip_rest(Ctx::Generic, kw)?;
+                self.skip_rest(Ctx::Generic, First::Kw(kw))?;
                 self.end_of_command(reply)?;
                 return Ok(None);
             }
@@ -369,7 +369,12 @@ impl<'a> TextWalker<'a> {
         if self.lx.version >= 3 && self.lx.open_square()? {
             self.state = State::IdList { reply };
         } else {
-            let id = self.lx.token("a termination id")?;
+            // Only an audit reply's `Context` needs the keyword.
+            let id = if audit_reply {
+                self.lx.token("a termination id")?
+            } else {
+                self.lx.plain_word("a termination id")?
+            };
             if audit_reply && id.kw == Some(Kw::Ctx) {
                 self.lx.open()?;
                 let first = self.lx.token("Error or a termination id")?;
@@ -475,16 +480,38 @@ impl Ctx {
     }
 }
 
+/// The first word of a skipped item: its keyword already known, or the
+/// word, whose keyword is looked up when needed.
+#[derive(Debug, Clone, Copy)]
+enum First<'a> {
+    Kw(Option<Kw>),
+    Word(&'a str),
+}
+
+impl First<'_> {
+    fn kw(self, version: u8) -> Option<Kw> {
+        match self {
+            First::Kw(kw) => kw,
+            First::Word(w) => keyword(w.as_bytes(), version),
+        }
+    }
+}
+
 impl TextWalker<'_> {
     /// Skips a `{ ... }` (the cursor on its `{`) whose items are `ctx`.
     fn skip_block(&mut self, ctx: Ctx) -> R<()> {
         self.lx.open()?;
         loop {
-            let kw = match self.lx.peek() {
-                Some(b) if is_safe(b) => self.lx.token("an item")?.kw,
-                _ => None,
+            // Most items are skipped without their first word's keyword;
+            // it is looked up only when a `{` makes it matter.
+            let first = match self.lx.peek() {
+                Some(b) if is_safe(b) => {
+                    let start = self.lx.skip_safe()?;
+                    First::Word(self.lx.slice(start, self.lx.pos))
+                }
+                _ => First::Kw(None),
             };
-            self.skip_rest(ctx, kw)?;
+            self.skip_rest(ctx, first)?;
             if !self.lx.eat(b',') {
                 return self.lx.close();
             }
@@ -492,20 +519,25 @@ impl TextWalker<'_> {
     }
 
     /// Skips the rest of an item of `ctx` whose first word (already read)
-    /// is `kw`: up to the `,` or `}` that ends it, not read.
-    fn skip_rest(&mut self, ctx: Ctx, kw: Option<Kw>) -> R<()> {
+    /// is `first`: up to the `,` or `}` that ends it, not read.
+    fn skip_rest(&mut self, ctx: Ctx, first: First<'_>) -> R<()> {
         let mut square = 0usize;
         let mut mtp = false;
+        let mut kw = None;
         loop {
             let Some(b) = self.lx.peek() else {
                 return Err(self.lx.expected("`}`"));
             };
             match b {
                 b',' | b'}' if square == 0 => return Ok(()),
-                b'{' if mtp || ctx.raw(kw) => {
-                    self.lx.octet_string()?;
+                b'{' => {
+                    let kw = *kw.get_or_insert_with(|| first.kw(self.lx.version));
+                    if mtp || ctx.raw(kw) {
+                        self.lx.octet_string()?;
+                    } else {
+                        self.skip_block(ctx.inner(kw))?;
+                    }
                 }
-                b'{' => self.skip_block(ctx.inner(kw))?,
                 b'[' => {
                     self.lx.open_square()?;
                     square += 1;
@@ -519,8 +551,12 @@ impl TextWalker<'_> {
                 }
                 b',' | b'=' | b':' | b'#' | b'<' | b'>' => self.lx.pos += 1,
                 _ if is_safe(b) => {
-                    let (_, w) = self.lx.word("a word")?;
-                    mtp = w.eq_ignore_ascii_case("mtp");
+                    let start = self.lx.skip_safe()?;
+                    mtp = self.lx.pos - start == 3
+                        && self
+                            .lx
+                            .slice(start, self.lx.pos)
+                            .eq_ignore_ascii_case("mtp");
                     continue;
                 }
                 _ => return Err(self.lx.expected("a descriptor's item, `,` or `}`")),
