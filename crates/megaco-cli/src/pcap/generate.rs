@@ -184,10 +184,10 @@ fn actions(m: &MegacoMessage) -> &[ActionRequest] {
     }
 }
 
-/// The bundled corpus (Erlang/OTP's measurement messages, Apache-2.0; see
-/// `corpus/time_test.msgs.license`), built in so the generator runs
-/// anywhere.
-const CORPUS: &[u8] = include_bytes!("../../../../corpus/time_test.msgs");
+/// The bundled corpus (Erlang/OTP's measurement messages, Apache-2.0),
+/// the copy built into the bench crate, so the generator runs anywhere and
+/// the CLI packages on its own.
+const CORPUS: &[u8] = megaco_bench::samples::BUNDLED;
 
 /// The corpus messages that start with a transaction request (and that
 /// BER can carry).
