@@ -184,6 +184,17 @@ impl Drop for Mgc {
     }
 }
 
+/// The `ours` report of a `megaco load --json` run that succeeded.
+fn our_report(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    json["ours"].clone()
+}
+
 fn repo_file(path: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -201,13 +212,7 @@ fn the_readme_call_scenario_runs_under_load_against_mgc() {
         .args(["--scenario", &repo_file("examples/scenarios/mg-call.toml")])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let r = &json["ours"];
+    let r = &our_report(&out);
     let n = |k: &str| r[k].as_u64().unwrap();
     assert_eq!(n("registered"), 3);
     assert_eq!(n("sent"), n("answered") + n("failed") + n("timed_out"));
@@ -232,13 +237,7 @@ fn concurrent_built_in_calls_of_one_gateway_add_different_terminations() {
         .args(["--duration", "1", "--json", "--quiet"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let r = &json["ours"];
+    let r = &our_report(&out);
     let n = |k: &str| r[k].as_u64().unwrap();
     assert_eq!(n("registered"), 2);
     assert_eq!(n("sent"), n("answered") + n("failed") + n("timed_out"));

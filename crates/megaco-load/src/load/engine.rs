@@ -116,6 +116,33 @@ fn send(socks: &mut [Sock], dirty: &mut Vec<usize>, s: usize, bytes: &[u8], to: 
     let _ = socks[s].send(bytes, to);
 }
 
+/// Where the template of `step` for call `slot` is among a link's
+/// templates (one set per slot, `per_slot` steps each, or one shared set).
+fn template_index(per_slot: Option<usize>, slot: u32, step: usize) -> usize {
+    per_slot.map_or(step, |n| slot as usize * n + step)
+}
+
+/// Writes a request into `scratch`: the bytes encoded for its call alone,
+/// or its template's with `tid` and `ctx` patched in; false when there is
+/// nothing to send.
+fn fill(
+    scratch: &mut Vec<u8>,
+    own: Option<&[u8]>,
+    template: Option<&mut Template>,
+    tid: u32,
+    ctx: u32,
+) -> bool {
+    scratch.clear();
+    match (own, template) {
+        (Some(b), _) => {
+            scratch.extend_from_slice(b);
+            true
+        }
+        (None, Some(t)) => t.write(tid, ctx, scratch).is_ok(),
+        (None, None) => false,
+    }
+}
+
 fn histogram() -> Histogram<u64> {
     Histogram::new(3).expect("3 significant figures is valid")
 }
@@ -502,22 +529,12 @@ impl Gen<'_> {
         let c = &self.calls[call as usize];
         let (link, ctx) = (c.link, c.ctx);
         let l = &mut self.links[link as usize];
-        let step = l
-            .per_slot
-            .map_or(step as usize, |n| c.slot as usize * n + step as usize);
+        let step = template_index(l.per_slot, c.slot, step as usize);
         let tid = l.next_tid;
         l.next_tid = if tid >= 0x7FFF_FFFF { 1 } else { tid + 1 };
         let deadline = now + self.interval;
-        self.scratch.clear();
-        let written = match (&bytes, &mut l.templates[step]) {
-            (Some(b), _) => {
-                self.scratch.extend_from_slice(b);
-                true
-            }
-            (None, Some(t)) => t.write(tid, ctx, &mut self.scratch).is_ok(),
-            (None, None) => false,
-        };
-        if written {
+        let template = l.templates[step].as_mut();
+        if fill(&mut self.scratch, bytes.as_deref(), template, tid, ctx) {
             send(
                 &mut self.socks,
                 &mut self.dirty,
@@ -581,18 +598,9 @@ impl Gen<'_> {
                     (Some(_), Some(script)) => script.passed() as usize,
                     _ => self.calls[call as usize].step as usize,
                 };
-                let slot = self.calls[call as usize].slot as usize;
-                let step = l.per_slot.map_or(step, |n| slot * n + step);
-                self.scratch.clear();
-                let written = match (&o.bytes, &mut l.templates[step]) {
-                    (Some(b), _) => {
-                        self.scratch.extend_from_slice(b);
-                        true
-                    }
-                    (None, Some(t)) => t.write(tid, ctx, &mut self.scratch).is_ok(),
-                    (None, None) => false,
-                };
-                if written {
+                let step = template_index(l.per_slot, self.calls[call as usize].slot, step);
+                let template = l.templates[step].as_mut();
+                if fill(&mut self.scratch, o.bytes.as_deref(), template, tid, ctx) {
                     send(
                         &mut self.socks,
                         &mut self.dirty,
