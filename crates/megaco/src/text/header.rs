@@ -118,6 +118,10 @@ impl<'a> Lexer<'a> {
             }
             _ => {
                 let t = self.token("a message identifier (mId)")?;
+                // `MTP` is an MTP address only when a `{` follows (white
+                // space allowed); otherwise it is a device name, and the
+                // white space after it is the header's separator.
+                let after = self.pos;
                 if t.kw == Some(Kw::Mtp) && self.peek() == Some(b'{') {
                     let (at, hex) = self.octet_string()?;
                     if !is_mtp_address(hex.as_bytes()) {
@@ -128,6 +132,7 @@ impl<'a> Lexer<'a> {
                         form: MtpForm::Text(NameForm::Utf8Lossy),
                     })
                 } else {
+                    self.pos = after;
                     Ok(MidView::Device {
                         name: t.text.as_bytes(),
                         form: NameForm::Lower,
