@@ -22,10 +22,6 @@ fn mtp_with_a_brace_is_still_an_mtp_address() {
         "MEGACO/2 MTP {0A0B}\nError = 400 { }",
     ] {
         let msg = megaco::text::decode(text.as_bytes()).unwrap_or_else(|e| panic!("{text:?}: {e}"));
-        assert!(
-            matches!(&msg.mess.mid, Mid::Mtp(_)),
-            "{:?}",
-            msg.mess.mid
-        );
+        assert!(matches!(&msg.mess.mid, Mid::Mtp(_)), "{:?}", msg.mess.mid);
     }
 }
