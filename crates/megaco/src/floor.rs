@@ -52,29 +52,7 @@ static TEXT_CLASS: [u8; 256] = {
     let mut i = 0;
     while i < 256 {
         let c = i as u8;
-        t[i] = if c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                b'+' | b'-'
-                    | b'&'
-                    | b'!'
-                    | b'_'
-                    | b'/'
-                    | b'\''
-                    | b'?'
-                    | b'@'
-                    | b'^'
-                    | b'`'
-                    | b'~'
-                    | b'*'
-                    | b'$'
-                    | b'\\'
-                    | b'('
-                    | b')'
-                    | b'%'
-                    | b'|'
-                    | b'.'
-            ) {
+        t[i] = if crate::text::safe_char(c) {
             1
         } else if matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
             2

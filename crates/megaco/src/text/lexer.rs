@@ -20,6 +20,35 @@ const SAFE: u8 = 1;
 const SPACE: u8 = 2;
 const SEMI: u8 = 4;
 
+/// `SafeChar` of the ABNF: letters, digits and
+/// `+ - & ! _ / ' ? @ ^ ` ~ * $ \ ( ) % | .` (also the text scan floor's
+/// word characters, [`crate::floor`]).
+pub(crate) const fn safe_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            b'+' | b'-'
+                | b'&'
+                | b'!'
+                | b'_'
+                | b'/'
+                | b'\''
+                | b'?'
+                | b'@'
+                | b'^'
+                | b'`'
+                | b'~'
+                | b'*'
+                | b'$'
+                | b'\\'
+                | b'('
+                | b')'
+                | b'%'
+                | b'|'
+                | b'.'
+        )
+}
+
 /// Byte classes: `SafeChar` of the ABNF (letters, digits and
 /// `+ - & ! _ / ' ? @ ^ ` ~ * $ \ ( ) % | .`), white space (space, tab,
 /// CR, LF) and `;`.
@@ -28,29 +57,7 @@ static CLASS: [u8; 256] = {
     let mut i = 0;
     while i < 256 {
         let c = i as u8;
-        t[i] = if c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                b'+' | b'-'
-                    | b'&'
-                    | b'!'
-                    | b'_'
-                    | b'/'
-                    | b'\''
-                    | b'?'
-                    | b'@'
-                    | b'^'
-                    | b'`'
-                    | b'~'
-                    | b'*'
-                    | b'$'
-                    | b'\\'
-                    | b'('
-                    | b')'
-                    | b'%'
-                    | b'|'
-                    | b'.'
-            ) {
+        t[i] = if safe_char(c) {
             SAFE
         } else if matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
             SPACE
