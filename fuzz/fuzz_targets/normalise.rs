@@ -121,7 +121,9 @@ where
 /// action's list), so it reads back as `None`, as does an empty list of
 /// context properties or audited context properties, and the default
 /// select logic (AND), which is not written; an audit descriptor with
-/// empty token lists is `Audit { }`, which reads back without lists.
+/// empty token lists is `Audit { }`, which reads back without lists; an
+/// event's requested actions with nothing in them are not written, so
+/// they read back as none.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     // `Audit { }` reads as an audit descriptor with no token lists.
     fn no_empty_audit_lists(v: &mut Value) {
@@ -164,8 +166,31 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
             _ => {}
         }
     }
+    // An event's requested actions with nothing in them (no KeepActive,
+    // digit map, embedded descriptors, notify behaviour or reset flag)
+    // have no text form: `t/c` with no body reads back without actions.
+    fn no_empty_event_actions(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                for (k, child) in map.iter_mut() {
+                    let empty = k == "event_action"
+                        && child.as_object().is_some_and(|m| {
+                            m.values().all(|v| v.is_null() || *v == Value::Bool(false))
+                        });
+                    if empty {
+                        *child = Value::Null;
+                    } else {
+                        no_empty_event_actions(child);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(no_empty_event_actions),
+            _ => {}
+        }
+    }
     let mut json = serde_json::to_value(msg).expect("the model serialises");
     no_empty_audit_lists(&mut json);
+    no_empty_event_actions(&mut json);
     if msg.mess.version < 3 {
         no_empty_digit_map_values(&mut json);
     }
