@@ -293,9 +293,10 @@ fn canonical_reply(c: &mut megaco::model::CommandReply, version: u8) {
 /// (`Media, Statistics`: the tokens of `EmptyDescriptors`, and an empty
 /// Statistics descriptor, which v3 writes the same) are gathered into
 /// one `EmptyDescriptors` after the other items, in the order written;
-/// but a bare `Signals` is an empty Signals descriptor in the text
-/// grammar (as in OTP's parser, which has no Signals audit item), so the
-/// Signals token reads back as one, where it was written.
+/// but a bare `Signals`, `EventBuffer` or `Events` is an empty
+/// descriptor of that name in the text grammar (as in OTP's parser, which
+/// reads none of them as an audit item here), so those tokens read back
+/// as empty descriptors, where they were written.
 fn canonical_audit_list(list: &mut Vec<megaco::model::AuditReturnParameter>, version: u8) {
     use megaco::model::{AuditDescriptor, AuditReturnParameter as P};
     let mut tokens = Vec::new();
@@ -307,10 +308,11 @@ fn canonical_audit_list(list: &mut Vec<megaco::model::AuditReturnParameter>, ver
                 ..
             }) => {
                 for token in t {
-                    if token == AuditToken::Signals {
-                        rest.push(P::Signals(Default::default()));
-                    } else {
-                        tokens.push(token);
+                    match token {
+                        AuditToken::Signals => rest.push(P::Signals(Default::default())),
+                        AuditToken::EventBuffer => rest.push(P::EventBuffer(Default::default())),
+                        AuditToken::Events => rest.push(P::Events(Default::default())),
+                        token => tokens.push(token),
                     }
                 }
             }

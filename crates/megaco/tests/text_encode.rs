@@ -637,3 +637,54 @@ fn v1_notify_with_error_keeps_its_observed_events() {
         assert_eq!(decode(&out).unwrap(), m, "{style:?}");
     }
 }
+
+/// OTP's parser refuses a ServiceChangeAddress beside a MgcIdToTry (in
+/// requests and replies alike), so a model with both has no text form:
+/// the encoder says so rather than write what does not read back.
+#[test]
+fn service_change_address_beside_mgc_id_is_refused() {
+    let request = "!/2 [10.0.0.1]\nT=1{C=-{SC=ROOT{SV{MT=RS,AD=2945,RE=\"901\"}}}}";
+    let reply = "!/2 [10.0.0.1]\nP=1{C=-{SC=ROOT{SV{AD=2945}}}}";
+    for text in [request, reply] {
+        let mut m = decode(text.as_bytes()).unwrap();
+        for style in [Style::Pretty, Style::Compact] {
+            let mut out = Vec::new();
+            encode(&m, style, &mut out).unwrap();
+        }
+        let mgc = Some(Mid::Ip4(Ip4Address {
+            address: [10, 0, 0, 2],
+            port: None,
+        }));
+        let MessageBody::Transactions(ts) = &mut m.mess.body else {
+            unreachable!()
+        };
+        match &mut ts[0] {
+            Transaction::Request(r) => {
+                let Command::ServiceChange(sc) = &mut r.actions[0].command_requests[0].command
+                else {
+                    unreachable!()
+                };
+                sc.service_change_parms.service_change_mgc_id = mgc;
+            }
+            Transaction::Reply(r) => {
+                let TransactionResult::ActionReplies(a) = &mut r.result else {
+                    unreachable!()
+                };
+                let CommandReply::ServiceChange(sc) = &mut a[0].command_reply[0] else {
+                    unreachable!()
+                };
+                let ServiceChangeResult::ServiceChangeResParms(p) = &mut sc.service_change_result
+                else {
+                    unreachable!()
+                };
+                p.service_change_mgc_id = mgc;
+            }
+            _ => unreachable!(),
+        }
+        for style in [Style::Pretty, Style::Compact] {
+            let mut out = Vec::new();
+            let err = encode(&m, style, &mut out).unwrap_err();
+            assert!(matches!(err, EncodeError::Invalid { .. }), "{err:?}");
+        }
+    }
+}

@@ -26,6 +26,10 @@ impl Enc<'_> {
             });
             Ok(())
         })?;
+        one_of_address_and_mgc_id(
+            p.service_change_address.is_some(),
+            p.service_change_mgc_id.is_some(),
+        )?;
         if let Some(a) = &p.service_change_address {
             self.item(&mut sep, s1, |e| e.service_change_address(a))?;
         }
@@ -151,6 +155,10 @@ impl Enc<'_> {
         self.lb_i(s + 1);
         let start = self.mark();
         let mut sep = false;
+        one_of_address_and_mgc_id(
+            p.service_change_address.is_some(),
+            p.service_change_mgc_id.is_some(),
+        )?;
         if let Some(a) = &p.service_change_address {
             self.item(&mut sep, s2, |e| e.service_change_address(a))?;
         }
@@ -178,4 +186,17 @@ impl Enc<'_> {
         }
         Ok(())
     }
+}
+
+/// Text reads a ServiceChangeAddress and a MgcIdToTry in one parameter
+/// list as an error (as OTP's parser: `not_both_address_mgcid_...`), so
+/// a model with both has no text form.
+fn one_of_address_and_mgc_id(address: bool, mgc_id: bool) -> R {
+    if address && mgc_id {
+        return Err(invalid(
+            "service change parameters",
+            "ServiceChangeAddress and MgcIdToTry together have no text form",
+        ));
+    }
+    Ok(())
 }
