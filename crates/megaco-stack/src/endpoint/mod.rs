@@ -80,7 +80,7 @@ mod codecs;
 mod events;
 mod timers;
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -91,7 +91,7 @@ use megaco::MegacoMessage;
 
 use crate::codec::{DecodeError, Encoding};
 use crate::config::{Config, TransportConfig};
-use crate::engine::{self, decode_error_descriptor, Connection, ConnectionStats};
+use crate::engine::{self, decode_error_descriptor, Connection, ConnectionStats, Map};
 use crate::tpkt::{self, FrameDecoder};
 use bucket::Bucket;
 use codecs::Codecs;
@@ -185,7 +185,7 @@ pub struct Endpoint {
     config: Arc<Config>,
     codecs: Codecs,
     transports: Vec<TransportKind>,
-    peers: HashMap<Peer, PeerState>,
+    peers: Map<Peer, PeerState>,
     /// Unproven peers by arrival, oldest first.
     unproven: BTreeSet<(Instant, Peer)>,
     /// Every peer's next deadline, soonest first.
@@ -214,7 +214,7 @@ impl Endpoint {
             errors: Bucket::full(config.transport.error_rate_total, now),
             config: Arc::new(config),
             transports: Vec::new(),
-            peers: HashMap::new(),
+            peers: Map::default(),
             unproven: BTreeSet::new(),
             timers: BTreeSet::new(),
             by_cached: BTreeSet::new(),

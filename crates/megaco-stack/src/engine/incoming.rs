@@ -268,13 +268,41 @@ impl Connection {
             self.replied.pop_front();
         }
         self.replied.push_back((id, expires));
+        // In expiry order even if `now` went back (it should not).
+        let at = self
+            .expiries
+            .iter()
+            .rposition(|(e, _)| *e <= expires)
+            .map_or(0, |i| i + 1);
+        self.expiries.insert(at, (expires, id));
+        // Stale entries behind a live front wait for it; should they come
+        // to outnumber the live ones, they are swept out (amortised: the
+        // next sweep is at least as many pushes away as live entries).
+        if self.expiries.len() > 2 * self.remembered + 64 {
+            let incoming = &self.incoming;
+            self.expiries.retain(|(at, id)| {
+                matches!(incoming.get(id), Some(InState::Replied { expires, .. }) if expires == at)
+            });
+        }
         self.reschedule(Key::In(id));
+        self.tidy_expiries();
         self.trim_cache();
+    }
+
+    /// Drops stale entries (of requests forgotten or replied again since)
+    /// from the front of `expiries`, so that its front is a real deadline.
+    fn tidy_expiries(&mut self) {
+        while let Some(&(at, id)) = self.expiries.front() {
+            if self.is_remembered(id, at) {
+                break;
+            }
+            self.expiries.pop_front();
+        }
     }
 
     /// Whether `id` is remembered as replied with this expiry (an entry
     /// of the eviction line that is not stale).
-    fn is_remembered(&self, id: u32, expires: Instant) -> bool {
+    pub(super) fn is_remembered(&self, id: u32, expires: Instant) -> bool {
         matches!(self.incoming.get(&id), Some(InState::Replied { expires: e, .. }) if *e == expires)
     }
 
@@ -365,6 +393,7 @@ impl Connection {
             self.remembered -= 1;
         }
         self.reschedule(Key::In(id));
+        self.tidy_expiries();
     }
 
     /// Tells the peer we are still working on `transaction_id` (a
@@ -527,5 +556,26 @@ mod tests {
             c.remembered_requests()
         );
         assert!(c.replied.len() <= 1_001, "{}", c.replied.len());
+        assert!(c.expiries.len() <= 1_001, "{}", c.expiries.len());
+        // The next deadline is the expiry of the oldest reply still
+        // remembered: acknowledged ones leave no stale deadline in front.
+        let oldest = c
+            .incoming
+            .values()
+            .filter_map(|s| match s {
+                super::InState::Replied { expires, .. } => Some(*expires),
+                _ => None,
+            })
+            .min();
+        assert!(oldest.is_some());
+        assert_eq!(c.poll_timeout(), oldest);
+        // At that time it is forgotten, and no sooner.
+        let at = oldest.unwrap();
+        let before = c.remembered_requests();
+        c.handle_timeout(at - Duration::from_millis(1));
+        assert_eq!(c.remembered_requests(), before);
+        c.handle_timeout(at);
+        assert_eq!(c.remembered_requests(), before - 1);
+        assert!(c.poll_timeout() > Some(at));
     }
 }

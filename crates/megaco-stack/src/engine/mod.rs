@@ -160,6 +160,10 @@ mod util;
 mod view;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+/// The maps of transactions: keyed by ids a peer chooses, so with a
+/// seeded hash (foldhash's, several times SipHash's speed on small keys).
+pub(crate) type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -442,8 +446,8 @@ pub struct Connection {
     /// replies).
     negotiated_v3: bool,
     next_id: u32,
-    outgoing: HashMap<u32, OutRequest>,
-    incoming: HashMap<u32, InState>,
+    outgoing: Map<u32, OutRequest>,
+    incoming: Map<u32, InState>,
     /// Replied entries of `incoming`, oldest first (with their expiry, to
     /// skip entries replaced since): the eviction order of the cache.
     replied: VecDeque<(u32, Instant)>,
@@ -451,10 +455,18 @@ pub struct Connection {
     cached_bytes: usize,
     /// How many entries of `incoming` are `Replied`.
     remembered: usize,
-    /// Every armed timer, soonest first.
+    /// When each replied request is forgotten, soonest first, for the
+    /// `Replied` entries of `incoming` (stale entries, of requests
+    /// forgotten or replied again since, are skipped; the front is never
+    /// stale). Every reply is kept for the same horizon, so a queue in
+    /// arrival order is a queue in expiry order: the busiest timer costs
+    /// a push and a pop rather than a tree insert and removal.
+    expiries: VecDeque<(Instant, u32)>,
+    /// Every other armed timer (our requests' resends and deadlines,
+    /// pendings owed to the peer), soonest first.
     timers: BTreeSet<(Instant, Key)>,
     /// The armed deadline of each key, to find its entry in `timers`.
-    deadlines: HashMap<Key, Instant>,
+    deadlines: Map<Key, Instant>,
     /// Messages to send, and whether each is an error the stack produced
     /// by itself (rate-limited by an endpoint).
     transmits: VecDeque<(Vec<u8>, bool)>,
@@ -468,7 +480,7 @@ pub struct Connection {
     view_luck: view::Luck,
     /// Our segmented replies whose SegmentReplies have not all come: how
     /// many segments each still waits for.
-    unacked_segments: HashMap<u32, u16>,
+    unacked_segments: Map<u32, u16>,
     stats: ConnectionStats,
 }
 
@@ -498,19 +510,20 @@ impl Connection {
             encoding,
             registered: false,
             negotiated_v3: false,
-            outgoing: HashMap::new(),
-            incoming: HashMap::new(),
+            outgoing: Map::default(),
+            incoming: Map::default(),
             replied: VecDeque::new(),
             cached_bytes: 0,
             remembered: 0,
+            expiries: VecDeque::new(),
             timers: BTreeSet::new(),
-            deadlines: HashMap::new(),
+            deadlines: Map::default(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             unanswered: 0,
             last_sent_error: false,
             view_luck: view::Luck::default(),
-            unacked_segments: HashMap::new(),
+            unacked_segments: Map::default(),
             stats: ConnectionStats::default(),
         }
     }
@@ -577,7 +590,12 @@ impl Connection {
 
     /// When [`Connection::handle_timeout`] must next be called, if ever.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.first().map(|(at, _)| *at)
+        let timer = self.timers.first().map(|(at, _)| *at);
+        let expiry = self.expiries.front().map(|(at, _)| *at);
+        match (timer, expiry) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// How many of our requests await a reply.
@@ -645,12 +663,12 @@ impl Connection {
                 | OutState::Long { deadline, .. }
                 | OutState::Segments { deadline, .. } => deadline,
             }),
+            // A replied request's expiry is in `expiries`.
             Key::In(id) => match self.incoming.get(&id) {
                 Some(InState::Processing {
                     pending_deadline, ..
                 }) => *pending_deadline,
-                Some(InState::Replied { expires, .. }) => Some(*expires),
-                None => None,
+                Some(InState::Replied { .. }) | None => None,
             },
         };
         if let Some(at) = deadline {
@@ -813,6 +831,15 @@ impl Connection {
             self.timers.pop_first();
             self.deadlines.remove(&key);
             due.push(key);
+        }
+        while let Some(&(at, id)) = self.expiries.front() {
+            if at > now {
+                break;
+            }
+            self.expiries.pop_front();
+            if self.is_remembered(id, at) {
+                due.push(Key::In(id));
+            }
         }
         for key in due {
             match key {
