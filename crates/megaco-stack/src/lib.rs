@@ -70,7 +70,7 @@ pub mod udp;
 
 pub use codec::{DecodeError, Encoding};
 #[cfg(feature = "tokio")]
-pub use driver::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest};
+pub use driver::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest, ReplySent};
 pub use endpoint::{Peer, Stats};
 #[cfg(feature = "tokio")]
 pub use stack::Stack;

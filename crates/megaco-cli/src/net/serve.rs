@@ -11,7 +11,7 @@ use std::time::Duration;
 use megaco_stack::endpoint::{DropReport, EndpointEvent};
 use megaco_stack::engine::Event;
 use megaco_stack::scenario::{Responder, Role, Rule, TermIdStyle};
-use megaco_stack::{IncomingRequest, Peer};
+use megaco_stack::{IncomingRequest, Peer, ReplySent};
 use serde_json::json;
 use tokio::task::JoinSet;
 
@@ -22,6 +22,11 @@ use super::Tally;
 /// Requests a rule leaves unanswered are kept (unanswered) up to this
 /// many; older ones are then let go (the stack answers them with 500).
 const MAX_HELD: usize = 1024;
+
+/// Replies given on the spot whose outcome is awaited are kept up to this
+/// many (the stack sends them within a turn of its loop, so only a stack
+/// far behind gets near it); beyond it the oldest outcome goes uncounted.
+const MAX_SENT: usize = 65_536;
 
 /// Answers requests.
 pub struct Server {
@@ -36,6 +41,10 @@ pub struct Server {
     styles: HashMap<Peer, TermIdStyle>,
     max_peers: usize,
     held: VecDeque<IncomingRequest>,
+    /// Replies given on the spot whose outcome is not yet counted, oldest
+    /// first.
+    sent: VecDeque<(SocketAddr, u32, ReplySent)>,
+    /// Replies given after a pending or a delay, each in its task.
     replies: JoinSet<()>,
 }
 
@@ -56,6 +65,7 @@ impl Server {
             styles: HashMap::new(),
             max_peers: max_peers.max(1),
             held: VecDeque::new(),
+            sent: VecDeque::new(),
             replies: JoinSet::new(),
         }
     }
@@ -94,15 +104,17 @@ impl Server {
         let style = self.styles.get(&source).copied().unwrap_or(style);
         Tally::bump(&self.tally.received);
         self.tally.peer(peer);
-        let from = show::mid_text(req.mid());
-        show::message(
-            &self.log,
-            "<-",
-            peer,
-            &from,
-            version,
-            show::request(id, req.actions()),
-        );
+        if !self.log.quiet {
+            let from = show::mid_text(req.mid());
+            show::message(
+                &self.log,
+                "<-",
+                peer,
+                &from,
+                version,
+                show::request(id, req.actions()),
+            );
+        }
         let answer = self.responder(source).answer(req.actions(), version, style);
         let Some(result) = answer.reply else {
             self.log.info(
@@ -116,6 +128,19 @@ impl Server {
             self.held.push_back(req);
             return;
         };
+        self.reap_sent();
+        if answer.pending.is_none() && answer.delay.is_none() {
+            // Answered on the spot: no task, the outcome is read later.
+            if !self.log.quiet {
+                show::message(&self.log, "->", peer, "", version, show::reply(id, &result));
+            }
+            if self.sent.len() >= MAX_SENT {
+                // The stack is far behind: forget the oldest outcome.
+                self.sent.pop_front();
+            }
+            self.sent.push_back((peer, id, req.send_reply(result)));
+            return;
+        }
         let (log, tally) = (self.log.clone(), self.tally.clone());
         self.replies.spawn(async move {
             if let Some(wait) = answer.pending {
@@ -136,18 +161,11 @@ impl Server {
             if let Some(wait) = answer.delay {
                 tokio::time::sleep(wait).await;
             }
-            show::message(&log, "->", peer, "", version, show::reply(id, &result));
-            match req.reply(result).await {
-                Ok(()) => Tally::bump(&tally.replied),
-                Err(e) => {
-                    Tally::bump(&tally.errors);
-                    log.warn(
-                        "error",
-                        || format!("megaco: reply {id} to {peer}: {e}"),
-                        || json!({ "peer": addr(peer), "transaction_id": id, "error": e.to_string() }),
-                    );
-                }
+            if !log.quiet {
+                show::message(&log, "->", peer, "", version, show::reply(id, &result));
             }
+            let outcome = req.reply(result).await;
+            reply_outcome(&log, &tally, peer, id, outcome);
         });
         // Reap finished replies as we go.
         while let Some(done) = self.replies.try_join_next() {
@@ -181,10 +199,51 @@ impl Server {
         endpoint_event(&self.log, ev);
     }
 
+    /// Counts (and logs the failures of) the replies given on the spot
+    /// that have gone out since. The stack takes them in order, so their
+    /// outcomes come in order too.
+    fn reap_sent(&mut self) {
+        while let Some((peer, id, sent)) = self.sent.front_mut() {
+            let Some(outcome) = sent.outcome() else {
+                break;
+            };
+            reply_outcome(&self.log, &self.tally, *peer, *id, outcome);
+            self.sent.pop_front();
+        }
+    }
+
     /// Waits (at most `wait`) for the replies under way to go out.
     pub async fn drain(&mut self, wait: Duration) {
-        let all = async { while self.replies.join_next().await.is_some() {} };
+        let (log, tally) = (self.log.clone(), self.tally.clone());
+        let sent = std::mem::take(&mut self.sent);
+        let all = async {
+            for (peer, id, sent) in sent {
+                reply_outcome(&log, &tally, peer, id, sent.await);
+            }
+            while self.replies.join_next().await.is_some() {}
+        };
         let _ = tokio::time::timeout(wait, all).await;
+    }
+}
+
+/// Counts a reply that went out, or counts and logs one that did not.
+fn reply_outcome(
+    log: &Log,
+    tally: &Tally,
+    peer: SocketAddr,
+    id: u32,
+    outcome: Result<(), megaco_stack::Error>,
+) {
+    match outcome {
+        Ok(()) => Tally::bump(&tally.replied),
+        Err(e) => {
+            Tally::bump(&tally.errors);
+            log.warn(
+                "error",
+                || format!("megaco: reply {id} to {peer}: {e}"),
+                || json!({ "peer": addr(peer), "transaction_id": id, "error": e.to_string() }),
+            );
+        }
     }
 }
 

@@ -174,18 +174,38 @@ impl IncomingRequest {
     /// that a program may exit right after a graceful
     /// [`Handle::close`]. The reply is cached and resent to duplicates of
     /// the request.
-    pub async fn reply(mut self, result: TransactionResult) -> Result<(), Error> {
+    pub async fn reply(self, result: TransactionResult) -> Result<(), Error> {
+        self.send_reply(result).await
+    }
+
+    /// Hands the reply to the stack at once, without an `.await` (so a
+    /// server that answers on the spot needs no task per request), and
+    /// returns what tells when it has gone out: a future resolving as
+    /// [`IncomingRequest::reply`] does, which may also be asked without
+    /// waiting ([`ReplySent::outcome`]) or dropped.
+    ///
+    /// ```no_run
+    /// # use megaco::model::TransactionResult;
+    /// # fn answer(req: megaco_stack::IncomingRequest, result: TransactionResult) {
+    /// let mut sent = req.send_reply(result);
+    /// // ... later, without waiting:
+    /// if let Some(Err(e)) = sent.outcome() {
+    ///     eprintln!("the reply did not go out: {e}");
+    /// }
+    /// # }
+    /// ```
+    pub fn send_reply(mut self, result: TransactionResult) -> ReplySent {
         self.answered = true;
         let (tx, rx) = oneshot::channel();
-        self.cmd
-            .send(Cmd::Reply {
-                peer: self.source,
-                id: self.transaction_id,
-                result,
-                tx,
-            })
-            .map_err(|_| Error::Closed)?;
-        rx.await.map_err(|_| Error::Closed)?
+        let sent = self.cmd.send(Cmd::Reply {
+            peer: self.source,
+            id: self.transaction_id,
+            result,
+            tx,
+        });
+        ReplySent {
+            rx: sent.ok().map(|()| rx),
+        }
     }
 
     /// Answers error 503 ("Service Unavailable"), counted as refused: the
@@ -210,6 +230,43 @@ impl IncomingRequest {
             })
             .map_err(|_| Error::Closed)?;
         rx.await.map_err(|_| Error::Closed)?
+    }
+}
+
+/// A reply handed to the stack ([`IncomingRequest::send_reply`]): resolves
+/// once it has been handed to the transport, or with the error that kept
+/// it from going out.
+#[derive(Debug)]
+pub struct ReplySent {
+    /// `None`: the stack had stopped before the reply reached it.
+    rx: Option<oneshot::Receiver<Result<(), Error>>>,
+}
+
+impl ReplySent {
+    /// The outcome if it is known by now, without waiting: `None` while
+    /// the reply is still on its way to the transport.
+    pub fn outcome(&mut self) -> Option<Result<(), Error>> {
+        let Some(rx) = &mut self.rx else {
+            return Some(Err(Error::Closed));
+        };
+        match rx.try_recv() {
+            Ok(r) => Some(r),
+            Err(oneshot::error::TryRecvError::Empty) => None,
+            Err(oneshot::error::TryRecvError::Closed) => Some(Err(Error::Closed)),
+        }
+    }
+}
+
+impl Future for ReplySent {
+    type Output = Result<(), Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.rx {
+            None => Poll::Ready(Err(Error::Closed)),
+            Some(rx) => Pin::new(rx)
+                .poll(cx)
+                .map(|r| r.unwrap_or(Err(Error::Closed))),
+        }
     }
 }
 

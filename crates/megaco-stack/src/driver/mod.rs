@@ -20,7 +20,7 @@ use tokio::task::JoinHandle;
 
 use crate::endpoint::{CloseReason, Endpoint, EndpointEvent, Peer, Stats, TransportId};
 use crate::engine::{self, Event, FailReason};
-pub use api::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest};
+pub use api::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest, ReplySent};
 use stream::{run_stream, Closing};
 
 type Waiter = oneshot::Sender<Result<TransactionResult, Error>>;
@@ -105,6 +105,10 @@ pub(crate) enum Input {
 /// that they wait (UDP datagrams then drop in the kernel, TCP pushes back
 /// on the peer).
 pub(crate) const INPUT_QUEUE: usize = 1024;
+
+/// How many queued inputs and replies the driver takes beyond the one
+/// that woke it before it sends what they produced.
+const BATCH: usize = 64;
 
 fn error_result(code: u16, text: &str) -> TransactionResult {
     TransactionResult::Error(ErrorDescriptor {
@@ -240,6 +244,17 @@ impl Driver {
                 () = inbound.closed(), if !cmds_open => break,
                 Some(input) = input_rx.recv() => self.input(input),
                 () = sleep => self.ep.handle_timeout(Instant::now()),
+            }
+            // Under load more is queued by now: take it before sending,
+            // so that one flush (and one wake of the user) serves a burst.
+            for _ in 0..BATCH {
+                if let Ok(cmd) = reply_rx.try_recv() {
+                    self.command(cmd);
+                } else if let Ok(input) = input_rx.try_recv() {
+                    self.input(input);
+                } else {
+                    break;
+                }
             }
         }
         for (_, waiters) in self.waiters.drain() {
