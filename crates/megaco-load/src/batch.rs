@@ -33,12 +33,20 @@
 
 use std::io;
 use std::net::SocketAddr;
+#[cfg(target_os = "linux")]
+use std::os::fd::AsFd;
 
 use mio::net::UdpSocket;
 
 use crate::net;
 
+#[cfg(target_os = "linux")]
+use megaco_stack::mmsg;
 /// Datagrams per `sendmmsg`/`recvmmsg` call at most.
+#[cfg(target_os = "linux")]
+pub use megaco_stack::mmsg::BATCH;
+/// Datagrams per `sendmmsg`/`recvmmsg` call at most.
+#[cfg(not(target_os = "linux"))]
 pub const BATCH: usize = 64;
 
 /// How datagrams go through the kernel.
@@ -132,8 +140,9 @@ impl Outbox {
         let (mut done, mut sent, mut spins) = (0, 0, 0u32);
         while done < self.items.len() {
             let end = (done + BATCH).min(self.items.len());
-            match linux::sendmmsg(sock, self, done..end) {
-                Ok(0) | Err(linux::Sent::Full) if spins < 100_000 => {
+            let batch = (done..end).map(|i| self.get(i));
+            match mmsg::sendmmsg(sock.as_fd(), batch) {
+                Ok(0) | Err(mmsg::Sent::Full) if spins < 100_000 => {
                     spins += 1;
                     std::thread::yield_now();
                 }
@@ -142,8 +151,8 @@ impl Outbox {
                     sent += n;
                 }
                 // The first datagram was refused: drop it, send the rest.
-                Err(linux::Sent::Refused) => done += 1,
-                Err(linux::Sent::Full) => return Err(io::ErrorKind::WouldBlock.into()),
+                Err(mmsg::Sent::Refused) => done += 1,
+                Err(mmsg::Sent::Full) => return Err(io::ErrorKind::WouldBlock.into()),
             }
         }
         Ok(sent)
@@ -186,8 +195,13 @@ impl Inbox {
         if self.io.batches() {
             #[cfg(target_os = "linux")]
             {
-                let truncated = linux::recvmmsg(sock, &mut self.bufs, &mut self.got)?;
-                self.truncated += truncated;
+                let received = mmsg::recvmmsg(
+                    sock.as_fd(),
+                    &mut self.bufs,
+                    net::MAX_DATAGRAM,
+                    &mut self.got,
+                )?;
+                self.truncated += received.truncated;
             }
             return Ok(self.got.len());
         }
@@ -230,136 +244,5 @@ impl Inbox {
     /// with 64 KiB buffers over IPv4, counted all the same).
     pub fn truncated(&self) -> u64 {
         self.truncated
-    }
-}
-
-#[cfg(target_os = "linux")]
-mod linux {
-    //! The two system calls through `nix`'s safe wrappers.
-
-    use std::cell::RefCell;
-    use std::io::{IoSlice, IoSliceMut};
-    use std::net::{SocketAddr, SocketAddrV4, SocketAddrV6};
-    use std::ops::Range;
-    use std::os::fd::AsRawFd;
-
-    use mio::net::UdpSocket;
-    use nix::errno::Errno;
-    use nix::sys::socket::{self, MsgFlags, MultiHeaders, SockaddrStorage};
-
-    use super::{Outbox, BATCH};
-    use crate::net::MAX_DATAGRAM;
-
-    thread_local! {
-        // The kernel's message headers, reused by every call of a thread;
-        // one set for each call, since `sendmmsg` points a header's
-        // address at the caller's (gone after the call) and `recvmmsg`
-        // would then write the sender's address there.
-        static SEND_HEADERS: RefCell<MultiHeaders<SockaddrStorage>> =
-            RefCell::new(MultiHeaders::preallocate(BATCH, None));
-        static RECV_HEADERS: RefCell<MultiHeaders<SockaddrStorage>> =
-            RefCell::new(MultiHeaders::preallocate(BATCH, None));
-    }
-
-    /// Why `sendmmsg` sent nothing.
-    pub(super) enum Sent {
-        /// The socket's buffer is full.
-        Full,
-        /// The kernel refused the first datagram.
-        Refused,
-    }
-
-    /// Sends the datagrams `range` of `out`; how many went.
-    pub(super) fn sendmmsg(
-        sock: &UdpSocket,
-        out: &Outbox,
-        range: Range<usize>,
-    ) -> Result<usize, Sent> {
-        let slices: Vec<[IoSlice<'_>; 1]> = range
-            .clone()
-            .map(|i| [IoSlice::new(out.get(i).0)])
-            .collect();
-        let addrs: Vec<Option<SockaddrStorage>> = range
-            .map(|i| Some(SockaddrStorage::from(out.get(i).1)))
-            .collect();
-        SEND_HEADERS.with(|h| {
-            let mut headers = h.borrow_mut();
-            loop {
-                let r = socket::sendmmsg(
-                    sock.as_raw_fd(),
-                    &mut headers,
-                    &slices,
-                    &addrs,
-                    [],
-                    MsgFlags::MSG_DONTWAIT,
-                );
-                return match r {
-                    Ok(results) => Ok(results.count()),
-                    Err(Errno::EINTR) => continue,
-                    Err(Errno::EAGAIN) | Err(Errno::ENOBUFS) => Err(Sent::Full),
-                    Err(_) => Err(Sent::Refused),
-                };
-            }
-        })
-    }
-
-    /// Receives up to `BATCH` datagrams into `bufs` (`BATCH` buffers of
-    /// `MAX_DATAGRAM` bytes), their lengths and senders into `got`;
-    /// returns how many were cut short.
-    pub(super) fn recvmmsg(
-        sock: &UdpSocket,
-        bufs: &mut [u8],
-        got: &mut Vec<(usize, usize, SocketAddr)>,
-    ) -> std::io::Result<u64> {
-        RECV_HEADERS.with(|h| {
-            let mut headers = h.borrow_mut();
-            loop {
-                match recv_once(sock, &mut headers, bufs, got) {
-                    Err(Errno::EINTR) | Err(Errno::ECONNREFUSED) => continue,
-                    Err(Errno::EAGAIN) => return Ok(0),
-                    Err(e) => return Err(e.into()),
-                    Ok(truncated) => return Ok(truncated),
-                }
-            }
-        })
-    }
-
-    fn recv_once(
-        sock: &UdpSocket,
-        headers: &mut MultiHeaders<SockaddrStorage>,
-        bufs: &mut [u8],
-        got: &mut Vec<(usize, usize, SocketAddr)>,
-    ) -> nix::Result<u64> {
-        let mut slices: Vec<[IoSliceMut<'_>; 1]> = bufs
-            .chunks_mut(MAX_DATAGRAM)
-            .take(BATCH)
-            .map(|b| [IoSliceMut::new(b)])
-            .collect();
-        let results = socket::recvmmsg(
-            sock.as_raw_fd(),
-            headers,
-            slices.iter_mut(),
-            MsgFlags::MSG_DONTWAIT,
-            None,
-        )?;
-        let mut truncated = 0;
-        for (i, m) in results.enumerate() {
-            if m.flags.contains(MsgFlags::MSG_TRUNC) {
-                truncated += 1;
-                continue;
-            }
-            if let Some(from) = m.address.as_ref().and_then(address) {
-                got.push((i * MAX_DATAGRAM, m.bytes, from));
-            }
-        }
-        Ok(truncated)
-    }
-
-    fn address(a: &SockaddrStorage) -> Option<SocketAddr> {
-        if let Some(v4) = a.as_sockaddr_in() {
-            return Some(SocketAddr::V4(SocketAddrV4::from(*v4)));
-        }
-        a.as_sockaddr_in6()
-            .map(|v6| SocketAddr::V6(SocketAddrV6::from(*v6)))
     }
 }

@@ -58,6 +58,8 @@ pub mod config;
 mod driver;
 pub mod endpoint;
 pub mod engine;
+#[cfg(all(target_os = "linux", feature = "tokio"))]
+pub mod mmsg;
 #[cfg(feature = "scenario")]
 pub mod scenario;
 #[cfg(feature = "tokio")]

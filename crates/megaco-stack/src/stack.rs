@@ -191,15 +191,15 @@ impl Stack {
     }
 }
 
+/// Reads datagrams and hands them to the driver: on Linux up to
+/// [`RECV_BATCH`] a system call and one queue item for all of them.
 async fn read_udp(id: TransportId, sock: Arc<UdpSocket>, tx: mpsc::Sender<Input>) {
-    let mut buf = vec![0u8; MAX_DATAGRAM];
+    let mut reader = Reader::new();
     loop {
-        match sock.recv_from(&mut buf).await {
-            Ok((n, from)) => {
-                let input = Input::Datagram {
-                    transport: id,
-                    from,
-                    bytes: buf[..n].to_vec(),
+        match reader.read(&sock).await {
+            Ok(()) => {
+                let Some(input) = reader.input(id) else {
+                    continue;
                 };
                 if tx.send(input).await.is_err() {
                     return;
@@ -219,6 +219,72 @@ async fn read_udp(id: TransportId, sock: Arc<UdpSocket>, tx: mpsc::Sender<Input>
                 tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             }
         }
+    }
+}
+
+/// Datagrams read on Linux per system call at most (a buffer of
+/// [`MAX_DATAGRAM`] bytes each: 1 MiB per UDP socket).
+#[cfg(target_os = "linux")]
+const RECV_BATCH: usize = 16;
+#[cfg(not(target_os = "linux"))]
+const RECV_BATCH: usize = 1;
+
+/// One UDP socket's receive buffers and what the last read got.
+struct Reader {
+    bufs: Vec<u8>,
+    /// Start in `bufs`, length and sender of each datagram read.
+    got: Vec<(usize, usize, SocketAddr)>,
+}
+
+impl Reader {
+    fn new() -> Reader {
+        Reader {
+            bufs: vec![0; RECV_BATCH * MAX_DATAGRAM],
+            got: Vec::with_capacity(RECV_BATCH),
+        }
+    }
+
+    /// Waits for datagrams and reads what is there.
+    async fn read(&mut self, sock: &UdpSocket) -> io::Result<()> {
+        self.got.clear();
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsFd;
+            let (bufs, got) = (&mut self.bufs, &mut self.got);
+            sock.async_io(tokio::io::Interest::READABLE, || {
+                let received = crate::mmsg::recvmmsg(sock.as_fd(), bufs, MAX_DATAGRAM, got)?;
+                if received.taken == 0 {
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
+                Ok(())
+            })
+            .await
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let (n, from) = sock.recv_from(&mut self.bufs).await?;
+            self.got.push((0, n, from));
+            Ok(())
+        }
+    }
+
+    /// What was read, copied out for the driver (one allocation for all).
+    fn input(&self, transport: TransportId) -> Option<Input> {
+        if self.got.is_empty() {
+            return None;
+        }
+        let total = self.got.iter().map(|(_, len, _)| len).sum();
+        let mut bytes = Vec::with_capacity(total);
+        let mut datagrams = Vec::with_capacity(self.got.len());
+        for &(start, len, from) in &self.got {
+            bytes.extend_from_slice(&self.bufs[start..start + len]);
+            datagrams.push((bytes.len(), from));
+        }
+        Some(Input::Datagrams {
+            transport,
+            bytes,
+            datagrams,
+        })
     }
 }
 

@@ -18,7 +18,7 @@ use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::endpoint::{CloseReason, Endpoint, EndpointEvent, Peer, Stats, TransportId};
+use crate::endpoint::{CloseReason, Endpoint, EndpointEvent, Peer, Stats, Transmit, TransportId};
 use crate::engine::{self, Event, FailReason};
 pub use api::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest, ReplySent};
 use stream::{run_stream, Closing};
@@ -77,10 +77,11 @@ pub(crate) enum Cmd {
 }
 
 pub(crate) enum Input {
-    Datagram {
+    /// Datagrams read in one go: each one's end in `bytes` and sender.
+    Datagrams {
         transport: TransportId,
-        from: SocketAddr,
         bytes: Vec<u8>,
+        datagrams: Vec<(usize, SocketAddr)>,
     },
     Accepted {
         transport: TransportId,
@@ -145,6 +146,9 @@ struct Driver {
     stop_with_streams: bool,
     closing: Closing,
     write_queue: usize,
+    /// The datagrams of a flush, gathered to go out together (kept
+    /// between flushes for its capacity).
+    datagrams: Vec<Transmit>,
 }
 
 pub(crate) struct Spawned {
@@ -189,6 +193,7 @@ pub(crate) fn spawn(
             linger: limits.tcp_linger,
         },
         write_queue: limits.tcp_write_queue.max(1),
+        datagrams: Vec::new(),
     };
     tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx));
     Spawned {
@@ -316,13 +321,19 @@ impl Driver {
     fn input(&mut self, input: Input) {
         let now = Instant::now();
         match input {
-            Input::Datagram {
+            Input::Datagrams {
                 transport,
-                from,
                 bytes,
-            } => self
-                .ep
-                .handle_datagram(now, Peer::new(transport, from), &bytes),
+                datagrams,
+            } => {
+                let mut start = 0;
+                for (end, from) in datagrams {
+                    let datagram = &bytes[start..end];
+                    self.ep
+                        .handle_datagram(now, Peer::new(transport, from), datagram);
+                    start = end;
+                }
+            }
             Input::Accepted {
                 transport,
                 stream,
@@ -477,18 +488,10 @@ impl Driver {
         // Before anything leaves: a peer that got our reply finds the
         // counters up to date.
         self.publish_stats();
+        let mut datagrams = std::mem::take(&mut self.datagrams);
         while let Some(t) = self.ep.poll_transmit() {
-            if let Some(sock) = self.udp.get(&t.peer.transport) {
-                // Tokio knows a socket writable only once told so: until
-                // then (and when the buffer is full) wait for it. A
-                // datagram that cannot be sent is like one lost on the
-                // way: the timers take care of it.
-                match sock.try_send_to(&t.contents, t.peer.addr) {
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                        let _ = sock.send_to(&t.contents, t.peer.addr).await;
-                    }
-                    _ => {}
-                }
+            if self.udp.contains_key(&t.peer.transport) {
+                datagrams.push(t);
             } else if let Some(queue) = self.streams.get(&t.peer) {
                 if let Err(TrySendError::Full(_)) = queue.try_send(t.contents) {
                     self.streams.remove(&t.peer);
@@ -497,6 +500,9 @@ impl Driver {
                 }
             }
         }
+        self.send_datagrams(&datagrams).await;
+        datagrams.clear();
+        self.datagrams = datagrams;
         while let Some((peer, _)) = self.ep.poll_close() {
             // The task writes what is queued, then closes gracefully.
             self.streams.remove(&peer);
@@ -507,6 +513,27 @@ impl Driver {
         }
         while let Some(event) = self.ep.poll_event() {
             self.event(event);
+        }
+    }
+
+    /// Sends `datagrams`, each run of them through one socket in as few
+    /// system calls as the platform allows. Tokio knows a socket writable
+    /// only once told so: until then (and when the buffer is full) it
+    /// waits for it. A datagram that cannot be sent is like one lost on
+    /// the way: the timers take care of it.
+    async fn send_datagrams(&self, datagrams: &[Transmit]) {
+        let mut rest = datagrams;
+        while let Some(first) = rest.first() {
+            let Some(sock) = self.udp.get(&first.peer.transport) else {
+                rest = &rest[1..];
+                continue;
+            };
+            let run = rest
+                .iter()
+                .take_while(|t| t.peer.transport == first.peer.transport)
+                .count();
+            let sent = send_run(sock, &rest[..run]).await;
+            rest = &rest[sent.max(1).min(run)..];
         }
     }
 
@@ -611,6 +638,39 @@ impl Driver {
             self.events_dropped += 1;
         }
     }
+}
+
+/// Sends the first of `run` (datagrams through `sock`), as many as one
+/// system call takes on Linux; how many went or were dropped.
+#[cfg(target_os = "linux")]
+async fn send_run(sock: &UdpSocket, run: &[Transmit]) -> usize {
+    use std::os::fd::AsFd;
+    let batch = || run.iter().map(|t| (&t.contents[..], t.peer.addr));
+    let sent = sock
+        .async_io(
+            tokio::io::Interest::WRITABLE,
+            || match crate::mmsg::sendmmsg(sock.as_fd(), batch()) {
+                Ok(n) => Ok(n),
+                Err(crate::mmsg::Sent::Full) => Err(io::ErrorKind::WouldBlock.into()),
+                Err(crate::mmsg::Sent::Refused) => Err(io::ErrorKind::Other.into()),
+            },
+        )
+        .await;
+    // Refused: the first is dropped, the rest goes next time.
+    sent.unwrap_or(1)
+}
+
+/// Sends the first of `run` (datagrams through `sock`); one.
+#[cfg(not(target_os = "linux"))]
+async fn send_run(sock: &UdpSocket, run: &[Transmit]) -> usize {
+    let t = &run[0];
+    match sock.try_send_to(&t.contents, t.peer.addr) {
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+            let _ = sock.send_to(&t.contents, t.peer.addr).await;
+        }
+        _ => {}
+    }
+    1
 }
 
 fn finish(waiters: &mut HashMap<u32, Waiter>, id: u32, err: Error, event: Event) -> Option<Event> {
