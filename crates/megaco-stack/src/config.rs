@@ -306,6 +306,14 @@ pub struct TransportConfig {
     /// are dropped already once the queue is half full, so that a burst
     /// of them leaves room for requests. Default 1024.
     pub inbound_queue: usize,
+    /// Bytes asked of the kernel for each UDP socket's receive and send
+    /// buffers (`SO_RCVBUF`, `SO_SNDBUF`; Linux caps them at
+    /// `net.core.rmem_max` and `wmem_max`, 4 MiB on many systems). A
+    /// burst the receive buffer cannot hold is dropped by the kernel
+    /// before the stack sees it; the default buffer (about 200 KiB on
+    /// Linux) holds a few hundred datagrams. `None` leaves the system's
+    /// default. Default 4 MiB.
+    pub udp_buffer: Option<usize>,
 }
 
 impl Default for TransportConfig {
@@ -333,6 +341,7 @@ impl Default for TransportConfig {
             reply_cache_total: 64 * 1024 * 1024,
             max_remembered_total: 262_144,
             inbound_queue: 1024,
+            udp_buffer: Some(4 << 20),
         }
     }
 }

@@ -78,12 +78,13 @@ impl StackBuilder {
 
     /// Binds everything and starts the stack.
     pub async fn start(self) -> io::Result<(Stack, Incoming)> {
+        let buffer = self.config.transport.udp_buffer;
         let mut ep = Endpoint::new(self.config);
         let mut udp = HashMap::new();
         let mut udp_addrs = Vec::new();
         let mut readers = Vec::new();
         for addr in self.udp {
-            let sock = Arc::new(UdpSocket::bind(addr).await?);
+            let sock = Arc::new(bind_udp(addr, buffer)?);
             let id = ep.add_transport(TransportKind::Datagram);
             udp_addrs.push((id, sock.local_addr()?));
             udp.insert(id, sock.clone());
@@ -189,6 +190,21 @@ impl Stack {
     pub fn stats(&self) -> Stats {
         self.handle.stats()
     }
+}
+
+/// A UDP socket bound to `addr`, with receive and send buffers of
+/// `buffer` bytes if the system grants them (a smaller buffer only means
+/// drops under bursts, which the timers repair).
+fn bind_udp(addr: SocketAddr, buffer: Option<usize>) -> io::Result<UdpSocket> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let s = Socket::new(Domain::for_address(addr), Type::DGRAM, Some(Protocol::UDP))?;
+    if let Some(bytes) = buffer {
+        let _ = s.set_recv_buffer_size(bytes);
+        let _ = s.set_send_buffer_size(bytes);
+    }
+    s.set_nonblocking(true)?;
+    s.bind(&addr.into())?;
+    UdpSocket::from_std(s.into())
 }
 
 /// Reads datagrams and hands them to the driver: on Linux up to

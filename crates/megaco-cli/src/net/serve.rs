@@ -321,6 +321,11 @@ fn drop_report(r: &DropReport) -> String {
             r.duplicates_dropped,
             "duplicates dropped (reply no longer cached)",
         ),
+        (r.replies_shed, "cached replies shed (cache budget)"),
+        (
+            r.remembered_shed,
+            "executed requests forgotten (memory budget)",
+        ),
     ];
     let said: Vec<String> = parts
         .iter()
@@ -392,5 +397,38 @@ pub fn event(log: &Log, tally: &Tally, peer: SocketAddr, event: &Event) {
                 || json!({ "peer": p, "detail": text }),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report says every count it holds: none is left out of the line.
+    #[test]
+    fn a_drop_report_names_every_count() {
+        let setters: [fn(&mut DropReport); 10] = [
+            |r| r.errors_rate_limited = 7,
+            |r| r.storms_suppressed = 7,
+            |r| r.decode_errors = 7,
+            |r| r.unproven_evicted = 7,
+            |r| r.unproven_expired = 7,
+            |r| r.peers_refused = 7,
+            |r| r.peers_evicted = 7,
+            |r| r.duplicates_dropped = 7,
+            |r| r.replies_shed = 7,
+            |r| r.remembered_shed = 7,
+        ];
+        let mut texts = Vec::new();
+        for set in setters {
+            let mut r = DropReport::default();
+            set(&mut r);
+            let text = drop_report(&r);
+            assert!(text.starts_with("7 "), "{text:?}");
+            texts.push(text);
+        }
+        texts.sort();
+        texts.dedup();
+        assert_eq!(texts.len(), 10);
     }
 }

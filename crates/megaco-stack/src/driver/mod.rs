@@ -107,6 +107,16 @@ pub(crate) enum Input {
 /// on the peer).
 pub(crate) const INPUT_QUEUE: usize = 1024;
 
+impl Input {
+    /// How many messages it may hold (requests for the user among them).
+    fn datagrams(&self) -> usize {
+        match self {
+            Input::Datagrams { datagrams, .. } => datagrams.len(),
+            _ => 1,
+        }
+    }
+}
+
 /// How many queued inputs and replies the driver takes beyond the one
 /// that woke it before it sends what they produced.
 const BATCH: usize = 64;
@@ -235,6 +245,12 @@ impl Driver {
                     None => std::future::pending().await,
                 }
             };
+            // The user is behind: let it take what is queued before more
+            // comes in (on a one-thread runtime it runs only when we
+            // yield), rather than refuse what a moment would have served.
+            if self.user_behind() {
+                tokio::task::yield_now().await;
+            }
             let inbound = self.inbound.clone();
             tokio::select! {
                 cmd = cmd_rx.recv(), if cmds_open => match cmd {
@@ -252,10 +268,21 @@ impl Driver {
             }
             // Under load more is queued by now: take it before sending,
             // so that one flush (and one wake of the user) serves a burst.
+            // What they hand the user waits until the flush: take no
+            // more requests than half the user's queue has room for.
+            let mut room = if self.inbound.is_closed() {
+                usize::MAX
+            } else {
+                let half = self.inbound.max_capacity() / 2;
+                self.inbound.capacity().saturating_sub(half)
+            };
             for _ in 0..BATCH {
                 if let Ok(cmd) = reply_rx.try_recv() {
                     self.command(cmd);
+                } else if room == 0 {
+                    break;
                 } else if let Ok(input) = input_rx.try_recv() {
+                    room = room.saturating_sub(input.datagrams());
                     self.input(input);
                 } else {
                     break;
@@ -280,6 +307,12 @@ impl Driver {
             }
             let _ = tx.send(());
         }
+    }
+
+    /// Whether the queue to the user is more than half full (and someone
+    /// still takes from it).
+    fn user_behind(&self) -> bool {
+        !self.inbound.is_closed() && self.inbound.capacity() < self.inbound.max_capacity() / 2
     }
 
     /// Starts a graceful shutdown: no new connection, every stream closed
