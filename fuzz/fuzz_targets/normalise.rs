@@ -116,6 +116,24 @@ where
     *v = serde_json::to_value(items).expect("bits serialise");
 }
 
+/// Replaces with null every value of `v`, at any depth, for which `hit`
+/// (given its key and the value) holds; looks no deeper into those.
+fn null_where(v: &mut Value, hit: &impl Fn(&str, &Value) -> bool) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                if hit(k, child) {
+                    *child = Value::Null;
+                } else {
+                    null_where(child, hit);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| null_where(item, hit)),
+        _ => {}
+    }
+}
+
 /// `msg` as text gives it back: an empty context request, context audit
 /// or context reply has no text form (their items are elements of the
 /// action's list), so it reads back as `None`, as does an empty list of
@@ -125,74 +143,32 @@ where
 /// event's requested actions with nothing in them are not written, so
 /// they read back as none.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
+    let mut json = serde_json::to_value(msg).expect("the model serialises");
     // `Audit { }` reads as an audit descriptor with no token lists.
-    fn no_empty_audit_lists(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                for (k, child) in map.iter_mut() {
-                    if (k == "audit_token" || k == "audit_property_token")
-                        && child.as_array().is_some_and(Vec::is_empty)
-                    {
-                        *child = Value::Null;
-                    } else {
-                        no_empty_audit_lists(child);
-                    }
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(no_empty_audit_lists),
-            _ => {}
-        }
-    }
-    // v1/v2 text writes an empty digit map value (no timers, no body) as
-    // none (`DigitMap = name`).
-    fn no_empty_digit_map_values(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                for (k, child) in map.iter_mut() {
-                    let empty = k == "digit_map_value"
-                        && child.as_object().is_some_and(|m| {
-                            m.iter().all(|(k, v)| {
-                                v.is_null() || (k == "digit_map_body" && v.as_str() == Some(""))
-                            })
-                        });
-                    if empty {
-                        *child = Value::Null;
-                    } else {
-                        no_empty_digit_map_values(child);
-                    }
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(no_empty_digit_map_values),
-            _ => {}
-        }
-    }
+    null_where(&mut json, &|k, child| {
+        (k == "audit_token" || k == "audit_property_token")
+            && child.as_array().is_some_and(Vec::is_empty)
+    });
     // An event's requested actions with nothing in them (no KeepActive,
     // digit map, embedded descriptors, notify behaviour or reset flag)
     // have no text form: `t/c` with no body reads back without actions.
-    fn no_empty_event_actions(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                for (k, child) in map.iter_mut() {
-                    let empty = k == "event_action"
-                        && child.as_object().is_some_and(|m| {
-                            m.values().all(|v| v.is_null() || *v == Value::Bool(false))
-                        });
-                    if empty {
-                        *child = Value::Null;
-                    } else {
-                        no_empty_event_actions(child);
-                    }
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(no_empty_event_actions),
-            _ => {}
-        }
-    }
-    let mut json = serde_json::to_value(msg).expect("the model serialises");
-    no_empty_audit_lists(&mut json);
-    no_empty_event_actions(&mut json);
+    null_where(&mut json, &|k, child| {
+        k == "event_action"
+            && child
+                .as_object()
+                .is_some_and(|m| m.values().all(|v| v.is_null() || *v == Value::Bool(false)))
+    });
+    // v1/v2 text writes an empty digit map value (no timers, no body) as
+    // none (`DigitMap = name`).
     if msg.mess.version < 3 {
-        no_empty_digit_map_values(&mut json);
+        null_where(&mut json, &|k, child| {
+            k == "digit_map_value"
+                && child.as_object().is_some_and(|m| {
+                    m.iter().all(|(k, v)| {
+                        v.is_null() || (k == "digit_map_body" && v.as_str() == Some(""))
+                    })
+                })
+        });
     }
     let mut msg: MegacoMessage = serde_json::from_value(json).expect("the model deserialises");
     let v = msg.mess.version;
