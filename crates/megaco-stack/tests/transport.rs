@@ -509,3 +509,65 @@ async fn dropping_an_outgoing_request_cancels_it() {
     }
     drop(mgc);
 }
+
+/// A reply handed over with `send_reply` (no await) goes out: the MG gets
+/// it, and the `ReplySent` tells so, asked without waiting
+/// (`outcome`, which gives it once) or awaited. Once the stack has stopped, a
+/// reply handed over says it did not go out.
+#[tokio::test]
+async fn udp_reply_given_without_await_goes_out_and_says_so() {
+    let (mgc, mut incoming) = udp::bind(any_port(), config(1, Encoding::pretty()))
+        .await
+        .unwrap();
+    let (conn, _mg_incoming) =
+        udp::connect(any_port(), mgc.local_addr(), config(2, Encoding::pretty()))
+            .await
+            .unwrap();
+    let server = tokio::spawn(async move {
+        // The registration: the outcome, asked until it is known.
+        let req = incoming.next_request().await.unwrap();
+        let result = build::default_replies(&req.actions);
+        let mut sent = req.send_reply(result);
+        let outcome = loop {
+            if let Some(o) = sent.outcome() {
+                break o;
+            }
+            tokio::task::yield_now().await;
+        };
+        assert!(outcome.is_ok(), "{outcome:?}");
+        // Given once.
+        assert!(sent.outcome().is_none());
+        // The notify: the outcome awaited.
+        let req = incoming.next_request().await.unwrap();
+        let result = build::default_replies(&req.actions);
+        req.send_reply(result).await.unwrap();
+        incoming
+    });
+    within(async {
+        let r = conn.request(vec![register()]).await.unwrap();
+        assert!(matches!(r, TransactionResult::ActionReplies(_)), "{r:?}");
+        let r = conn.request(vec![notify()]).await.unwrap();
+        assert!(matches!(r, TransactionResult::ActionReplies(_)), "{r:?}");
+    })
+    .await;
+    let mut incoming = within(server).await.unwrap();
+    // A third request reaches the MGC; the MGC's stack then stops before
+    // its reply is handed over.
+    let pending = tokio::spawn(async move { conn.request(vec![notify()]).await });
+    let req = within(incoming.next_request()).await.unwrap();
+    within(mgc.handle().close()).await;
+    drop(incoming);
+    let result = build::default_replies(&req.actions);
+    let mut sent = req.send_reply(result);
+    let outcome = within(async {
+        loop {
+            if let Some(o) = sent.outcome() {
+                break o;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    })
+    .await;
+    assert!(matches!(outcome, Err(Error::Closed)), "{outcome:?}");
+    pending.abort();
+}

@@ -204,7 +204,10 @@ impl IncomingRequest {
             tx,
         });
         ReplySent {
-            rx: sent.ok().map(|()| rx),
+            state: match sent {
+                Ok(()) => SentState::Waiting(rx),
+                Err(_) => SentState::Stopped,
+            },
         }
     }
 
@@ -238,22 +241,35 @@ impl IncomingRequest {
 /// it from going out.
 #[derive(Debug)]
 pub struct ReplySent {
-    /// `None`: the stack had stopped before the reply reached it.
-    rx: Option<oneshot::Receiver<Result<(), Error>>>,
+    state: SentState,
+}
+
+#[derive(Debug)]
+enum SentState {
+    /// On its way: the driver tells on this receiver.
+    Waiting(oneshot::Receiver<Result<(), Error>>),
+    /// The stack had stopped before the reply reached it.
+    Stopped,
+    /// The outcome has been given.
+    Taken,
 }
 
 impl ReplySent {
-    /// The outcome if it is known by now, without waiting: `None` while
-    /// the reply is still on its way to the transport.
+    /// The outcome if it is known by now, without waiting; given once:
+    /// `None` while the reply is still on its way to the transport, and
+    /// after the outcome has been given (here or by awaiting).
     pub fn outcome(&mut self) -> Option<Result<(), Error>> {
-        let Some(rx) = &mut self.rx else {
-            return Some(Err(Error::Closed));
+        let outcome = match &mut self.state {
+            SentState::Waiting(rx) => match rx.try_recv() {
+                Ok(r) => r,
+                Err(oneshot::error::TryRecvError::Empty) => return None,
+                Err(oneshot::error::TryRecvError::Closed) => Err(Error::Closed),
+            },
+            SentState::Stopped => Err(Error::Closed),
+            SentState::Taken => return None,
         };
-        match rx.try_recv() {
-            Ok(r) => Some(r),
-            Err(oneshot::error::TryRecvError::Empty) => None,
-            Err(oneshot::error::TryRecvError::Closed) => Some(Err(Error::Closed)),
-        }
+        self.state = SentState::Taken;
+        Some(outcome)
     }
 }
 
@@ -261,12 +277,16 @@ impl Future for ReplySent {
     type Output = Result<(), Error>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match &mut self.rx {
-            None => Poll::Ready(Err(Error::Closed)),
-            Some(rx) => Pin::new(rx)
-                .poll(cx)
-                .map(|r| r.unwrap_or(Err(Error::Closed))),
-        }
+        let outcome = match &mut self.state {
+            SentState::Waiting(rx) => match Pin::new(rx).poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(r) => r.unwrap_or(Err(Error::Closed)),
+            },
+            // Stopped, or polled again after it resolved.
+            SentState::Stopped | SentState::Taken => Err(Error::Closed),
+        };
+        self.state = SentState::Taken;
+        Poll::Ready(outcome)
     }
 }
 
