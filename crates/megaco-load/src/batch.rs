@@ -172,6 +172,9 @@ pub struct Inbox {
     bufs: Vec<u8>,
     /// Start in `bufs`, length and sender of each datagram received.
     got: Vec<(usize, usize, SocketAddr)>,
+    /// Datagrams the last receive took from the socket (cut short ones
+    /// included).
+    taken: usize,
     truncated: u64,
 }
 
@@ -183,6 +186,7 @@ impl Inbox {
             io,
             bufs: vec![0; n * net::MAX_DATAGRAM],
             got: Vec::with_capacity(n),
+            taken: 0,
             truncated: 0,
         }
     }
@@ -202,13 +206,16 @@ impl Inbox {
                     &mut self.got,
                 )?;
                 self.truncated += received.truncated;
+                self.taken = received.taken;
             }
             return Ok(self.got.len());
         }
+        self.taken = 0;
         loop {
             match sock.recv_from(&mut self.bufs[..net::MAX_DATAGRAM]) {
                 Ok((n, from)) => {
                     self.got.push((0, n, from));
+                    self.taken = 1;
                     return Ok(1);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(0),
@@ -217,6 +224,16 @@ impl Inbox {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Whether the last [`Inbox::recv`] found the socket empty: it took
+    /// fewer datagrams than it had room for (batched), or none. A loop
+    /// that drains an edge-triggered socket may stop there, one system
+    /// call short of the `EAGAIN` it would otherwise read: what arrives
+    /// later raises a new edge.
+    pub fn drained(&self) -> bool {
+        let room = if self.io.batches() { BATCH } else { 1 };
+        self.taken < room
     }
 
     /// How many datagrams the last [`Inbox::recv`] got.

@@ -250,7 +250,14 @@ struct Mg {
     gateway: Gateway,
     registered: bool,
     fault: Option<Fault>,
+    /// Reply templates of requests answered before, by the request's
+    /// bytes before and after its transaction id (a few shapes a run).
+    templates: Vec<(Vec<u8>, Vec<u8>, Template)>,
 }
+
+/// Request shapes a gateway keeps reply templates for; others are
+/// answered in full each time.
+const TEMPLATES_PER_MG: usize = 8;
 
 /// Registration requests carry this transaction id.
 const REGISTER_TID: u32 = 1;
@@ -275,6 +282,7 @@ fn serve(
             gateway: Gateway::new(PREFIX, config.terminations),
             registered: config.register_to.is_empty(),
             fault: faults.get(&index).copied(),
+            templates: Vec::new(),
         });
     }
     let register = |mg: &Mg| -> io::Result<()> {
@@ -308,8 +316,6 @@ fn serve(
     let mut io = shared.io();
     let mut inbox = Inbox::new(io);
     let mut outbox = Outbox::new(io);
-    // Reply templates by gateway and request bytes around the id.
-    let mut cache: HashMap<(usize, Vec<u8>, Vec<u8>), Template> = HashMap::new();
     let mut cache_terminations = usize::MAX;
     while !shared.stop.load(Ordering::Relaxed) {
         poll.poll(&mut events, Some(Duration::from_millis(20)))?;
@@ -319,30 +325,29 @@ fn serve(
             outbox = Outbox::new(io);
         }
         for ev in &events {
+            let terminations = shared.terminations.load(Ordering::Relaxed);
+            if terminations != cache_terminations {
+                mgs.iter_mut().for_each(|m| m.templates.clear());
+                cache_terminations = terminations;
+            }
             let mg = &mut mgs[ev.token().0];
+            mg.gateway.set_terminations(terminations);
             // Everything the socket holds, answered with one flush.
-            while inbox.recv(&mg.sock)? > 0 {
+            loop {
+                inbox.recv(&mg.sock)?;
                 for (bytes, from) in inbox.iter() {
-                    let terminations = shared.terminations.load(Ordering::Relaxed);
-                    mg.gateway.set_terminations(terminations);
-                    if terminations != cache_terminations {
-                        cache.clear();
-                        cache_terminations = terminations;
-                    }
                     // A request answered before: its reply from the template.
                     let seen = match scan_span(&encoding, bytes) {
-                        Some((Head::Request(tid), span)) if mg.fault.is_none() => {
-                            let key = (
-                                mg.index,
-                                bytes[..span.start].to_vec(),
-                                bytes[span.end..].to_vec(),
-                            );
-                            Some((tid, key))
-                        }
+                        Some((Head::Request(tid), span)) if mg.fault.is_none() => Some((tid, span)),
                         _ => None,
                     };
-                    if let Some((tid, key)) = &seen {
-                        if let Some(reply) = cache.get_mut(key) {
+                    if let Some((tid, span)) = &seen {
+                        let (head, tail) = (&bytes[..span.start], &bytes[span.end..]);
+                        let cached = mg
+                            .templates
+                            .iter_mut()
+                            .find(|(h, t, _)| h == head && t == tail);
+                        if let Some((_, _, reply)) = cached {
                             let before = outbox.len();
                             outbox.push(from, |buf| {
                                 let start = buf.len();
@@ -360,13 +365,21 @@ fn serve(
                         shared.malformed.fetch_add(1, Ordering::Relaxed);
                         continue;
                     };
-                    if let (Some((_, key)), Some(t)) = (seen, cacheable(mg, &msg, &encoding)) {
-                        cache.insert(key, t);
+                    if let Some((_, span)) = seen {
+                        if mg.templates.len() < TEMPLATES_PER_MG {
+                            if let Some(t) = cacheable(mg, &msg, &encoding) {
+                                let (head, tail) = (&bytes[..span.start], &bytes[span.end..]);
+                                mg.templates.push((head.to_vec(), tail.to_vec(), t));
+                            }
+                        }
                     }
                     answer(mg, msg, from, config, shared, &mut outbox);
                 }
                 if outbox.len() >= BATCH {
                     outbox.flush(&mg.sock)?;
+                }
+                if inbox.drained() {
+                    break;
                 }
             }
             outbox.flush(&mg.sock)?;

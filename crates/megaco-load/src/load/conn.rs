@@ -107,14 +107,15 @@ impl Sock {
         mut each: impl FnMut(&[u8], SocketAddr),
     ) -> io::Result<()> {
         match self {
-            Sock::Udp(d) => {
-                while inbox.recv(&d.sock)? > 0 {
-                    for (bytes, from) in inbox.iter() {
-                        each(bytes, from);
-                    }
+            Sock::Udp(d) => loop {
+                inbox.recv(&d.sock)?;
+                for (bytes, from) in inbox.iter() {
+                    each(bytes, from);
                 }
-                Ok(())
-            }
+                if inbox.drained() {
+                    return Ok(());
+                }
+            },
             Sock::Tcp(t) => {
                 if t.closed {
                     return Ok(());
