@@ -1,7 +1,9 @@
 //! Answering requests as `mgc` and `mg` do: a scenario's rules, then the
 //! defaults ([`Responder`]), one responder (contexts, terminations) per
-//! peer. Replies go out from tasks of their own, so that a slow peer or a
-//! delayed answer holds up nobody else.
+//! peer. A reply given on the spot is handed to the stack at once (its
+//! outcome counted later, without a task); one that waits (a pending
+//! first, or a delay) goes out from a task of its own, so that a delayed
+//! answer holds up nobody else.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
