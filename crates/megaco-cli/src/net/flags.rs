@@ -253,6 +253,12 @@ pub struct EngineArgs {
     /// requests get error 503.
     #[arg(long, value_name = "N", default_value_t = defaults().transport.inbound_queue as u64)]
     pub inbound_queue: u64,
+    /// Bytes asked of the kernel for each UDP socket's receive and send
+    /// buffers (Linux caps them at net.core.rmem_max and wmem_max); a
+    /// burst the receive buffer cannot hold is dropped before it is read.
+    /// 0: the system's default.
+    #[arg(long, value_name = "BYTES", default_value_t = defaults().transport.udp_buffer.unwrap_or(0) as u64)]
+    pub udp_buffer: u64,
     /// Close an unregistered TCP connection that brings no message for
     /// this long.
     #[arg(long, value_name = "SECS|none", default_value_t = MaybeSecs(defaults().transport.tcp_idle_timeout))]
@@ -315,6 +321,10 @@ impl EngineArgs {
         c.transport.inbound_queue = usize::try_from(self.inbound_queue)
             .unwrap_or(usize::MAX)
             .max(1);
+        c.transport.udp_buffer = match self.udp_buffer {
+            0 => None,
+            n => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+        };
         c.transport.tcp_idle_timeout = self.tcp_idle_timeout.0;
         c.transport.tcp_linger = self.tcp_linger.0;
         c.transport.tcp_write_queue = usize::try_from(self.tcp_write_queue)
@@ -417,10 +427,13 @@ mod tests {
             "2.5",
             "--max-pdu-size",
             "1400",
+            "--udp-buffer",
+            "0",
         ])
         .unwrap();
         let mut c = defaults();
         cli.engine.apply(&mut c);
+        assert_eq!(c.transport.udp_buffer, None);
         assert_eq!(c.pending_timer, None);
         assert_eq!(c.max_unanswered_requests, None);
         assert_eq!(
