@@ -571,3 +571,40 @@ async fn udp_reply_given_without_await_goes_out_and_says_so() {
     assert!(matches!(outcome, Err(Error::Closed)), "{outcome:?}");
     pending.abort();
 }
+
+/// A burst of requests from one peer, many times the queue to the user,
+/// while the user answers each at once: the driver hands the user no
+/// more than the queue has room for and lets it catch up, so every
+/// request reaches the user and none is refused with 503.
+#[tokio::test]
+async fn udp_burst_beyond_the_user_queue_is_served_not_refused() {
+    let mut cfg = config(1, Encoding::compact());
+    cfg.transport.inbound_queue = 32;
+    let (mgc, mut incoming) = udp::bind(any_port(), cfg).await.unwrap();
+    const N: u32 = 600;
+    // Sent before the stack's tasks run: all of it waits in the socket.
+    let client = std::net::UdpSocket::bind(any_port()).unwrap();
+    for id in 1..=N {
+        let request = format!("!/1 [127.0.0.1]:2944 T={id}{{C=-{{N=t1{{OE=1{{al/of}}}}}}}}");
+        client
+            .send_to(request.as_bytes(), mgc.local_addr())
+            .unwrap();
+    }
+    let mut served = 0;
+    within(async {
+        while served < N {
+            match incoming.recv().await {
+                Some(Inbound::Request(req)) => {
+                    served += 1;
+                    let result = build::default_replies(&req.actions);
+                    let _ = req.send_reply(result);
+                }
+                Some(_) => {}
+                None => break,
+            }
+        }
+    })
+    .await;
+    assert_eq!(served, N);
+    assert_eq!(mgc.stats().requests_refused, 0);
+}

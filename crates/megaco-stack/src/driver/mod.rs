@@ -252,6 +252,9 @@ impl Driver {
                 tokio::task::yield_now().await;
             }
             let inbound = self.inbound.clone();
+            // Messages taken in this turn, each perhaps a request for the
+            // user (handed over at the next flush).
+            let mut taken = 0;
             tokio::select! {
                 cmd = cmd_rx.recv(), if cmds_open => match cmd {
                     Some(Cmd::Shutdown { tx }) => {
@@ -263,7 +266,10 @@ impl Driver {
                 },
                 Some(cmd) = reply_rx.recv() => self.command(cmd),
                 () = inbound.closed(), if !cmds_open => break,
-                Some(input) = input_rx.recv() => self.input(input),
+                Some(input) = input_rx.recv() => {
+                    taken = input.datagrams();
+                    self.input(input);
+                }
                 () = sleep => self.ep.handle_timeout(Instant::now()),
             }
             // Under load more is queued by now: take it before sending,
@@ -274,7 +280,10 @@ impl Driver {
                 usize::MAX
             } else {
                 let half = self.inbound.max_capacity() / 2;
-                self.inbound.capacity().saturating_sub(half)
+                self.inbound
+                    .capacity()
+                    .saturating_sub(half)
+                    .saturating_sub(taken)
             };
             for _ in 0..BATCH {
                 if let Ok(cmd) = reply_rx.try_recv() {
