@@ -597,7 +597,7 @@ async fn udp_burst_beyond_the_user_queue_is_served_not_refused() {
                 Some(Inbound::Request(req)) => {
                     served += 1;
                     let result = build::default_replies(&req.actions);
-                    let _ = req.send_reply(result);
+                    drop(req.send_reply(result));
                 }
                 Some(_) => {}
                 None => break,
