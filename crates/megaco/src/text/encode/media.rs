@@ -142,6 +142,12 @@ impl Enc<'_> {
                     let [value] = p.value.as_slice() else {
                         return Err(invalid("SDP property", "needs exactly one value"));
                     };
+                    if p.extra_info.is_some() {
+                        return Err(invalid(
+                            "SDP property",
+                            "a relation, range or sublist has no SDP form",
+                        ));
+                    }
                     self.name(&p.name, "SDP property name")?;
                     self.byte(b'=');
                     self.octet_string(value);
