@@ -117,12 +117,18 @@ where
 }
 
 /// Replaces with null every value of `v`, at any depth, for which `hit`
-/// (given its key and the value) holds; looks no deeper into those.
-fn null_where(v: &mut Value, hit: &impl Fn(&str, &Value) -> bool) {
+/// (given the object holding it, its key and the value) holds; looks no
+/// deeper into those.
+fn null_where(v: &mut Value, hit: &impl Fn(&serde_json::Map<String, Value>, &str, &Value) -> bool) {
     match v {
         Value::Object(map) => {
+            let nulled: Vec<String> = map
+                .iter()
+                .filter(|(k, child)| hit(map, k, child))
+                .map(|(k, _)| k.clone())
+                .collect();
             for (k, child) in map.iter_mut() {
-                if hit(k, child) {
+                if nulled.contains(k) {
                     *child = Value::Null;
                 } else {
                     null_where(child, hit);
@@ -141,27 +147,37 @@ fn null_where(v: &mut Value, hit: &impl Fn(&str, &Value) -> bool) {
 /// select logic (AND), which is not written; an audit descriptor with
 /// empty token lists is `Audit { }`, which reads back without lists; an
 /// event's requested actions with nothing in them are not written, so
-/// they read back as none.
+/// they read back as none, as does an audited LocalControl's empty list
+/// of properties.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     let mut json = serde_json::to_value(msg).expect("the model serialises");
     // `Audit { }` reads as an audit descriptor with no token lists.
-    null_where(&mut json, &|k, child| {
+    null_where(&mut json, &|_, k, child| {
         (k == "audit_token" || k == "audit_property_token")
             && child.as_array().is_some_and(Vec::is_empty)
     });
     // An event's requested actions with nothing in them (no KeepActive,
     // digit map, embedded descriptors, notify behaviour or reset flag)
     // have no text form: `t/c` with no body reads back without actions.
-    null_where(&mut json, &|k, child| {
+    null_where(&mut json, &|_, k, child| {
         k == "event_action"
             && child
                 .as_object()
                 .is_some_and(|m| m.values().all(|v| v.is_null() || *v == Value::Bool(false)))
     });
+    // An audited LocalControl's empty list of properties writes nothing
+    // (`LocalControl { RV }`): it reads back as no list. (Only the audit
+    // descriptor, which has `stream_mode_sel`, holds the list as an
+    // option.)
+    null_where(&mut json, &|parent, k, child| {
+        k == "property_parms"
+            && child.as_array().is_some_and(Vec::is_empty)
+            && parent.contains_key("stream_mode_sel")
+    });
     // v1/v2 text writes an empty digit map value (no timers, no body) as
     // none (`DigitMap = name`).
     if msg.mess.version < 3 {
-        null_where(&mut json, &|k, child| {
+        null_where(&mut json, &|_, k, child| {
             k == "digit_map_value"
                 && child.as_object().is_some_and(|m| {
                     m.iter().all(|(k, v)| {
