@@ -147,8 +147,8 @@ fn null_where(v: &mut Value, hit: &impl Fn(&serde_json::Map<String, Value>, &str
 /// select logic (AND), which is not written; an audit descriptor with
 /// empty token lists is `Audit { }`, which reads back without lists; an
 /// event's requested actions with nothing in them are not written, so
-/// they read back as none, as does an audited LocalControl's empty list
-/// of properties.
+/// they read back as none, as do an audited LocalControl's empty list
+/// of properties and a media descriptor's empty list of streams.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     let mut json = serde_json::to_value(msg).expect("the model serialises");
     // `Audit { }` reads as an audit descriptor with no token lists.
@@ -173,6 +173,15 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
         k == "property_parms"
             && child.as_array().is_some_and(Vec::is_empty)
             && parent.contains_key("stream_mode_sel")
+    });
+    // A media descriptor's empty list of streams writes nothing (each
+    // stream is a `Stream = id { … }`): it reads back as no streams.
+    null_where(&mut json, &|_, k, child| {
+        k == "streams"
+            && child
+                .get("multi_stream")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty)
     });
     // v1/v2 text writes an empty digit map value (no timers, no body) as
     // none (`DigitMap = name`).
