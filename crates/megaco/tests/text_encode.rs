@@ -721,3 +721,33 @@ fn sdp_property_with_extra_info_is_refused() {
         assert!(matches!(err, EncodeError::Invalid { .. }), "{err:?}");
     }
 }
+
+/// The text grammar's octetString has no NUL octet (`%x01-7C / %x7E-FF`):
+/// an SDP value holding one is refused rather than written as bytes the
+/// decoder (ours, OTP's) refuses.
+#[test]
+fn sdp_value_with_nul_is_refused() {
+    let text = "!/1 [10.0.0.1]\nT=1{C=1{MF=t1{M{L{\nv=0\nc=IN IP4 10.0.0.1\n}}}}}";
+    let mut m = decode(text.as_bytes()).unwrap();
+    let MessageBody::Transactions(ts) = &mut m.mess.body else {
+        unreachable!()
+    };
+    let Transaction::Request(r) = &mut ts[0] else {
+        unreachable!()
+    };
+    let Command::Modify(modify) = &mut r.actions[0].command_requests[0].command else {
+        unreachable!()
+    };
+    let AmmDescriptor::Media(media) = &mut modify.descriptors[0] else {
+        unreachable!()
+    };
+    let Some(Streams::OneStream(stream)) = &mut media.streams else {
+        unreachable!("{media:?}")
+    };
+    let local = stream.local_descriptor.as_mut().unwrap();
+    local.prop_grps[0][1].value[0] = "IN IP4 10.0\u{0}.0.1".into();
+    for style in [Style::Pretty, Style::Compact] {
+        let err = encode(&m, style, &mut Vec::new()).unwrap_err();
+        assert!(matches!(err, EncodeError::Invalid { .. }), "{err:?}");
+    }
+}

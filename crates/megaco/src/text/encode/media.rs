@@ -150,7 +150,7 @@ impl Enc<'_> {
                     }
                     self.name(&p.name, "SDP property name")?;
                     self.byte(b'=');
-                    self.octet_string(value);
+                    self.octet_string(value, "SDP value")?;
                     self.raw(b"\r\n");
                 }
             }

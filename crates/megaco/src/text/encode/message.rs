@@ -186,7 +186,7 @@ impl Enc<'_> {
         }
         self.raw(self.t.mtp);
         self.lb();
-        self.octet_string(m);
+        self.octet_string(m, "MTP address")?;
         self.rb();
         Ok(())
     }

@@ -404,13 +404,19 @@ impl Enc<'_> {
     }
 
     /// An octet string, with `}` escaped.
-    pub(super) fn octet_string(&mut self, s: &str) {
+    /// An octetString (`}` escaped); the grammar has no NUL octet
+    /// (`%x01-7C / %x7E-FF`), so `what` holding one is refused.
+    pub(super) fn octet_string(&mut self, s: &str, what: &'static str) -> R {
+        if s.as_bytes().contains(&0) {
+            return Err(invalid(what, "a NUL octet has no text form"));
+        }
         for &b in s.as_bytes() {
             if b == b'}' {
                 self.byte(b'\\');
             }
             self.byte(b);
         }
+        Ok(())
     }
 
     /// Uppercase hex, two digits per octet.
