@@ -689,16 +689,8 @@ fn service_change_address_beside_mgc_id_is_refused() {
     }
 }
 
-/// An SDP line is `name=value`: a relation, range or sublist on a Local or
-/// Remote descriptor's property has no text form, so the encoder refuses
-/// it rather than drop it.
-#[test]
-fn sdp_property_with_extra_info_is_refused() {
-    let text = "!/1 [10.0.0.1]\nT=1{C=1{MF=t1{M{L{\nv=0\nc=IN IP4 10.0.0.1\n}}}}}";
-    let mut m = decode(text.as_bytes()).unwrap();
-    for style in [Style::Pretty, Style::Compact] {
-        encode(&m, style, &mut Vec::new()).unwrap();
-    }
+/// The `c=` line of the Local descriptor of `SDP_MODIFY`.
+fn sdp_c_line(m: &mut MegacoMessage) -> &mut PropertyParm {
     let MessageBody::Transactions(ts) = &mut m.mess.body else {
         unreachable!()
     };
@@ -712,10 +704,25 @@ fn sdp_property_with_extra_info_is_refused() {
         unreachable!()
     };
     let Some(Streams::OneStream(stream)) = &mut media.streams else {
-        unreachable!("{media:?}")
+        unreachable!()
     };
     let local = stream.local_descriptor.as_mut().unwrap();
-    local.prop_grps[0][1].extra_info = Some(ExtraInfo::Range(false));
+    &mut local.prop_grps[0][1]
+}
+
+/// A Modify whose Local descriptor holds `v=` and `c=` lines.
+const SDP_MODIFY: &str = "!/1 [10.0.0.1]\nT=1{C=1{MF=t1{M{L{\nv=0\nc=IN IP4 10.0.0.1\n}}}}}";
+
+/// An SDP line is `name=value`: a relation, range or sublist on a Local or
+/// Remote descriptor's property has no text form, so the encoder refuses
+/// it rather than drop it.
+#[test]
+fn sdp_property_with_extra_info_is_refused() {
+    let mut m = decode(SDP_MODIFY.as_bytes()).unwrap();
+    for style in [Style::Pretty, Style::Compact] {
+        encode(&m, style, &mut Vec::new()).unwrap();
+    }
+    sdp_c_line(&mut m).extra_info = Some(ExtraInfo::Range(false));
     for style in [Style::Pretty, Style::Compact] {
         let err = encode(&m, style, &mut Vec::new()).unwrap_err();
         assert!(matches!(err, EncodeError::Invalid { .. }), "{err:?}");
@@ -727,25 +734,8 @@ fn sdp_property_with_extra_info_is_refused() {
 /// decoder (ours, OTP's) refuses.
 #[test]
 fn sdp_value_with_nul_is_refused() {
-    let text = "!/1 [10.0.0.1]\nT=1{C=1{MF=t1{M{L{\nv=0\nc=IN IP4 10.0.0.1\n}}}}}";
-    let mut m = decode(text.as_bytes()).unwrap();
-    let MessageBody::Transactions(ts) = &mut m.mess.body else {
-        unreachable!()
-    };
-    let Transaction::Request(r) = &mut ts[0] else {
-        unreachable!()
-    };
-    let Command::Modify(modify) = &mut r.actions[0].command_requests[0].command else {
-        unreachable!()
-    };
-    let AmmDescriptor::Media(media) = &mut modify.descriptors[0] else {
-        unreachable!()
-    };
-    let Some(Streams::OneStream(stream)) = &mut media.streams else {
-        unreachable!("{media:?}")
-    };
-    let local = stream.local_descriptor.as_mut().unwrap();
-    local.prop_grps[0][1].value[0] = "IN IP4 10.0\u{0}.0.1".into();
+    let mut m = decode(SDP_MODIFY.as_bytes()).unwrap();
+    sdp_c_line(&mut m).value[0] = "IN IP4 10.0\u{0}.0.1".into();
     for style in [Style::Pretty, Style::Compact] {
         let err = encode(&m, style, &mut Vec::new()).unwrap_err();
         assert!(matches!(err, EncodeError::Invalid { .. }), "{err:?}");
