@@ -276,15 +276,7 @@ impl Driver {
             // so that one flush (and one wake of the user) serves a burst.
             // What they hand the user waits until the flush: take no
             // more requests than half the user's queue has room for.
-            let mut room = if self.inbound.is_closed() {
-                usize::MAX
-            } else {
-                let half = self.inbound.max_capacity() / 2;
-                self.inbound
-                    .capacity()
-                    .saturating_sub(half)
-                    .saturating_sub(taken)
-            };
+            let mut room = self.room_for_requests().saturating_sub(taken);
             for _ in 0..BATCH {
                 if let Ok(cmd) = reply_rx.try_recv() {
                     self.command(cmd);
@@ -318,10 +310,20 @@ impl Driver {
         }
     }
 
-    /// Whether the queue to the user is more than half full (and someone
-    /// still takes from it).
+    /// How many more requests the queue to the user takes before it is
+    /// half full (unbounded when nobody takes from it: those are answered
+    /// at once).
+    fn room_for_requests(&self) -> usize {
+        if self.inbound.is_closed() {
+            return usize::MAX;
+        }
+        let half = self.inbound.max_capacity() / 2;
+        self.inbound.capacity().saturating_sub(half)
+    }
+
+    /// Whether the queue to the user is half full or more.
     fn user_behind(&self) -> bool {
-        !self.inbound.is_closed() && self.inbound.capacity() < self.inbound.max_capacity() / 2
+        self.room_for_requests() == 0
     }
 
     /// Starts a graceful shutdown: no new connection, every stream closed
