@@ -54,5 +54,20 @@ step python_tests
 step doc
 # Each published crate packages with everything it needs inside it, and
 # builds from its package alone.
-step cargo package --workspace --exclude megaco-readme --allow-dirty --quiet
+#
+# cargo verifies a crate against its sibling crates' fresh packages, which
+# it unpacks under $CARGO_HOME/registry/src/-<hash of the target dir>/ and
+# never unpacks again while that directory exists: a checkout at the same
+# path as an earlier run would build against the earlier run's sources
+# (same version number, older code). Those unpacked copies of our own
+# crates go first.
+package() {
+    local home=${CARGO_HOME:-$HOME/.cargo} version
+    version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+    for crate in crates/*/; do
+        rm -rf "$home"/registry/src/-*/"$(basename "$crate")-$version"
+    done
+    cargo package --workspace --exclude megaco-readme --allow-dirty --quiet
+}
+step package
 echo "scripts/test.sh: all passed in $((SECONDS - start)) s" >&2
