@@ -148,13 +148,23 @@ fn null_where(v: &mut Value, hit: &impl Fn(&serde_json::Map<String, Value>, &str
 /// empty token lists is `Audit { }`, which reads back without lists; an
 /// event's requested actions with nothing in them are not written, so
 /// they read back as none, as do an audited LocalControl's empty list
-/// of properties and a media descriptor's empty list of streams.
+/// of properties and a media descriptor's empty list of streams, and a
+/// service change's audit descriptor with no tokens.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     let mut json = serde_json::to_value(msg).expect("the model serialises");
     // `Audit { }` reads as an audit descriptor with no token lists.
     null_where(&mut json, &|_, k, child| {
         (k == "audit_token" || k == "audit_property_token")
             && child.as_array().is_some_and(Vec::is_empty)
+    });
+    // A service change's audit items are written among its parameters:
+    // with no tokens in either list nothing is written, and the
+    // parameters read back without an audit descriptor.
+    null_where(&mut json, &|_, k, child| {
+        k == "service_change_info"
+            && child
+                .as_object()
+                .is_some_and(|m| m.values().all(Value::is_null))
     });
     // An event's requested actions with nothing in them (no KeepActive,
     // digit map, embedded descriptors, notify behaviour or reset flag)

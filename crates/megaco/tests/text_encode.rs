@@ -741,3 +741,20 @@ fn sdp_value_with_nul_is_refused() {
         assert!(matches!(err, EncodeError::Invalid { .. }), "{err:?}");
     }
 }
+
+/// An SDP line ends at CR or LF: a value holding either is refused
+/// rather than written as two lines that read back as something else.
+#[test]
+fn sdp_value_with_a_line_end_is_refused() {
+    for cut in ["\r", "\n", "\r\n"] {
+        let mut m = decode(SDP_MODIFY.as_bytes()).unwrap();
+        sdp_c_line(&mut m).value[0] = format!("IN IP4{cut}10.0.0.1").into();
+        for style in [Style::Pretty, Style::Compact] {
+            let err = encode(&m, style, &mut Vec::new()).unwrap_err();
+            assert!(
+                matches!(err, EncodeError::Invalid { .. }),
+                "{cut:?}: {err:?}"
+            );
+        }
+    }
+}

@@ -148,6 +148,11 @@ impl Enc<'_> {
                             "a relation, range or sublist has no SDP form",
                         ));
                     }
+                    // A line ends at CR or LF: a value holding one would
+                    // read back as two lines.
+                    if value.bytes().any(|b| b == b'\r' || b == b'\n') {
+                        return Err(invalid("SDP value", "a line end inside a line"));
+                    }
                     self.name(&p.name, "SDP property name")?;
                     self.byte(b'=');
                     self.octet_string(value, "SDP value")?;
