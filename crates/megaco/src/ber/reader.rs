@@ -8,6 +8,7 @@
 use crate::codec::Kind;
 use crate::error::{DecodeError, DecodeErrorKind as K, Limit};
 use crate::Limits;
+use std::num::NonZeroU64;
 
 // ---- errors --------------------------------------------------------------
 //
@@ -82,28 +83,7 @@ pub(super) fn trailing_data(offset: usize, len: usize) -> DecodeError {
     ber(offset, K::TrailingData { len: len - offset })
 }
 
-/// The tag octet of a high-tag-number value (number ≥ 31) is kept as its
-/// first octet, which never equals a tag the Megaco module uses, so such
-/// values are skipped as unknown extensions.
-///
-/// Offsets are 32-bit (inputs are at most [`MAX_INPUT`] octets) and the
-/// depth 16-bit, so that a `Tlv` and a [`Reader`] are 40 bytes each: the
-/// decoders keep many of them and copy them around.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Tlv<'a> {
-    data: &'a [u8],
-    limits: &'a Limits,
-    /// Offset of the tag in the input.
-    offset: u32,
-    /// Content start offset.
-    start: u32,
-    /// Content end offset (exclusive; the end-of-contents octets of an
-    /// indefinite length are not included).
-    end: u32,
-    depth: u16,
-    /// First tag octet (class, constructed bit, number < 31).
-    pub tag: u8,
-}
+// ---- the input, spans and cursors ------------------------------------------
 
 /// The longest input the reader takes (its offsets are 32-bit).
 pub(super) const MAX_INPUT: usize = u32::MAX as usize;
@@ -112,56 +92,42 @@ pub(super) const MAX_INPUT: usize = u32::MAX as usize;
 /// says (its depth is 16-bit; the stack gives out long before).
 const MAX_DEPTH: usize = u16::MAX as usize;
 
-impl<'a> Tlv<'a> {
-    /// Offset of the tag in the input.
-    #[inline]
-    pub fn offset(&self) -> usize {
-        self.offset as usize
-    }
-
-    /// Offset after the content (the end-of-contents octets of an
-    /// indefinite length excluded).
-    #[inline]
-    pub fn end(&self) -> usize {
-        self.end as usize
-    }
-
-    /// The content octets.
-    #[inline]
-    pub fn content(&self) -> &'a [u8] {
-        &self.data[self.start as usize..self.end as usize]
-    }
-
-    /// A reader over the components of a constructed value.
-    #[inline]
-    pub fn children(&self) -> Result<Reader<'a>, DecodeError> {
-        if self.tag & 0x20 == 0 {
-            return Err(unexpected_tag(
-                self.offset(),
-                "a constructed value",
-                self.tag,
-            ));
-        }
-        let max = self.limits.max_depth.min(MAX_DEPTH);
-        if usize::from(self.depth) >= max {
-            return Err(too_deep(self.offset(), max));
-        }
-        Ok(Reader {
-            data: self.data,
-            limits: self.limits,
-            pos: self.start,
-            end: self.end,
-            count: 0,
-            depth: self.depth + 1,
-        })
-    }
-}
-
-/// Reads the TLVs of one container in order.
-#[derive(Debug, Clone)]
-pub(super) struct Reader<'a> {
+/// The bytes being read and the limits they are read within. Everything
+/// else the reader hands out ([`Span`], [`Cursor`]) is a few offsets into
+/// it, small enough to come back from a call in registers: the borrowed
+/// view walks with those alone, and the owned decoder's [`Tlv`] and
+/// [`Reader`] pair them with the input.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Input<'a> {
     data: &'a [u8],
     limits: &'a Limits,
+}
+
+/// Where one TLV lies, in two 64-bit words: the content's start and end
+/// offsets, and its tag, header length and depth. Whole words, so that
+/// the reader's result (`Result<Span, Option<DecodeError>>`, two words)
+/// comes back in two registers: built from fields of their own sizes, it
+/// went through the stack, and each read stalled on the narrower stores
+/// before it (the view took half as long again).
+///
+/// The tag octet of a high-tag-number value (number ≥ 31) is kept as its
+/// first octet, which never equals a tag the Megaco module uses, so such
+/// values are skipped as unknown extensions.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Span {
+    /// Content start offset (low half) and end offset (high half,
+    /// exclusive; the end-of-contents octets of an indefinite length are
+    /// not included).
+    bounds: u64,
+    /// The first tag octet (class, constructed bit, number < 31) in bits
+    /// 0–7, the octets of tag and length before the content (2 to 132)
+    /// in bits 8–15, the depth in bits 16–31, and [`PRESENT`].
+    meta: NonZeroU64,
+}
+
+/// Reads the TLVs of one container in order (offsets into an [`Input`]).
+#[derive(Debug, Clone)]
+pub(super) struct Cursor {
     pos: u32,
     end: u32,
     /// TLVs read so far from this container.
@@ -169,108 +135,247 @@ pub(super) struct Reader<'a> {
     depth: u16,
 }
 
-impl<'a> Reader<'a> {
-    /// A reader over the whole input, within `limits` (depth, components
-    /// per container, primitive value length); it reads the first
-    /// [`MAX_INPUT`] octets at most (callers refuse longer inputs).
+impl Cursor {
+    /// The offset of the next TLV (after the last one read).
+    #[inline]
+    pub fn pos(&self) -> usize {
+        self.pos as usize
+    }
+}
+
+impl Span {
+    /// The first tag octet.
+    #[inline]
+    pub fn tag(&self) -> u8 {
+        self.meta.get() as u8
+    }
+
+    /// Offset of the tag in the input.
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.start() - (self.meta.get() >> 8) as u8 as usize
+    }
+
+    /// Offset of the content.
+    #[inline]
+    fn start(&self) -> usize {
+        self.bounds as u32 as usize
+    }
+
+    /// Offset after the content (the end-of-contents octets of an
+    /// indefinite length excluded).
+    #[inline]
+    pub fn end(&self) -> usize {
+        (self.bounds >> 32) as usize
+    }
+
+    #[inline]
+    fn depth(&self) -> u16 {
+        (self.meta.get() >> 16) as u16
+    }
+}
+
+impl<'a> Input<'a> {
+    /// `data` read within `limits` (depth, components per container,
+    /// primitive value length); only its first [`MAX_INPUT`] octets are
+    /// read (callers refuse longer inputs).
     pub fn new(data: &'a [u8], limits: &'a Limits) -> Self {
-        Reader {
-            data,
-            limits,
+        Input { data, limits }
+    }
+
+    /// A cursor over the whole input.
+    pub fn cursor(&self) -> Cursor {
+        Cursor {
             pos: 0,
-            end: u32::try_from(data.len()).unwrap_or(u32::MAX),
+            end: u32::try_from(self.data.len()).unwrap_or(u32::MAX),
             count: 0,
             depth: 0,
         }
     }
 
-    /// The current offset.
-    pub fn pos(&self) -> usize {
-        self.pos as usize
+    /// The content octets of `s`.
+    #[inline]
+    pub fn content(&self, s: &Span) -> &'a [u8] {
+        &self.data[s.start()..s.end()]
     }
 
-    /// The next TLV, or `None` at the end of the container.
+    /// `s` with the input, for the helpers that read values.
+    #[inline]
+    pub fn tlv(&self, s: Span) -> Tlv<'a> {
+        Tlv {
+            input: *self,
+            span: s,
+            tag: s.tag(),
+        }
+    }
+
+    /// A cursor over the components of the constructed value `s`.
+    #[inline]
+    pub fn children(&self, s: &Span) -> Result<Cursor, DecodeError> {
+        if s.tag() & 0x20 == 0 {
+            return Err(unexpected_tag(s.offset(), "a constructed value", s.tag()));
+        }
+        let max = self.limits.max_depth.min(MAX_DEPTH);
+        if usize::from(s.depth()) >= max {
+            return Err(too_deep(s.offset(), max));
+        }
+        Ok(Cursor {
+            pos: s.bounds as u32,
+            end: (s.bounds >> 32) as u32,
+            count: 0,
+            depth: s.depth() + 1,
+        })
+    }
+
+    /// The next TLV of `c`, or `None` at the end of its container.
+    #[inline(always)]
+    pub fn next(&self, c: &mut Cursor) -> Result<Option<Span>, DecodeError> {
+        match self.advance(c) {
+            Ok(s) => Ok(Some(s)),
+            Err(None) => Ok(None),
+            Err(Some(e)) => Err(e),
+        }
+    }
+
+    /// [`next`](Self::next) in a form that fits two registers: the next
+    /// TLV, `Err(None)` at the end of the container, or `Err(Some(_))`.
     ///
     /// The common case (a low tag number, a short definite length, within
     /// every limit) is a few instructions inlined into the caller; the
-    /// rest is [`next_slow`](Self::next_slow), out of line.
-    #[inline]
-    pub fn next(&mut self) -> Result<Option<Tlv<'a>>, DecodeError> {
-        let (pos, limit) = (self.pos as usize, self.end as usize);
+    /// rest is [`advance_slow`](Self::advance_slow), out of line.
+    #[inline(always)]
+    fn advance(&self, c: &mut Cursor) -> Result<Span, Option<DecodeError>> {
+        let (pos, limit) = (c.pos as usize, c.end as usize);
         if pos >= limit {
-            return Ok(None);
+            return Err(None);
         }
-        self.count += 1;
+        c.count += 1;
         if let Some(&[tag, l0, l1]) = self.data.get(pos..pos + 3) {
             // A short length, or one length octet after 0x81 (what
             // encoders write for 128 to 255 octets).
-            let (start, len) = match l0 {
-                0..=0x7F => (pos + 2, usize::from(l0)),
-                0x81 => (pos + 3, usize::from(l1)),
-                _ => (usize::MAX, 0),
+            let (header, len) = match l0 {
+                0..=0x7F => (2, usize::from(l0)),
+                0x81 => (3, usize::from(l1)),
+                _ => (0, 0),
             };
-            let end = start.wrapping_add(len);
+            let end = pos + header + len;
             if tag & 0x1F != 0x1F
-                && start != usize::MAX
+                && header != 0
                 && end <= limit
-                && self.count as usize <= self.limits.max_list_len
+                && c.count as usize <= self.limits.max_list_len
                 && (tag & 0x20 != 0 || len <= self.limits.max_string_len)
             {
                 // Within `limit`, a u32.
-                self.pos = end as u32;
-                return Ok(Some(tlv(
-                    self.data,
-                    tag,
-                    pos,
-                    start,
-                    end,
-                    self.depth,
-                    self.limits,
-                )));
+                c.pos = end as u32;
+                return Ok(span(tag, pos, pos + header, end, c.depth));
             }
         }
-        self.next_slow()
+        self.advance_slow(c)
     }
 
-    /// [`next`](Self::next) for long and indefinite lengths, high tag
-    /// numbers, and every error.
+    /// [`advance`](Self::advance) for long and indefinite lengths, high
+    /// tag numbers, and every error.
     #[inline(never)]
-    fn next_slow(&mut self) -> Result<Option<Tlv<'a>>, DecodeError> {
-        if self.count as usize > self.limits.max_list_len {
-            return Err(too_many_items(self.pos(), self.limits.max_list_len));
+    fn advance_slow(&self, c: &mut Cursor) -> Result<Span, Option<DecodeError>> {
+        let max = self.limits.max_list_len;
+        if c.count as usize > max {
+            return Err(Some(too_many_items(c.pos(), max)));
         }
-        let (tlv, next) = read_tlv(
-            self.data,
-            self.pos(),
-            self.end as usize,
-            self.depth,
-            self.limits,
-        )?;
-        // Within `self.end`, a u32.
-        self.pos = next as u32;
-        check_string(tlv).map(Some)
+        let (s, next) = read_tlv(self.data, c.pos(), c.end as usize, c.depth, self.limits)?;
+        // Within `c.end`, a u32.
+        c.pos = next as u32;
+        let len = s.end() - s.start();
+        if s.tag() & 0x20 == 0 && len > self.limits.max_string_len {
+            let max = self.limits.max_string_len;
+            return Err(Some(string_too_long(s.offset(), len, max)));
+        }
+        Ok(s)
     }
 }
 
-/// Refuses a primitive value longer than [`Limits::max_string_len`].
-#[inline]
-fn check_string(t: Tlv<'_>) -> Result<Tlv<'_>, DecodeError> {
-    let len = (t.end - t.start) as usize;
-    if t.tag & 0x20 == 0 && len > t.limits.max_string_len {
-        return Err(string_too_long(t.offset(), len, t.limits.max_string_len));
+// ---- the owned decoder's TLV and reader ----------------------------------------
+
+/// A TLV with its input: what the owned decoder passes around (offsets
+/// are 32-bit: inputs are at most [`MAX_INPUT`] octets).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Tlv<'a> {
+    input: Input<'a>,
+    span: Span,
+    /// First tag octet (class, constructed bit, number < 31).
+    pub tag: u8,
+}
+
+impl<'a> Tlv<'a> {
+    /// Offset of the tag in the input.
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.span.offset()
     }
-    Ok(t)
+
+    /// Offset after the content (the end-of-contents octets of an
+    /// indefinite length excluded).
+    #[inline]
+    pub fn end(&self) -> usize {
+        self.span.end()
+    }
+
+    /// The content octets.
+    #[inline]
+    pub fn content(&self) -> &'a [u8] {
+        self.input.content(&self.span)
+    }
+
+    /// A reader over the components of a constructed value.
+    #[inline]
+    pub fn children(&self) -> Result<Reader<'a>, DecodeError> {
+        Ok(Reader {
+            input: self.input,
+            cursor: self.input.children(&self.span)?,
+        })
+    }
+}
+
+/// Reads the TLVs of one container in order.
+#[derive(Debug, Clone)]
+pub(super) struct Reader<'a> {
+    input: Input<'a>,
+    cursor: Cursor,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over the whole input, within `limits` (see [`Input::new`]).
+    pub fn new(data: &'a [u8], limits: &'a Limits) -> Self {
+        let input = Input::new(data, limits);
+        Reader {
+            input,
+            cursor: input.cursor(),
+        }
+    }
+
+    /// The current offset.
+    pub fn pos(&self) -> usize {
+        self.cursor.pos()
+    }
+
+    /// The next TLV, or `None` at the end of the container.
+    #[inline]
+    pub fn next(&mut self) -> Result<Option<Tlv<'a>>, DecodeError> {
+        Ok(self
+            .input
+            .next(&mut self.cursor)?
+            .map(|s| self.input.tlv(s)))
+    }
 }
 
 /// Reads one TLV at `pos`, which must lie before `limit`; returns it and
 /// the offset after it.
-fn read_tlv<'a>(
-    data: &'a [u8],
+fn read_tlv(
+    data: &[u8],
     pos: usize,
     limit: usize,
     depth: u16,
-    limits: &'a Limits,
-) -> Result<(Tlv<'a>, usize), DecodeError> {
+    limits: &Limits,
+) -> Result<(Span, usize), DecodeError> {
     let offset = pos;
     let tag = data[pos];
     let mut p = pos + 1;
@@ -302,7 +407,7 @@ fn read_tlv<'a>(
         if end > limit {
             return Err(truncated(p, "content of the stated length"));
         }
-        return Ok((tlv(data, tag, offset, p, end, depth, limits), end));
+        return Ok((span(tag, offset, p, end, depth), end));
     }
     if l0 == 0x80 {
         if tag & 0x20 == 0 {
@@ -320,7 +425,7 @@ fn read_tlv<'a>(
                 return Err(truncated(q, "end-of-contents octets"));
             }
             if data[q] == 0 && data[q + 1] == 0 {
-                let t = tlv(data, tag, offset, start, q, depth, limits);
+                let t = span(tag, offset, start, q, depth);
                 return Ok((t, q + 2));
             }
             let (_, next) = read_tlv(data, q, limit, depth + 1, limits)?;
@@ -346,31 +451,27 @@ fn read_tlv<'a>(
         return Err(truncated(p, "content of the stated length"));
     }
     let end = p + len;
-    Ok((tlv(data, tag, offset, p, end, depth, limits), end))
+    Ok((span(tag, offset, p, end, depth), end))
 }
 
+/// A span within the first [`MAX_INPUT`] octets (every offset a reader
+/// hands out is), whose header (tag and length octets) is 2 to 132 octets.
 #[inline]
-/// A TLV within the first [`MAX_INPUT`] octets (every offset a reader
-/// hands out is).
-fn tlv<'a>(
-    data: &'a [u8],
-    tag: u8,
-    offset: usize,
-    start: usize,
-    end: usize,
-    depth: u16,
-    limits: &'a Limits,
-) -> Tlv<'a> {
-    Tlv {
-        data,
-        limits,
-        offset: offset as u32,
-        start: start as u32,
-        end: end as u32,
-        depth,
-        tag,
+fn span(tag: u8, offset: usize, start: usize, end: usize, depth: u16) -> Span {
+    let header = (start - offset) as u64;
+    Span {
+        bounds: start as u64 | (end as u64) << 32,
+        meta: PRESENT | (u64::from(tag) | header << 8 | u64::from(depth) << 16),
     }
 }
+
+/// Bit 32 of [`Span::meta`], always set: `meta` is never zero, and
+/// `Result<Span, Option<DecodeError>>` needs no room of its own for
+/// which it is.
+const PRESENT: NonZeroU64 = match NonZeroU64::new(1 << 32) {
+    Some(n) => n,
+    None => unreachable!(),
+};
 
 #[cfg(test)]
 mod tests {
@@ -393,6 +494,15 @@ mod tests {
             v.push((t.tag, t.content().to_vec()));
         }
         Ok(v)
+    }
+
+    /// What the reader hands back fits two registers (see [`Span`]).
+    #[test]
+    fn results_are_two_words() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<Span>(), 16);
+        assert_eq!(size_of::<Result<Span, Option<DecodeError>>>(), 16);
+        assert_eq!(size_of::<Cursor>(), 16);
     }
 
     #[test]

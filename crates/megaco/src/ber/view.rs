@@ -6,42 +6,46 @@
 //! of a repeated one wins, unknown transaction and command reply
 //! alternatives skipped.
 
-use super::decode::{bad, expect, fixed, message_version, missing, null, top_level, u16v, u32v};
-use super::reader::{too_large, trailing_data, unexpected_tag, Reader, Tlv};
+use super::decode::{bad, expect, fixed, missing, null, u16v, u32v, version};
+use super::reader::{
+    too_large, trailing_data, truncated, unexpected_tag, Cursor, Input, Span, Tlv, MAX_INPUT,
+};
 use super::{BerConfig, Dialect, Mapping};
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
 use crate::codec::DecodeError;
 use crate::model::{ContextId, Ip4Address, Ip6Address};
 use crate::view::{
-    CommandKind, CommandView, Item, MessageView, MidView, MtpForm, NameForm, TermIdView,
+    CommandKind, CommandView, Item, MessageView, MidView, MtpForm, NameForm, Queued, TermIdView,
     TransactionView,
 };
 
 type D<T> = Result<T, DecodeError>;
 
-/// Where the walk is: one reader per level of the structure.
+/// Where the walk is: one cursor per level of the structure, each a few
+/// offsets into the input (see [`Input`]).
 #[derive(Debug, Clone)]
 pub(crate) struct BerWalker<'a> {
+    input: Input<'a>,
     levels: Option<&'a TermIdLevels>,
-    transactions: Reader<'a>,
+    transactions: Cursor,
     /// Actions of the current transaction; `true` for action replies.
-    actions: Option<(Reader<'a>, bool)>,
+    actions: Option<(Cursor, bool)>,
     /// Commands of the current action; `true` for command replies.
-    commands: Option<(Reader<'a>, bool)>,
+    commands: Option<(Cursor, bool)>,
     /// Termination ids of the current command.
-    ids: Option<Ids<'a>>,
+    ids: Option<Ids>,
     /// Ranges of the current TransactionResponseAck.
-    acks: Option<Reader<'a>>,
+    acks: Option<Cursor>,
     /// An item read ahead (the error of a reply or an action reply).
-    queued: Option<Item<'a>>,
+    queued: Option<Queued>,
 }
 
 #[derive(Debug, Clone)]
-enum Ids<'a> {
+enum Ids {
     /// A `SEQUENCE OF TerminationID`.
-    List(Reader<'a>),
+    List(Cursor),
     /// One `TerminationID`.
-    One(Tlv<'a>),
+    One(Span),
 }
 
 /// Reads the header of `bytes`; the walker starts at the first
@@ -50,55 +54,64 @@ pub(crate) fn parse<'a>(
     bytes: &'a [u8],
     cfg: &'a BerConfig,
 ) -> Result<MessageView<'a>, DecodeError> {
-    header(bytes, cfg)
-}
-
-fn header<'a>(bytes: &'a [u8], cfg: &'a BerConfig) -> D<MessageView<'a>> {
     let limits = &cfg.limits;
-    if bytes.len() > limits.max_message_size {
-        return Err(too_large(bytes.len(), limits.max_message_size));
+    for max in [limits.max_message_size, MAX_INPUT] {
+        if bytes.len() > max {
+            return Err(too_large(bytes.len(), max));
+        }
     }
-    let (top, end) = top_level(bytes, limits)?;
-    if end < bytes.len() {
-        return Err(trailing_data(end, bytes.len()));
+    let input = Input::new(bytes, limits);
+    let mut r = input.cursor();
+    let top = input
+        .next(&mut r)?
+        .ok_or_else(|| truncated(0, "MegacoMessage"))?;
+    let t = |s: Span| input.tlv(s);
+    expect(&t(top), 0x30, "MegacoMessage (SEQUENCE, tag 0x30)")?;
+    if r.pos() < bytes.len() {
+        return Err(trailing_data(r.pos(), bytes.len()));
     }
     let mut message = None;
-    let mut r = top.children()?;
-    while let Some(x) = r.next()? {
-        if x.tag == 0xA1 {
+    let mut r = input.children(&top)?;
+    while let Some(x) = input.next(&mut r)? {
+        if x.tag() == 0xA1 {
             message = Some(x);
         }
     }
-    let m = message.ok_or_else(|| missing(&top, "Message"))?;
-    let mut r = m.children()?;
-    let version = message_version(&m, &mut r)?;
+    let m = message.ok_or_else(|| missing(&t(top), "Message"))?;
+    let mut r = input.children(&m)?;
+    let first = input
+        .next(&mut r)?
+        .ok_or_else(|| missing(&t(m), "Message.version"))?;
+    let version = version(&t(first))?;
     let (mut mid, mut body) = (None, None);
-    while let Some(x) = r.next()? {
-        match x.tag {
+    while let Some(x) = input.next(&mut r)? {
+        match x.tag() {
             0xA1 => mid = Some(x),
             0xA2 => body = Some(x),
             _ => {}
         }
     }
-    let mid = mid_view(&mid.ok_or_else(|| missing(&m, "Message.mId"))?, cfg)?;
-    let body = body.ok_or_else(|| missing(&m, "Message.messageBody"))?;
-    let alt = body
-        .children()?
-        .next()?
-        .ok_or_else(|| missing(&body, "messageBody alternative"))?;
+    let mid = mid_view(
+        input,
+        mid.ok_or_else(|| missing(&t(m), "Message.mId"))?,
+        cfg,
+    )?;
+    let body = body.ok_or_else(|| missing(&t(m), "Message.messageBody"))?;
+    let alt = first_of(input, body, "messageBody alternative")?;
     let levels = match &cfg.mapping {
         Mapping::Text(l) => Some(l),
         Mapping::Native => None,
     };
-    Ok(match alt.tag {
-        0xA0 => MessageView::ber(version, mid, Some(error_code(&alt)?), None),
+    Ok(match alt.tag() {
+        0xA0 => MessageView::ber(version, mid, Some(error_code(input, alt)?), None),
         0xA1 => MessageView::ber(
             version,
             mid,
             None,
             Some(BerWalker {
+                input,
                 levels,
-                transactions: alt.children()?,
+                transactions: input.children(&alt)?,
                 actions: None,
                 commands: None,
                 ids: None,
@@ -110,133 +123,130 @@ fn header<'a>(bytes: &'a [u8], cfg: &'a BerConfig) -> D<MessageView<'a>> {
             return Err(unexpected_tag(
                 alt.offset(),
                 "messageError [0] or transactions [1]",
-                alt.tag,
+                alt.tag(),
             ))
         }
     })
 }
 
+/// The first component of the constructed value `s` (a CHOICE's
+/// alternative).
+#[inline]
+fn first_of(input: Input<'_>, s: Span, what: &'static str) -> D<Span> {
+    input
+        .next(&mut input.children(&s)?)?
+        .ok_or_else(|| missing(&input.tlv(s), what))
+}
+
 /// An explicitly tagged MId.
-fn mid_view<'a>(t: &Tlv<'a>, cfg: &BerConfig) -> D<MidView<'a>> {
-    let alt = t
-        .children()?
-        .next()?
-        .ok_or_else(|| missing(t, "MId alternative"))?;
-    let address_and_port = |what: &'static str| -> D<(Option<Tlv<'a>>, Option<u16>)> {
+fn mid_view<'a>(input: Input<'a>, s: Span, cfg: &BerConfig) -> D<MidView<'a>> {
+    let t = |s: Span| input.tlv(s);
+    let alt = first_of(input, s, "MId alternative")?;
+    let address_and_port = || -> D<(Option<Span>, Option<u16>)> {
         let (mut a, mut port) = (None, None);
-        let mut r = alt.children()?;
-        while let Some(x) = r.next()? {
-            match x.tag {
+        let mut r = input.children(&alt)?;
+        while let Some(x) = input.next(&mut r)? {
+            match x.tag() {
                 0x80 => a = Some(x),
-                0x81 => port = Some(u16v(&x, "port number")?),
+                0x81 => port = Some(u16v(&t(x), "port number")?),
                 _ => {}
             }
         }
-        let _ = what;
         Ok((a, port))
     };
-    Ok(match alt.tag {
+    Ok(match alt.tag() {
         0xA0 => {
-            let (a, port) = address_and_port("IP4Address.address")?;
-            let a = a.ok_or_else(|| missing(&alt, "IP4Address.address"))?;
+            let (a, port) = address_and_port()?;
+            let a = a.ok_or_else(|| missing(&t(alt), "IP4Address.address"))?;
             MidView::Ip4(Ip4Address {
-                address: fixed(&a, "IPv4 address (4 octets)")?,
+                address: fixed(&t(a), "IPv4 address (4 octets)")?,
                 port,
             })
         }
         0xA1 => {
-            let (a, port) = address_and_port("IP6Address.address")?;
-            let a = a.ok_or_else(|| missing(&alt, "IP6Address.address"))?;
+            let (a, port) = address_and_port()?;
+            let a = a.ok_or_else(|| missing(&t(alt), "IP6Address.address"))?;
             MidView::Ip6(Ip6Address {
-                address: fixed(&a, "IPv6 address (16 octets)")?,
+                address: fixed(&t(a), "IPv6 address (16 octets)")?,
                 port,
             })
         }
         0xA2 => {
-            let (n, port) = address_and_port("DomainName.name")?;
-            let n = n.ok_or_else(|| missing(&alt, "DomainName.name"))?;
+            let (n, port) = address_and_port()?;
+            let n = n.ok_or_else(|| missing(&t(alt), "DomainName.name"))?;
             MidView::Domain {
-                name: n.content(),
+                name: input.content(&n),
                 port,
                 form: NameForm::Utf8Lossy,
             }
         }
         0x83 => MidView::Device {
-            name: alt.content(),
+            name: input.content(&alt),
             form: NameForm::Utf8Lossy,
         },
         0x84 => {
-            if !(2..=4).contains(&alt.content().len()) {
-                return Err(bad(&alt, "mtpAddress of 2 to 4 octets"));
+            if !(2..=4).contains(&input.content(&alt).len()) {
+                return Err(bad(&t(alt), "mtpAddress of 2 to 4 octets"));
             }
             MidView::Mtp {
-                address: alt.content(),
+                address: input.content(&alt),
                 form: match cfg.dialect {
                     Dialect::Standard => MtpForm::Octets,
                     Dialect::Otp => MtpForm::Text(NameForm::Utf8Lossy),
                 },
             }
         }
-        _ => return Err(unexpected_tag(alt.offset(), "a MId alternative", alt.tag)),
+        _ => return Err(unexpected_tag(alt.offset(), "a MId alternative", alt.tag())),
     })
 }
 
 /// The code of an ErrorDescriptor.
-fn error_code(t: &Tlv) -> D<u16> {
+fn error_code(input: Input<'_>, s: Span) -> D<u16> {
     let mut code = None;
-    let mut r = t.children()?;
-    while let Some(x) = r.next()? {
-        if x.tag == 0x80 {
-            code = Some(u16v(&x, "ErrorCode 0..65535")?);
+    let mut r = input.children(&s)?;
+    while let Some(x) = input.next(&mut r)? {
+        if x.tag() == 0x80 {
+            code = Some(u16v(&input.tlv(x), "ErrorCode 0..65535")?);
         }
     }
-    code.ok_or_else(|| missing(t, "errorCode"))
+    code.ok_or_else(|| missing(&input.tlv(s), "errorCode"))
 }
 
 impl<'a> BerWalker<'a> {
     pub(crate) fn next_item(&mut self) -> Result<Option<Item<'a>>, DecodeError> {
-        self.step()
-    }
-
-    fn step(&mut self) -> D<Option<Item<'a>>> {
         if let Some(item) = self.queued.take() {
-            return Ok(Some(item));
+            return Ok(Some(item.item()));
         }
+        let input = self.input;
         loop {
             if let Some(ids) = &mut self.ids {
-                let t = match ids {
-                    Ids::List(r) => match r.next()? {
-                        Some(t) => {
-                            expect(&t, 0x30, "TerminationID (SEQUENCE)")?;
-                            t
+                let s = match ids {
+                    Ids::List(r) => match input.next(r)? {
+                        Some(s) => {
+                            expect(&input.tlv(s), 0x30, "TerminationID (SEQUENCE)")?;
+                            s
                         }
                         None => {
                             self.ids = None;
                             continue;
                         }
                     },
-                    Ids::One(t) => {
-                        let t = *t;
+                    Ids::One(s) => {
+                        let s = *s;
                         self.ids = None;
-                        t
+                        s
                     }
                 };
-                return Ok(Some(Item::TerminationId(self.term_id(&t)?)));
+                return Ok(Some(Item::TerminationId(self.term_id(s)?)));
             }
             if let Some((r, reply)) = &mut self.commands {
                 let reply = *reply;
-                match r.next()? {
-                    Some(c) => {
-                        let item = if reply {
-                            self.command_reply(&c)?
-                        } else {
-                            Some(self.command_request(&c)?)
-                        };
-                        match item {
-                            Some(item) => return Ok(Some(item)),
-                            None => continue,
-                        }
-                    }
+                match input.next(r)? {
+                    Some(c) if reply => match self.command_reply(c)? {
+                        Some(item) => return Ok(Some(item)),
+                        None => continue,
+                    },
+                    Some(c) => return Ok(Some(self.command_request(c)?)),
                     None => {
                         self.commands = None;
                         continue;
@@ -244,8 +254,8 @@ impl<'a> BerWalker<'a> {
                 }
             }
             if let Some(r) = &mut self.acks {
-                match r.next()? {
-                    Some(a) => return Ok(Some(ack(&a)?)),
+                match input.next(r)? {
+                    Some(a) => return Ok(Some(ack(input, a)?)),
                     None => {
                         self.acks = None;
                         continue;
@@ -254,17 +264,17 @@ impl<'a> BerWalker<'a> {
             }
             if let Some((r, reply)) = &mut self.actions {
                 let reply = *reply;
-                match r.next()? {
-                    Some(a) => return Ok(Some(self.action(&a, reply)?)),
+                match input.next(r)? {
+                    Some(a) => return Ok(Some(self.action(a, reply)?)),
                     None => {
                         self.actions = None;
                         continue;
                     }
                 }
             }
-            match self.transactions.next()? {
+            match input.next(&mut self.transactions)? {
                 Some(t) => {
-                    if let Some(item) = self.transaction(&t)? {
+                    if let Some(item) = self.transaction(t)? {
                         return Ok(Some(item));
                     }
                 }
@@ -273,67 +283,67 @@ impl<'a> BerWalker<'a> {
         }
     }
 
-    fn transaction(&mut self, t: &Tlv<'a>) -> D<Option<Item<'a>>> {
-        let view = match t.tag {
+    /// `s` with the input, for the helpers that read values.
+    #[inline]
+    fn t(&self, s: Span) -> Tlv<'a> {
+        self.input.tlv(s)
+    }
+
+    fn transaction(&mut self, t: Span) -> D<Option<Item<'a>>> {
+        let input = self.input;
+        let view = match t.tag() {
             0xA0 => {
                 let (mut id, mut actions) = (None, None);
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
-                    match x.tag {
-                        0x80 => id = Some(u32v(&x, "TransactionId")?),
+                let mut r = input.children(&t)?;
+                while let Some(x) = input.next(&mut r)? {
+                    match x.tag() {
+                        0x80 => id = Some(u32v(&self.t(x), "TransactionId")?),
                         0xA1 => actions = Some(x),
                         _ => {}
                     }
                 }
-                let id = id.ok_or_else(|| missing(t, "transactionId"))?;
-                let actions = actions.ok_or_else(|| missing(t, "actions"))?;
-                self.actions = Some((actions.children()?, false));
+                let id = id.ok_or_else(|| missing(&self.t(t), "transactionId"))?;
+                let actions = actions.ok_or_else(|| missing(&self.t(t), "actions"))?;
+                self.actions = Some((input.children(&actions)?, false));
                 TransactionView::Request { id }
             }
             0xA1 => {
                 let mut id = None;
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
-                    if x.tag == 0x80 {
-                        id = Some(u32v(&x, "TransactionId")?);
+                let mut r = input.children(&t)?;
+                while let Some(x) = input.next(&mut r)? {
+                    if x.tag() == 0x80 {
+                        id = Some(u32v(&self.t(x), "TransactionId")?);
                     }
                 }
                 TransactionView::Pending {
-                    id: id.ok_or_else(|| missing(t, "transactionId"))?,
+                    id: id.ok_or_else(|| missing(&self.t(t), "transactionId"))?,
                 }
             }
             0xA2 => {
                 let (mut id, mut imm, mut res, mut seg, mut done) =
                     (None, false, None, None, false);
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
-                    match x.tag {
-                        0x80 => id = Some(u32v(&x, "TransactionId")?),
-                        0x81 => imm = null(&x)?,
+                let mut r = input.children(&t)?;
+                while let Some(x) = input.next(&mut r)? {
+                    match x.tag() {
+                        0x80 => id = Some(u32v(&self.t(x), "TransactionId")?),
+                        0x81 => imm = null(&self.t(x))?,
                         0xA2 => res = Some(x),
-                        0x83 => seg = Some(u16v(&x, "SegmentNumber")?),
-                        0x84 => done = null(&x)?,
+                        0x83 => seg = Some(u16v(&self.t(x), "SegmentNumber")?),
+                        0x84 => done = null(&self.t(x))?,
                         _ => {}
                     }
                 }
-                let id = id.ok_or_else(|| missing(t, "transactionId"))?;
-                let res = res.ok_or_else(|| missing(t, "transactionResult"))?;
-                let alt = res
-                    .children()?
-                    .next()?
-                    .ok_or_else(|| missing(&res, "transactionResult alternative"))?;
-                match alt.tag {
-                    0xA0 => {
-                        self.queued = Some(Item::TransactionError {
-                            code: error_code(&alt)?,
-                        })
-                    }
-                    0xA1 => self.actions = Some((alt.children()?, true)),
+                let id = id.ok_or_else(|| missing(&self.t(t), "transactionId"))?;
+                let res = res.ok_or_else(|| missing(&self.t(t), "transactionResult"))?;
+                let alt = first_of(input, res, "transactionResult alternative")?;
+                match alt.tag() {
+                    0xA0 => self.queued = Some(Queued::TransactionError(error_code(input, alt)?)),
+                    0xA1 => self.actions = Some((input.children(&alt)?, true)),
                     _ => {
                         return Err(unexpected_tag(
                             alt.offset(),
                             "transactionError [0] or actionReplies [1]",
-                            alt.tag,
+                            alt.tag(),
                         ))
                     }
                 }
@@ -345,23 +355,23 @@ impl<'a> BerWalker<'a> {
                 }
             }
             0xA3 => {
-                self.acks = Some(t.children()?);
+                self.acks = Some(input.children(&t)?);
                 TransactionView::ResponseAck
             }
             0xA4 => {
                 let (mut id, mut seg, mut done) = (None, None, false);
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
-                    match x.tag {
-                        0x80 => id = Some(u32v(&x, "TransactionId")?),
-                        0x81 => seg = Some(u16v(&x, "SegmentNumber")?),
-                        0x82 => done = null(&x)?,
+                let mut r = input.children(&t)?;
+                while let Some(x) = input.next(&mut r)? {
+                    match x.tag() {
+                        0x80 => id = Some(u32v(&self.t(x), "TransactionId")?),
+                        0x81 => seg = Some(u16v(&self.t(x), "SegmentNumber")?),
+                        0x82 => done = null(&self.t(x))?,
                         _ => {}
                     }
                 }
                 TransactionView::SegmentReply {
-                    id: id.ok_or_else(|| missing(t, "transactionId"))?,
-                    segment_number: seg.ok_or_else(|| missing(t, "segmentNumber"))?,
+                    id: id.ok_or_else(|| missing(&self.t(t), "transactionId"))?,
+                    segment_number: seg.ok_or_else(|| missing(&self.t(t), "segmentNumber"))?,
                     segmentation_complete: done,
                 }
             }
@@ -370,68 +380,65 @@ impl<'a> BerWalker<'a> {
         Ok(Some(Item::Transaction(view)))
     }
 
-    fn action(&mut self, t: &Tlv<'a>, reply: bool) -> D<Item<'a>> {
+    fn action(&mut self, t: Span, reply: bool) -> D<Item<'a>> {
+        let input = self.input;
         let what = if reply {
             "ActionReply (SEQUENCE)"
         } else {
             "ActionRequest (SEQUENCE)"
         };
-        expect(t, 0x30, what)?;
+        expect(&self.t(t), 0x30, what)?;
         let (mut ctx, mut err, mut cmds) = (None, None, None);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
-            match x.tag {
-                0x80 => ctx = Some(ContextId(u32v(&x, "ContextID")?)),
+        let mut r = input.children(&t)?;
+        while let Some(x) = input.next(&mut r)? {
+            match x.tag() {
+                0x80 => ctx = Some(ContextId(u32v(&self.t(x), "ContextID")?)),
                 0xA1 if reply => err = Some(x),
                 0xA3 => cmds = Some(x),
                 _ => {}
             }
         }
-        let context_id = ctx.ok_or_else(|| missing(t, "contextId"))?;
+        let context_id = ctx.ok_or_else(|| missing(&self.t(t), "contextId"))?;
         let what = if reply {
             "commandReply"
         } else {
             "commandRequests"
         };
-        let cmds = cmds.ok_or_else(|| missing(t, what))?;
+        let cmds = cmds.ok_or_else(|| missing(&self.t(t), what))?;
         if let Some(e) = err {
-            self.queued = Some(Item::ActionError {
-                code: error_code(&e)?,
-            });
+            self.queued = Some(Queued::ActionError(error_code(input, e)?));
         }
-        self.commands = Some((cmds.children()?, reply));
+        self.commands = Some((input.children(&cmds)?, reply));
         Ok(Item::Action { context_id })
     }
 
-    fn command_request(&mut self, t: &Tlv<'a>) -> D<Item<'a>> {
-        expect(t, 0x30, "CommandRequest (SEQUENCE)")?;
+    fn command_request(&mut self, t: Span) -> D<Item<'a>> {
+        let input = self.input;
+        expect(&self.t(t), 0x30, "CommandRequest (SEQUENCE)")?;
         let (mut cmd, mut optional, mut wildcard_return) = (None, false, false);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
-            match x.tag {
+        let mut r = input.children(&t)?;
+        while let Some(x) = input.next(&mut r)? {
+            match x.tag() {
                 0xA0 => cmd = Some(x),
-                0x81 => optional = null(&x)?,
-                0x82 => wildcard_return = null(&x)?,
+                0x81 => optional = null(&self.t(x))?,
+                0x82 => wildcard_return = null(&self.t(x))?,
                 _ => {}
             }
         }
-        let cmd = cmd.ok_or_else(|| missing(t, "command"))?;
-        let alt = cmd
-            .children()?
-            .next()?
-            .ok_or_else(|| missing(&cmd, "Command alternative"))?;
-        let Some(kind) = kind_of(alt.tag) else {
+        let cmd = cmd.ok_or_else(|| missing(&self.t(t), "command"))?;
+        let alt = first_of(input, cmd, "Command alternative")?;
+        let Some(kind) = kind_of(alt.tag()) else {
             return Err(unexpected_tag(
                 alt.offset(),
                 "a Command alternative",
-                alt.tag,
+                alt.tag(),
             ));
         };
         let (mut one, mut list) = (None, None);
-        let mut r = alt.children()?;
+        let mut r = input.children(&alt)?;
         let audit = matches!(kind, CommandKind::AuditCapability | CommandKind::AuditValue);
-        while let Some(x) = r.next()? {
-            match x.tag {
+        while let Some(x) = input.next(&mut r)? {
+            match x.tag() {
                 0xA0 if audit => one = Some(x),
                 0xA0 => list = Some(x),
                 0xA2 if audit => list = Some(x),
@@ -439,9 +446,9 @@ impl<'a> BerWalker<'a> {
             }
         }
         self.ids = Some(match (one, list) {
-            (_, Some(l)) if !audit || one.is_some() => Ids::List(l.children()?),
+            (_, Some(l)) if !audit || one.is_some() => Ids::List(input.children(&l)?),
             (Some(one), _) => Ids::One(one),
-            _ => return Err(missing(&alt, "terminationID")),
+            _ => return Err(missing(&self.t(alt), "terminationID")),
         });
         Ok(Item::Command(CommandView {
             kind,
@@ -451,61 +458,59 @@ impl<'a> BerWalker<'a> {
         }))
     }
 
-    fn command_reply(&mut self, t: &Tlv<'a>) -> D<Option<Item<'a>>> {
-        let Some(kind) = kind_of(t.tag) else {
+    fn command_reply(&mut self, t: Span) -> D<Option<Item<'a>>> {
+        let input = self.input;
+        let Some(kind) = kind_of(t.tag()) else {
             return Ok(None);
         };
         let ids = match kind {
             CommandKind::AuditCapability | CommandKind::AuditValue => {
-                let alt = t
-                    .children()?
-                    .next()?
-                    .ok_or_else(|| missing(t, "AuditReply alternative"))?;
-                match alt.tag {
-                    0xA0 => Some(Ids::List(alt.children()?)),
+                let alt = first_of(input, t, "AuditReply alternative")?;
+                match alt.tag() {
+                    0xA0 => Some(Ids::List(input.children(&alt)?)),
                     0xA1 => {
-                        error_code(&alt)?;
+                        error_code(input, alt)?;
                         None
                     }
                     0xA2 | 0xA3 => {
                         let mut id = None;
-                        let mut r = alt.children()?;
-                        while let Some(x) = r.next()? {
-                            if x.tag == 0xA0 {
+                        let mut r = input.children(&alt)?;
+                        while let Some(x) = input.next(&mut r)? {
+                            if x.tag() == 0xA0 {
                                 id = Some(x);
                             }
                         }
-                        let what = if alt.tag == 0xA2 {
+                        let what = if alt.tag() == 0xA2 {
                             "terminationID"
                         } else {
                             "terminationIDList"
                         };
-                        let id = id.ok_or_else(|| missing(&alt, what))?;
-                        Some(if alt.tag == 0xA2 {
+                        let id = id.ok_or_else(|| missing(&self.t(alt), what))?;
+                        Some(if alt.tag() == 0xA2 {
                             Ids::One(id)
                         } else {
-                            Ids::List(id.children()?)
+                            Ids::List(input.children(&id)?)
                         })
                     }
                     _ => {
                         return Err(unexpected_tag(
                             alt.offset(),
                             "an AuditReply alternative",
-                            alt.tag,
+                            alt.tag(),
                         ))
                     }
                 }
             }
             _ => {
                 let mut list = None;
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
-                    if x.tag == 0xA0 {
+                let mut r = input.children(&t)?;
+                while let Some(x) = input.next(&mut r)? {
+                    if x.tag() == 0xA0 {
                         list = Some(x);
                     }
                 }
-                let list = list.ok_or_else(|| missing(t, "terminationID"))?;
-                Some(Ids::List(list.children()?))
+                let list = list.ok_or_else(|| missing(&self.t(t), "terminationID"))?;
+                Some(Ids::List(input.children(&list)?))
             }
         };
         self.ids = ids;
@@ -517,17 +522,19 @@ impl<'a> BerWalker<'a> {
         })))
     }
 
-    fn term_id(&self, t: &Tlv<'a>) -> D<TermIdView<'a>> {
+    fn term_id(&self, t: Span) -> D<TermIdView<'a>> {
+        let input = self.input;
         let mut wild = [0u8; termid::MAX_WILDCARDS];
         let mut nw = 0;
         let mut id: Option<&[u8]> = None;
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
-            match x.tag {
+        let mut r = input.children(&t)?;
+        while let Some(x) = input.next(&mut r)? {
+            match x.tag() {
                 0xA0 => {
-                    let mut w = x.children()?;
+                    let mut w = input.children(&x)?;
                     nw = 0;
-                    while let Some(o) = w.next()? {
+                    while let Some(o) = input.next(&mut w)? {
+                        let o = self.t(o);
                         expect(&o, 0x04, "WildcardField (OCTET STRING)")?;
                         let [b] = fixed::<1>(&o, "WildcardField (1 octet)")?;
                         if nw == termid::MAX_WILDCARDS {
@@ -537,13 +544,13 @@ impl<'a> BerWalker<'a> {
                         nw += 1;
                     }
                 }
-                0x81 => id = Some(x.content()),
+                0x81 => id = Some(input.content(&x)),
                 _ => {}
             }
         }
-        let id = id.ok_or_else(|| missing(t, "TerminationID.id"))?;
+        let id = id.ok_or_else(|| missing(&self.t(t), "TerminationID.id"))?;
         let asn = AsnTermId::new(id, &wild[..nw])
-            .map_err(|_| bad(t, "TerminationID.id of 1 to 8 octets"))?;
+            .map_err(|_| bad(&self.t(t), "TerminationID.id of 1 to 8 octets"))?;
         Ok(TermIdView::asn1(asn, self.levels))
     }
 }
@@ -562,19 +569,20 @@ fn kind_of(tag: u8) -> Option<CommandKind> {
     })
 }
 
-fn ack<'a>(t: &Tlv<'a>) -> D<Item<'a>> {
-    expect(t, 0x30, "TransactionAck (SEQUENCE)")?;
+fn ack<'a>(input: Input<'a>, s: Span) -> D<Item<'a>> {
+    let t = input.tlv(s);
+    expect(&t, 0x30, "TransactionAck (SEQUENCE)")?;
     let (mut first, mut last) = (None, None);
-    let mut r = t.children()?;
-    while let Some(y) = r.next()? {
-        match y.tag {
-            0x80 => first = Some(u32v(&y, "firstAck")?),
-            0x81 => last = Some(u32v(&y, "lastAck")?),
+    let mut r = input.children(&s)?;
+    while let Some(y) = input.next(&mut r)? {
+        match y.tag() {
+            0x80 => first = Some(u32v(&input.tlv(y), "firstAck")?),
+            0x81 => last = Some(u32v(&input.tlv(y), "lastAck")?),
             _ => {}
         }
     }
     Ok(Item::Ack {
-        first: first.ok_or_else(|| missing(t, "firstAck"))?,
+        first: first.ok_or_else(|| missing(&t, "firstAck"))?,
         last,
     })
 }

@@ -15,7 +15,9 @@ use super::header::split_command_prefix;
 use super::keyword::{keyword, Kw};
 use super::lexer::{is_safe, Lexer, Tok, R};
 use crate::error::{DecodeError, Limit};
-use crate::view::{CommandKind, CommandView, Item, MessageView, TermIdView, TransactionView};
+use crate::view::{
+    CommandKind, CommandView, Item, MessageView, Queued, TermIdView, TransactionView,
+};
 use crate::Limits;
 
 /// Reads the header of a text message; the walker starts at its first
@@ -95,7 +97,7 @@ pub(crate) struct TextWalker<'a> {
     /// action, or a command's one termination id.
     ahead: Option<Tok<'a>>,
     /// An item read ahead (a reply's or an action reply's error).
-    queued: Option<Item<'a>>,
+    queued: Option<Queued>,
     /// Items so far in the lists being walked (for the list limit).
     transactions: usize,
     actions: usize,
@@ -112,7 +114,7 @@ impl<'a> TextWalker<'a> {
     /// The next item, `None` after the last.
     pub(crate) fn next_item(&mut self) -> Result<Option<Item<'a>>, DecodeError> {
         if let Some(item) = self.queued.take() {
-            return Ok(Some(item));
+            return Ok(Some(item.item()));
         }
         match self.step() {
             Ok(item) => Ok(item),
@@ -219,7 +221,7 @@ impl<'a> TextWalker<'a> {
                 if t.kw == Some(Kw::Error) {
                     let (code, _) = lx.error_code()?;
                     lx.close()?;
-                    self.queued = Some(Item::TransactionError { code });
+                    self.queued = Some(Queued::TransactionError(code));
                     self.state = State::Transactions;
                 } else {
                     self.ahead = Some(t);
@@ -293,7 +295,7 @@ impl<'a> TextWalker<'a> {
 
     /// An action reply's error, wherever it is among its items (the view
     /// yields it right after the action, as the model holds it apart).
-    fn action_error(&mut self) -> R<Option<Item<'a>>> {
+    fn action_error(&mut self) -> R<Option<Queued>> {
         let save = self.lx.clone();
         let mut error = None;
         let mut n = 0;
@@ -301,7 +303,7 @@ impl<'a> TextWalker<'a> {
             let t = self.lx.token(REPLY_ITEM)?;
             if t.kw == Some(Kw::Error) && error.is_none() {
                 let (code, _) = self.lx.error_code()?;
-                error = Some(Item::ActionError { code });
+                error = Some(Queued::ActionError(code));
             } else {
                 self.skip_rest(Ctx::Generic, First::Kw(t.kw))?;
             }

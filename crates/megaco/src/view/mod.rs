@@ -207,6 +207,23 @@ impl<'a> Iterator for Items<'a> {
     }
 }
 
+/// An error a walker read ahead of the item it yields first (a reply's
+/// or an action reply's): kept small, as it sits in every [`Items`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Queued {
+    TransactionError(u16),
+    ActionError(u16),
+}
+
+impl Queued {
+    pub(crate) fn item<'a>(self) -> Item<'a> {
+        match self {
+            Queued::TransactionError(code) => Item::TransactionError { code },
+            Queued::ActionError(code) => Item::ActionError { code },
+        }
+    }
+}
+
 /// One element of a message's structure (see the module docs for where
 /// each appears).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -93,8 +93,14 @@ pub(super) fn version_of(bytes: &[u8]) -> D<u8> {
 /// follows.
 pub(super) fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
     let first = r.next()?.ok_or_else(|| missing(t, "Message.version"))?;
-    expect(&first, 0x80, "Message.version [0] INTEGER")?;
-    let version = uint(&first, u64::MAX, "version INTEGER")?;
+    version(&first)
+}
+
+/// `Message.version` from its TLV `first`.
+#[inline]
+pub(super) fn version(first: &Tlv) -> D<u8> {
+    expect(first, 0x80, "Message.version [0] INTEGER")?;
+    let version = uint(first, u64::MAX, "version INTEGER")?;
     if !(1..=3).contains(&version) {
         return Err(unsupported_version(first.offset(), version));
     }
