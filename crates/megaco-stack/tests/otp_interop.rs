@@ -578,7 +578,13 @@ fn otp_mgc_segmented_reply() {
 /// Our client's side of a segmented reply over TCP: sends a
 /// three-action request to an OTP MGC in `mode`, takes the reply, closes
 /// at once; returns the "segment reply" and "ack" lines OTP printed.
-fn segmented_reply_then_close(mode: &str, config: Config) -> Vec<String> {
+///
+/// The close waits a second after our last write rather than the default
+/// 100 ms, so that an OTP slowed by a busy machine still takes every
+/// message before the close (the first test below failed once on a
+/// machine running a fuzzer and builds beside it, and never alone).
+fn segmented_reply_then_close(mode: &str, mut config: Config) -> Vec<String> {
+    config.transport.tcp_close_delay = Duration::from_secs(1);
     let mgc = start_otp_mgc("compact", 3, Transport::Tcp, mode);
     rt().block_on(async {
         let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
