@@ -205,7 +205,6 @@ impl<'a> Input<'a> {
         Tlv {
             input: *self,
             span: s,
-            tag: s.tag(),
         }
     }
 
@@ -301,11 +300,15 @@ impl<'a> Input<'a> {
 pub(super) struct Tlv<'a> {
     input: Input<'a>,
     span: Span,
-    /// First tag octet (class, constructed bit, number < 31).
-    pub tag: u8,
 }
 
 impl<'a> Tlv<'a> {
+    /// The first tag octet (class, constructed bit, number < 31).
+    #[inline]
+    pub fn tag(&self) -> u8 {
+        self.span.tag()
+    }
+
     /// Offset of the tag in the input.
     #[inline]
     pub fn offset(&self) -> usize {
@@ -491,7 +494,7 @@ mod tests {
         let mut r = Reader::new(data, limits);
         let mut v = Vec::new();
         while let Some(t) = r.next()? {
-            v.push((t.tag, t.content().to_vec()));
+            v.push((t.tag(), t.content().to_vec()));
         }
         Ok(v)
     }

@@ -7,7 +7,7 @@ impl Dec<'_> {
         let mut ad = AuditDescriptor::empty();
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => ad.audit_token = Some(bit_list(&x)?),
                 0xA1 => {
                     let mut v = Vec::new();
@@ -26,7 +26,7 @@ impl Dec<'_> {
     }
 
     pub(super) fn ind_audit_parameter(&self, t: &Tlv) -> D<Option<IndAuditParameter>> {
-        Ok(Some(match t.tag {
+        Ok(Some(match t.tag() {
             0xA0 => {
                 let mut m = IndAudMediaDescriptor {
                     term_state_descr: None,
@@ -34,14 +34,14 @@ impl Dec<'_> {
                 };
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0xA0 => m.term_state_descr = Some(self.ind_aud_term_state(&x)?),
                         0xA1 => {
                             let mut c = x.children()?;
                             let alt = c
                                 .next()?
                                 .ok_or_else(|| missing(&x, "streams alternative"))?;
-                            m.streams = match alt.tag {
+                            m.streams = match alt.tag() {
                                 0xA0 => {
                                     Some(IndAudStreams::OneStream(self.ind_aud_stream_parms(&alt)?))
                                 }
@@ -53,7 +53,7 @@ impl Dec<'_> {
                                         let (mut sid, mut sp) = (None, None);
                                         let mut c = e.children()?;
                                         while let Some(y) = c.next()? {
-                                            match y.tag {
+                                            match y.tag() {
                                                 0x80 => sid = Some(u16v(&y, "StreamID")?),
                                                 0xA1 => sp = Some(self.ind_aud_stream_parms(&y)?),
                                                 _ => {}
@@ -80,7 +80,7 @@ impl Dec<'_> {
                 let (mut rid, mut name, mut sid) = (None, None, None);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0x80 => rid = Some(u32v(&x, "RequestID")?),
                         0x81 => name = Some(self.pkgd(&x, ItemKind::Event)?.0),
                         0x82 => sid = Some(u16v(&x, "StreamID")?),
@@ -97,7 +97,7 @@ impl Dec<'_> {
                 let (mut name, mut sid) = (None, None);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0x80 => name = Some(self.pkgd(&x, ItemKind::Event)?.0),
                         0x81 => sid = Some(u16v(&x, "StreamID")?),
                         _ => {}
@@ -113,13 +113,13 @@ impl Dec<'_> {
                 let alt = c
                     .next()?
                     .ok_or_else(|| missing(t, "IndAudSignalsDescriptor alternative"))?;
-                IndAuditParameter::Signals(match alt.tag {
+                IndAuditParameter::Signals(match alt.tag() {
                     0xA0 => IndAudSignalsDescriptor::Signal(self.ind_aud_signal(&alt)?),
                     0xA1 => {
                         let (mut id, mut sig) = (None, None);
                         let mut r = alt.children()?;
                         while let Some(x) = r.next()? {
-                            match x.tag {
+                            match x.tag() {
                                 0x80 => id = Some(u16v(&x, "signal list id")?),
                                 0xA1 => sig = Some(self.ind_aud_signal(&x)?),
                                 _ => {}
@@ -137,7 +137,7 @@ impl Dec<'_> {
                 let mut name = None;
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    if x.tag == 0x80 {
+                    if x.tag() == 0x80 {
                         name = Some(self.digit_map_name(&x)?);
                     }
                 }
@@ -150,7 +150,7 @@ impl Dec<'_> {
                 let (mut n, mut ver) = (None, None);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0x80 => n = Some(self.package_name(&x)?),
                         0x81 => ver = Some(u8v(&x, 99, "packageVersion 0..99")?),
                         _ => {}
@@ -169,7 +169,7 @@ impl Dec<'_> {
         let mut name = None;
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            if x.tag == 0x80 {
+            if x.tag() == 0x80 {
                 name = Some(self.pkgd(&x, ItemKind::Statistic)?.0);
             }
         }
@@ -182,7 +182,7 @@ impl Dec<'_> {
         let (mut name, mut sid, mut rid) = (None, None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => name = Some(self.pkgd(&x, ItemKind::Signal)?.0),
                 0x81 => sid = Some(u16v(&x, "StreamID")?),
                 0x82 => rid = Some(u32v(&x, "RequestID")?),
@@ -200,7 +200,7 @@ impl Dec<'_> {
         let (mut pps, mut ebc, mut ss, mut sel) = (None, false, false, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => pps = Some(self.ind_aud_property_parms(&x)?),
                 0x81 => ebc = null(&x)?,
                 0x82 => ss = null(&x)?,
@@ -225,7 +225,7 @@ impl Dec<'_> {
         };
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => {
                     let mut lc = IndAudLocalControlDescriptor {
                         stream_mode: false,
@@ -236,7 +236,7 @@ impl Dec<'_> {
                     };
                     let mut c = x.children()?;
                     while let Some(y) = c.next()? {
-                        match y.tag {
+                        match y.tag() {
                             0x80 => lc.stream_mode = null(&y)?,
                             0x81 => lc.reserve_value = null(&y)?,
                             0x82 => lc.reserve_group = null(&y)?,
@@ -251,7 +251,7 @@ impl Dec<'_> {
                     let (mut gid, mut grps) = (None, None);
                     let mut c = x.children()?;
                     while let Some(y) = c.next()? {
-                        match y.tag {
+                        match y.tag() {
                             0x80 => gid = Some(u16v(&y, "propGroupID")?),
                             0xA1 => grps = Some(self.ind_aud_property_parms(&y)?),
                             _ => {}
@@ -261,7 +261,7 @@ impl Dec<'_> {
                         prop_group_id: gid,
                         prop_grps: grps.ok_or_else(|| missing(&x, "propGrps"))?,
                     };
-                    if x.tag == 0xA1 {
+                    if x.tag() == 0xA1 {
                         sp.local_descriptor = Some(d);
                     } else {
                         sp.remote_descriptor = Some(d);
@@ -282,7 +282,7 @@ impl Dec<'_> {
             let (mut name, mut pp) = (None, None);
             let mut c = e.children()?;
             while let Some(y) = c.next()? {
-                match y.tag {
+                match y.tag() {
                     0x80 => name = Some(self.pkgd(&y, ItemKind::Property)?.0),
                     0xA1 => pp = Some(self.property_parm(&y)?),
                     _ => {}

@@ -7,7 +7,7 @@ impl Dec<'_> {
         let (mut ctx, mut cmds) = (false, false);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => {
                     a.context_id = ContextId(u32v(&x, "ContextID")?);
                     ctx = true;
@@ -52,7 +52,7 @@ impl Dec<'_> {
         };
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => cr.priority = Some(u8v(&x, 15, "priority 0..15")?),
                 0x81 => cr.emergency = Some(boolean(&x)?),
                 0xA2 => {
@@ -93,7 +93,7 @@ impl Dec<'_> {
         let (mut from, mut to, mut dir, mut sid, mut ext) = (None, None, None, None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => from = Some(self.term_id(&x)?),
                 0xA1 => to = Some(self.term_id(&x)?),
                 0x82 => dir = Some(enumerated(&x, "topologyDirection 0..2")?),
@@ -125,7 +125,7 @@ impl Dec<'_> {
         };
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => ca.topology = null(&x)?,
                 0x81 => ca.emergency = null(&x)?,
                 0x82 => ca.priority = null(&x)?,
@@ -137,7 +137,7 @@ impl Dec<'_> {
                 0xA8 => {
                     let mut c = x.children()?;
                     if let Some(alt) = c.next()? {
-                        ca.select_logic = match alt.tag {
+                        ca.select_logic = match alt.tag() {
                             0x80 => Some(SelectLogic::And),
                             0x81 => Some(SelectLogic::Or),
                             _ => None,
@@ -154,7 +154,7 @@ impl Dec<'_> {
         let mut cmd = false;
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => {
                     let mut c = x.children()?;
                     let alt = c
@@ -183,7 +183,7 @@ impl Dec<'_> {
                 _ => unreachable!("set on the line above"),
             }
         };
-        *out = match t.tag {
+        *out = match t.tag() {
             0xA0 => return amm(out, Command::Add),
             0xA1 => return amm(out, Command::Move),
             0xA2 => return amm(out, Command::Modify),
@@ -191,7 +191,7 @@ impl Dec<'_> {
                 let (mut ids, mut ad) = (None, None);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0xA0 => ids = Some(self.term_ids(&x)?),
                         0xA1 => ad = Some(self.audit_descriptor(&x)?),
                         _ => {}
@@ -208,7 +208,7 @@ impl Dec<'_> {
                 let (mut ids, mut oe, mut err) = (None, None, None);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0xA0 => ids = Some(self.term_ids(&x)?),
                         0xA1 => oe = Some(self.observed_events(&x)?),
                         0xA2 => err = Some(self.error_descriptor(&x)?),
@@ -226,7 +226,7 @@ impl Dec<'_> {
                 let (mut ids, mut parms) = (None, None);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0xA0 => ids = Some(self.term_ids(&x)?),
                         0xA1 => parms = Some(self.service_change_parm(&x)?),
                         _ => {}
@@ -237,7 +237,7 @@ impl Dec<'_> {
                     service_change_parms: parms.ok_or_else(|| missing(t, "serviceChangeParms"))?,
                 }))
             }
-            _ => return Err(unexpected_tag(t.offset(), "a Command alternative", t.tag)),
+            _ => return Err(unexpected_tag(t.offset(), "a Command alternative", t.tag())),
         };
         Ok(())
     }
@@ -246,7 +246,7 @@ impl Dec<'_> {
         let (mut ids, mut descs) = (false, false);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => {
                     out.termination_ids = self.term_ids(&x)?;
                     ids = true;
@@ -256,7 +256,7 @@ impl Dec<'_> {
                     v.clear();
                     let mut l = x.children()?;
                     while let Some(d) = l.next()? {
-                        let item = match d.tag {
+                        let item = match d.tag() {
                             0xA0 => AmmDescriptor::Media(self.media(&d)?),
                             0xA1 => AmmDescriptor::Modem(self.modem(&d)?),
                             0xA2 => AmmDescriptor::Mux(self.mux(&d)?),
@@ -288,7 +288,7 @@ impl Dec<'_> {
         let (mut id, mut ad, mut list) = (None, None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => id = Some(self.term_id(&x)?),
                 0xA1 => ad = Some(self.audit_descriptor(&x)?),
                 0xA2 => list = Some(self.term_ids(&x)?),

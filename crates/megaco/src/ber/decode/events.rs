@@ -9,7 +9,7 @@ impl Dec<'_> {
         let (mut rid, mut list) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => rid = Some(u32v(&x, "RequestID")?),
                 0xA1 => {
                     let mut v = Vec::new();
@@ -20,7 +20,7 @@ impl Dec<'_> {
                             (None, [0u8; 4], None, None, None);
                         let mut c = e.children()?;
                         while let Some(y) = c.next()? {
-                            match y.tag {
+                            match y.tag() {
                                 0x80 => {
                                     let (n, cd) = self.pkgd(&y, ItemKind::Event)?;
                                     name = Some(n);
@@ -64,7 +64,7 @@ impl Dec<'_> {
         let mut a = RequestedActions::default();
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match level.first_level_tag(x.tag) {
+            match level.first_level_tag(x.tag()) {
                 0x80 => a.keep_active = Some(boolean(&x)?),
                 0xA1 => a.event_dm = self.event_dm(&x)?,
                 0xA2 => a.second_event = Some(self.events(&x, EventLevel::Embedded)?),
@@ -80,7 +80,7 @@ impl Dec<'_> {
     pub(super) fn event_dm(&self, t: &Tlv) -> D<Option<EventDm>> {
         let mut c = t.children()?;
         let alt = c.next()?.ok_or_else(|| missing(t, "EventDM alternative"))?;
-        Ok(match alt.tag {
+        Ok(match alt.tag() {
             0x80 => Some(EventDm::DigitMapName(self.digit_map_name(&alt)?)),
             0xA1 => Some(EventDm::DigitMapValue(self.digit_map_value(&alt)?)),
             _ => None,
@@ -92,7 +92,7 @@ impl Dec<'_> {
         let alt = c
             .next()?
             .ok_or_else(|| missing(t, "NotifyBehaviour alternative"))?;
-        Ok(match alt.tag {
+        Ok(match alt.tag() {
             0x80 => Some(NotifyBehaviour::NotifyImmediate),
             0xA1 => {
                 let mut rd = RegulatedEmbeddedDescriptor {
@@ -101,7 +101,7 @@ impl Dec<'_> {
                 };
                 let mut r = alt.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0xA0 => rd.second_event = Some(self.events(&x, EventLevel::Embedded)?),
                         0xA1 => rd.signals_descriptor = Some(self.signals(&x)?.into()),
                         _ => {}
@@ -122,7 +122,7 @@ impl Dec<'_> {
             let (mut name, mut code, mut sid, mut pars) = (None, [0u8; 4], None, None);
             let mut c = e.children()?;
             while let Some(y) = c.next()? {
-                match y.tag {
+                match y.tag() {
                     0x80 => {
                         let (n, cd) = self.pkgd(&y, ItemKind::Event)?;
                         name = Some(n);
@@ -149,7 +149,7 @@ impl Dec<'_> {
         let (mut rid, mut list) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => rid = Some(u32v(&x, "RequestID")?),
                 0xA1 => {
                     let mut v = SmallList::new();
@@ -160,7 +160,7 @@ impl Dec<'_> {
                             (None, [0u8; 4], None, None, None);
                         let mut c = e.children()?;
                         while let Some(y) = c.next()? {
-                            match y.tag {
+                            match y.tag() {
                                 0x80 => {
                                     let (n, cd) = self.pkgd(&y, ItemKind::Event)?;
                                     name = Some(n);
@@ -197,7 +197,7 @@ impl Dec<'_> {
         let (mut date, mut time) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => date = Some(string(&x)),
                 0x81 => time = Some(string(&x)),
                 _ => {}

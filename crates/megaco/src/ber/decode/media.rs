@@ -7,7 +7,7 @@ impl Dec<'_> {
         let (mut name, mut code, mut val, mut extra) = (None, [0u8; 4], None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => {
                     let (n, c) = self.pkgd(&x, ItemKind::Property)?;
                     name = Some(n);
@@ -55,7 +55,7 @@ impl Dec<'_> {
             let (mut name, mut code, mut val, mut extra) = (None, [0u8; 2], None, None);
             let mut c = e.children()?;
             while let Some(x) = c.next()? {
-                match x.tag {
+                match x.tag() {
                     0x80 => {
                         let (n, cd) = self.param_name(&x, kind, item)?;
                         name = Some(n);
@@ -89,12 +89,12 @@ impl Dec<'_> {
         };
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => {
                     let (mut pps, mut ebc, mut ss) = (None, None, None);
                     let mut c = x.children()?;
                     while let Some(y) = c.next()? {
-                        match y.tag {
+                        match y.tag() {
                             0xA0 => pps = Some(self.property_parms(&y)?),
                             0x81 => ebc = Some(enumerated(&y, "EventBufferControl 0..1")?),
                             0x82 => ss = Some(enumerated(&y, "ServiceState 0..2")?),
@@ -112,7 +112,7 @@ impl Dec<'_> {
                     let alt = c
                         .next()?
                         .ok_or_else(|| missing(&x, "streams alternative"))?;
-                    m.streams = match alt.tag {
+                    m.streams = match alt.tag() {
                         0xA0 => Some(Streams::OneStream(self.stream_parms(&alt)?)),
                         0xA1 => {
                             let mut v = Vec::new();
@@ -122,7 +122,7 @@ impl Dec<'_> {
                                 let (mut sid, mut sp) = (None, None);
                                 let mut c = e.children()?;
                                 while let Some(y) = c.next()? {
-                                    match y.tag {
+                                    match y.tag() {
                                         0x80 => sid = Some(u16v(&y, "StreamID")?),
                                         0xA1 => sp = Some(self.stream_parms(&y)?),
                                         _ => {}
@@ -153,7 +153,7 @@ impl Dec<'_> {
         };
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => {
                     let mut lc = LocalControlDescriptor {
                         stream_mode: None,
@@ -163,7 +163,7 @@ impl Dec<'_> {
                     };
                     let mut c = x.children()?;
                     while let Some(y) = c.next()? {
-                        match y.tag {
+                        match y.tag() {
                             0x80 => lc.stream_mode = Some(enumerated(&y, "StreamMode 0..4")?),
                             0x81 => lc.reserve_value = Some(boolean(&y)?),
                             0x82 => lc.reserve_group = Some(boolean(&y)?),
@@ -177,7 +177,7 @@ impl Dec<'_> {
                     let mut grps = Vec::new();
                     let mut c = x.children()?;
                     while let Some(y) = c.next()? {
-                        if y.tag == 0xA0 {
+                        if y.tag() == 0xA0 {
                             let mut l = y.children()?;
                             while let Some(g) = l.next()? {
                                 expect(&g, 0x30, "PropertyGroup (SEQUENCE OF)")?;
@@ -188,7 +188,7 @@ impl Dec<'_> {
                     let d = LocalRemoteDescriptor {
                         prop_grps: grps.into(),
                     };
-                    if x.tag == 0xA1 {
+                    if x.tag() == 0xA1 {
                         sp.local_descriptor = Some(d);
                     } else {
                         sp.remote_descriptor = Some(d);
@@ -209,7 +209,7 @@ impl Dec<'_> {
             let (mut name, mut code, mut val) = (None, [0u8; 4], None);
             let mut c = e.children()?;
             while let Some(x) = c.next()? {
-                match x.tag {
+                match x.tag() {
                     0x80 => {
                         let (n, cd) = self.pkgd(&x, ItemKind::Statistic)?;
                         name = Some(n);
@@ -239,7 +239,7 @@ impl Dec<'_> {
         let (mut mtl, mut mpl, mut nsd) = (None, None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => {
                     let mut v = Vec::new();
                     let mut l = x.children()?;
@@ -265,7 +265,7 @@ impl Dec<'_> {
         let (mut ty, mut list, mut nsd) = (None, None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => ty = Some(enumerated(&x, "MuxType 0..4")?),
                 0xA1 => list = Some(self.term_ids(&x)?),
                 0xA2 => nsd = Some(self.non_standard(&x)?),
@@ -283,21 +283,21 @@ impl Dec<'_> {
         let (mut id, mut data) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => {
                     let mut c = x.children()?;
                     let alt = c
                         .next()?
                         .ok_or_else(|| missing(&x, "NonStandardIdentifier alternative"))?;
-                    id = Some(match alt.tag {
+                    id = Some(match alt.tag() {
                         0x80 => NonStandardIdentifier::Object(oid(&alt)?),
                         0xA1 => {
                             let mut h = [None; 4];
                             let mut c = alt.children()?;
                             while let Some(y) = c.next()? {
-                                match y.tag {
+                                match y.tag() {
                                     0x80..=0x82 => {
-                                        h[usize::from(y.tag - 0x80)] =
+                                        h[usize::from(y.tag() - 0x80)] =
                                             Some(uint(&y, 255, "T.35 code 0..255")?)
                                     }
                                     0x83 => h[3] = Some(uint(&y, 0xFFFF, "manufacturerCode")?),
@@ -319,7 +319,7 @@ impl Dec<'_> {
                             return Err(unexpected_tag(
                                 alt.offset(),
                                 "a NonStandardIdentifier alternative",
-                                alt.tag,
+                                alt.tag(),
                             ))
                         }
                     });

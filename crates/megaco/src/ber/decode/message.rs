@@ -15,7 +15,7 @@ impl Dec<'_> {
         let mut mess = false;
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => out.auth_header = Some(self.auth(&x)?),
                 0xA1 => {
                     self.message(&x, &mut out.mess)?;
@@ -34,7 +34,7 @@ impl Dec<'_> {
         let (mut spi, mut sn, mut ad) = (None, None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => {
                     spi = Some(u32::from_be_bytes(fixed(
                         &x,
@@ -58,7 +58,7 @@ impl Dec<'_> {
         out.version = message_version(t, &mut r)?;
         let (mut mid, mut body) = (false, false);
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA1 => {
                     out.mid = self.mid_choice(&x)?;
                     mid = true;
@@ -68,7 +68,7 @@ impl Dec<'_> {
                     let alt = c
                         .next()?
                         .ok_or_else(|| missing(&x, "messageBody alternative"))?;
-                    match alt.tag {
+                    match alt.tag() {
                         0xA0 => out.body = MessageBody::Error(self.error_descriptor(&alt)?),
                         0xA1 => {
                             out.body = MessageBody::Transactions(SmallList::new());
@@ -84,7 +84,7 @@ impl Dec<'_> {
                             return Err(unexpected_tag(
                                 alt.offset(),
                                 "messageError [0] or transactions [1]",
-                                alt.tag,
+                                alt.tag(),
                             ))
                         }
                     }
@@ -106,13 +106,19 @@ impl Dec<'_> {
     pub(super) fn mid_choice(&self, t: &Tlv) -> D<Mid> {
         let mut c = t.children()?;
         let alt = c.next()?.ok_or_else(|| missing(t, "MId alternative"))?;
-        Ok(match alt.tag {
+        Ok(match alt.tag() {
             0xA0 => Mid::Ip4(self.ip4(&alt)?),
             0xA1 => Mid::Ip6(self.ip6(&alt)?),
             0xA2 => Mid::Domain(self.domain(&alt)?),
             0x83 => Mid::Device(string(&alt)),
             0x84 => Mid::Mtp(mtp(&alt, self.standard)?),
-            _ => return Err(unexpected_tag(alt.offset(), "an MId alternative", alt.tag)),
+            _ => {
+                return Err(unexpected_tag(
+                    alt.offset(),
+                    "an MId alternative",
+                    alt.tag(),
+                ))
+            }
         })
     }
 
@@ -120,7 +126,7 @@ impl Dec<'_> {
         let (mut a, mut port) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => a = Some(fixed(&x, "IPv4 address (4 octets)")?),
                 0x81 => port = Some(u16v(&x, "port number")?),
                 _ => {}
@@ -136,7 +142,7 @@ impl Dec<'_> {
         let (mut a, mut port) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => a = Some(fixed(&x, "IPv6 address (16 octets)")?),
                 0x81 => port = Some(u16v(&x, "port number")?),
                 _ => {}
@@ -152,7 +158,7 @@ impl Dec<'_> {
         let (mut n, mut port) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => n = Some(string(&x)),
                 0x81 => port = Some(u16v(&x, "port number")?),
                 _ => {}
@@ -168,7 +174,7 @@ impl Dec<'_> {
         let (mut code, mut text) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => code = Some(u16v(&x, "ErrorCode 0..65535")?),
                 0x81 => text = Some(string(&x)),
                 _ => {}
@@ -183,7 +189,7 @@ impl Dec<'_> {
     /// Appends the transaction `t` to `out` (an unknown alternative is
     /// skipped).
     pub(super) fn transaction(&self, t: &Tlv, out: &mut SmallList<Transaction>) -> D<()> {
-        let tr = match t.tag {
+        let tr = match t.tag() {
             0xA0 => {
                 let Transaction::Request(req) =
                     push(out, Transaction::Request(TransactionRequest::default()))
@@ -193,7 +199,7 @@ impl Dec<'_> {
                 let (mut id, mut actions) = (false, false);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0x80 => {
                             req.transaction_id = u32v(&x, "TransactionId")?;
                             id = true;
@@ -225,7 +231,7 @@ impl Dec<'_> {
                 let mut id = None;
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    if x.tag == 0x80 {
+                    if x.tag() == 0x80 {
                         id = Some(u32v(&x, "TransactionId")?);
                     }
                 }
@@ -238,7 +244,7 @@ impl Dec<'_> {
                     (None, false, None, None, false);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0x80 => id = Some(u32v(&x, "TransactionId")?),
                         0x81 => imm = null(&x)?,
                         0xA2 => {
@@ -246,7 +252,7 @@ impl Dec<'_> {
                             let alt = c
                                 .next()?
                                 .ok_or_else(|| missing(&x, "transactionResult alternative"))?;
-                            res = Some(match alt.tag {
+                            res = Some(match alt.tag() {
                                 0xA0 => TransactionResult::Error(self.error_descriptor(&alt)?),
                                 0xA1 => {
                                     let mut v = SmallList::new();
@@ -261,7 +267,7 @@ impl Dec<'_> {
                                     return Err(unexpected_tag(
                                         alt.offset(),
                                         "transactionError [0] or actionReplies [1]",
-                                        alt.tag,
+                                        alt.tag(),
                                     ))
                                 }
                             });
@@ -287,7 +293,7 @@ impl Dec<'_> {
                     let (mut first, mut last) = (None, None);
                     let mut c = x.children()?;
                     while let Some(y) = c.next()? {
-                        match y.tag {
+                        match y.tag() {
                             0x80 => first = Some(u32v(&y, "firstAck")?),
                             0x81 => last = Some(u32v(&y, "lastAck")?),
                             _ => {}
@@ -304,7 +310,7 @@ impl Dec<'_> {
                 let (mut id, mut seg, mut done) = (None, None, false);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0x80 => id = Some(u32v(&x, "TransactionId")?),
                         0x81 => seg = Some(u16v(&x, "SegmentNumber")?),
                         0x82 => done = null(&x)?,

@@ -80,7 +80,7 @@ pub(super) fn version_of(bytes: &[u8]) -> D<u8> {
     let mut c = top.children()?;
     let mut message = None;
     while let Some(x) = c.next()? {
-        if x.tag == 0xA1 {
+        if x.tag() == 0xA1 {
             message = Some(x);
         }
     }
@@ -111,10 +111,10 @@ pub(super) fn version(first: &Tlv) -> D<u8> {
 
 #[inline]
 pub(super) fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
-    if t.tag == tag {
+    if t.tag() == tag {
         Ok(())
     } else {
-        Err(unexpected_tag(t.offset(), what, t.tag))
+        Err(unexpected_tag(t.offset(), what, t.tag()))
     }
 }
 
@@ -270,7 +270,7 @@ impl Dec<'_> {
         let mut id: Option<&[u8]> = None;
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => {
                     let mut w = x.children()?;
                     while let Some(o) = w.next()? {
@@ -324,7 +324,7 @@ impl Dec<'_> {
         let Some(x) = r.next()? else {
             return Err(missing(t, "extraInfo alternative"));
         };
-        Ok(match x.tag {
+        Ok(match x.tag() {
             0x80 => Some(ExtraInfo::Relation(enumerated(&x, "Relation")?)),
             0x81 => Some(ExtraInfo::Range(boolean(&x)?)),
             0x82 => Some(ExtraInfo::Sublist(boolean(&x)?)),

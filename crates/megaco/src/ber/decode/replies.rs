@@ -7,7 +7,7 @@ impl Dec<'_> {
         let (mut ctx, mut reps) = (false, false);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => {
                     a.context_id = ContextId(u32v(&x, "ContextID")?);
                     ctx = true;
@@ -37,7 +37,7 @@ impl Dec<'_> {
     }
 
     pub(super) fn command_reply(&self, t: &Tlv) -> D<Option<CommandReply>> {
-        Ok(Some(match t.tag {
+        Ok(Some(match t.tag() {
             0xA0 => CommandReply::Add(self.amms_reply(t)?),
             0xA1 => CommandReply::Move(self.amms_reply(t)?),
             0xA2 => CommandReply::Modify(self.amms_reply(t)?),
@@ -48,7 +48,7 @@ impl Dec<'_> {
                 let (mut ids, mut err) = (None, None);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0xA0 => ids = Some(self.term_ids(&x)?),
                         0xA1 => err = Some(self.error_descriptor(&x)?),
                         _ => {}
@@ -63,14 +63,14 @@ impl Dec<'_> {
                 let (mut ids, mut res) = (None, None);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
-                    match x.tag {
+                    match x.tag() {
                         0xA0 => ids = Some(self.term_ids(&x)?),
                         0xA1 => {
                             let mut c = x.children()?;
                             let alt = c
                                 .next()?
                                 .ok_or_else(|| missing(&x, "serviceChangeResult alternative"))?;
-                            res = Some(match alt.tag {
+                            res = Some(match alt.tag() {
                                 0xA0 => ServiceChangeResult::ErrorDescriptor(
                                     self.error_descriptor(&alt)?,
                                 ),
@@ -81,7 +81,7 @@ impl Dec<'_> {
                                     return Err(unexpected_tag(
                                         alt.offset(),
                                         "errorDescriptor [0] or serviceChangeResParms [1]",
-                                        alt.tag,
+                                        alt.tag(),
                                     ))
                                 }
                             });
@@ -102,7 +102,7 @@ impl Dec<'_> {
         let (mut ids, mut audit) = (None, None);
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => ids = Some(self.term_ids(&x)?),
                 0xA1 => audit = Some(self.termination_audit(&x)?),
                 _ => {}
@@ -119,14 +119,14 @@ impl Dec<'_> {
         let alt = c
             .next()?
             .ok_or_else(|| missing(t, "AuditReply alternative"))?;
-        Ok(match alt.tag {
+        Ok(match alt.tag() {
             0xA0 => AuditReply::ContextAuditResult(self.term_ids(&alt)?.to_vec()),
             0xA1 => AuditReply::Error(self.error_descriptor(&alt)?),
             0xA2 | 0xA3 => {
                 let (mut id, mut ids, mut res) = (None, None, None);
                 let mut r = alt.children()?;
                 while let Some(x) = r.next()? {
-                    match (alt.tag, x.tag) {
+                    match (alt.tag(), x.tag()) {
                         (0xA2, 0xA0) => id = Some(self.term_id(&x)?),
                         (0xA3, 0xA0) => ids = Some(self.term_ids(&x)?),
                         (_, 0xA1) => res = Some(self.termination_audit(&x)?),
@@ -134,7 +134,7 @@ impl Dec<'_> {
                     }
                 }
                 let res = res.ok_or_else(|| missing(&alt, "terminationAuditResult"))?;
-                if alt.tag == 0xA2 {
+                if alt.tag() == 0xA2 {
                     AuditReply::AuditResult(AuditResult {
                         termination_id: id.ok_or_else(|| missing(&alt, "terminationID"))?,
                         termination_audit_result: res,
@@ -152,7 +152,7 @@ impl Dec<'_> {
                 return Err(unexpected_tag(
                     alt.offset(),
                     "an AuditReply alternative",
-                    alt.tag,
+                    alt.tag(),
                 ))
             }
         })
@@ -162,7 +162,7 @@ impl Dec<'_> {
         let mut v = Vec::new();
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            let item = match x.tag {
+            let item = match x.tag() {
                 0xA0 => AuditReturnParameter::Error(self.error_descriptor(&x)?),
                 0xA1 => AuditReturnParameter::Media(self.media(&x)?),
                 0xA2 => AuditReturnParameter::Modem(self.modem(&x)?),
@@ -181,7 +181,7 @@ impl Dec<'_> {
                         let (mut n, mut ver) = (None, None);
                         let mut c = e.children()?;
                         while let Some(y) = c.next()? {
-                            match y.tag {
+                            match y.tag() {
                                 0x80 => n = Some(self.package_name(&y)?),
                                 0x81 => ver = Some(u8v(&y, 99, "packageVersion 0..99")?),
                                 _ => {}

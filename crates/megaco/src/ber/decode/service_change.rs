@@ -7,7 +7,7 @@ impl Dec<'_> {
         let mut name = None;
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            if x.tag == 0x80 {
+            if x.tag() == 0x80 {
                 name = Some(x);
             }
         }
@@ -30,7 +30,7 @@ impl Dec<'_> {
         let alt = c
             .next()?
             .ok_or_else(|| missing(t, "ServiceChangeAddress alternative"))?;
-        Ok(match alt.tag {
+        Ok(match alt.tag() {
             0x80 => ServiceChangeAddress::PortNumber(u16v(&alt, "port number")?),
             0xA1 => ServiceChangeAddress::Ip4(self.ip4(&alt)?),
             0xA2 => ServiceChangeAddress::Ip6(self.ip6(&alt)?),
@@ -41,7 +41,7 @@ impl Dec<'_> {
                 return Err(unexpected_tag(
                     alt.offset(),
                     "a ServiceChangeAddress alternative",
-                    alt.tag,
+                    alt.tag(),
                 ))
             }
         })
@@ -65,7 +65,7 @@ impl Dec<'_> {
         };
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => method = Some(enumerated(&x, "ServiceChangeMethod 0..5")?),
                 0xA1 => sp.service_change_address = Some(self.sc_address(&x)?),
                 0x82 => {
@@ -104,7 +104,7 @@ impl Dec<'_> {
         };
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => rp.service_change_mgc_id = Some(self.mid_choice(&x)?),
                 0xA1 => rp.service_change_address = Some(self.sc_address(&x)?),
                 0x82 => {

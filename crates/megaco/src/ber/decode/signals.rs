@@ -7,13 +7,13 @@ impl Dec<'_> {
         let mut v = Vec::new();
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0xA0 => v.push(SignalRequest::Signal(self.signal(&x)?)),
                 0xA1 => {
                     let (mut id, mut list) = (None, None);
                     let mut c = x.children()?;
                     while let Some(y) = c.next()? {
-                        match y.tag {
+                        match y.tag() {
                             0x80 => id = Some(u16v(&y, "signal list id")?),
                             0xA1 => {
                                 let mut sigs = Vec::new();
@@ -56,7 +56,7 @@ impl Dec<'_> {
         };
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => {
                     let (n, cd) = self.pkgd(&x, ItemKind::Signal)?;
                     name = Some(n);
@@ -93,7 +93,7 @@ impl Dec<'_> {
         let mut body = None;
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => v.start_timer = Some(u8v(&x, 99, "timer 0..99")?),
                 0x81 => v.short_timer = Some(u8v(&x, 99, "timer 0..99")?),
                 0x82 => v.long_timer = Some(u8v(&x, 99, "timer 0..99")?),
@@ -113,7 +113,7 @@ impl Dec<'_> {
         };
         let mut r = t.children()?;
         while let Some(x) = r.next()? {
-            match x.tag {
+            match x.tag() {
                 0x80 => d.digit_map_name = Some(self.digit_map_name(&x)?),
                 0xA1 => d.digit_map_value = Some(self.digit_map_value(&x)?),
                 _ => {}
