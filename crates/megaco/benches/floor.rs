@@ -65,8 +65,11 @@ fn vectors(dir: &str) -> Vec<Vec<u8>> {
     paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
 }
 
-/// An encoder row: a name and a function of one message.
-type EncRow<'a> = (&'a str, Box<dyn Fn(&megaco::MegacoMessage) -> usize + 'a>);
+/// An encoder into a fresh vector (returning its length).
+type EncFresh<'a> = Box<dyn Fn(&megaco::MegacoMessage) -> usize + 'a>;
+
+/// An encoder appending to a buffer the caller keeps.
+type EncInto<'a> = Box<dyn Fn(&megaco::MegacoMessage, &mut Vec<u8>) + 'a>;
 
 /// A row: a name and a function of one message's bytes.
 type Row<'a> = (&'a str, Box<dyn Fn(&[u8]) -> usize + 'a>);
@@ -232,33 +235,50 @@ fn main() {
             passes,
         );
     }
-    // Encoders: allocations per message.
-    println!("encoders (allocations per message)");
-    let enc: [EncRow<'_>; 4] = [
+    // Encoders: allocations per message, into a fresh vector (`encode`)
+    // and appended to one buffer the caller keeps (`encode_into`, cleared
+    // between messages after one pass to grow it).
+    println!("encoders (allocations per message: fresh vector, reused buffer)");
+    let enc: [(&str, EncFresh<'_>, EncInto<'_>); 4] = [
         (
             "ber",
             Box::new(|m| ber::encode(m, &ber_cfg).map_or(0, |v| v.len())),
+            Box::new(|m, out| drop(ber::encode_into(m, &ber_cfg, out))),
         ),
         (
             "per",
             Box::new(|m| per::encode(m, &per_cfg).map_or(0, |v| v.len())),
+            Box::new(|m, out| drop(per::encode_into(m, &per_cfg, out))),
         ),
         (
             "pretty",
             Box::new(|m| text::encode_pretty(m).map_or(0, |v| v.len())),
+            Box::new(|m, out| drop(text::encode(m, text::Style::Pretty, out))),
         ),
         (
             "compact",
             Box::new(|m| text::encode_compact(m).map_or(0, |v| v.len())),
+            Box::new(|m, out| drop(text::encode(m, text::Style::Compact, out))),
         ),
     ];
-    for (name, f) in &enc {
+    for (name, fresh, into) in &enc {
         let a0 = ALLOCS.load(Relaxed);
         for m in &models {
-            black_box(f(m));
+            black_box(fresh(m));
         }
         let a = (ALLOCS.load(Relaxed) - a0) as f64 / models.len() as f64;
-        println!("  {name:<10} {a:.2}");
+        let mut out = Vec::new();
+        for m in &models {
+            out.clear();
+            into(m, &mut out);
+        }
+        let a0 = ALLOCS.load(Relaxed);
+        for m in &models {
+            out.clear();
+            into(m, black_box(&mut out));
+        }
+        let reused = (ALLOCS.load(Relaxed) - a0) as f64 / models.len() as f64;
+        println!("  {name:<10} {a:.2} {reused:.2}");
     }
     text_encoders(&models, passes);
 }

@@ -13,6 +13,7 @@ use megaco::ber::{self, BerConfig};
 use megaco::native::{self, NativeConfig};
 use megaco::per::{self, PerConfig};
 use megaco::text;
+use megaco::MegacoMessage;
 
 thread_local! {
     /// Bytes requested on this thread since it started.
@@ -326,4 +327,47 @@ fn binary_decoders_allocate_at_most_five_times_a_message() {
     let per_cfg = PerConfig::default();
     assert!(average("ber", &|b| ber::decode(b, &ber_cfg).is_ok()) <= 5.0);
     assert!(average("per", &|b| per::decode(b, &per_cfg).is_ok()) <= 5.0);
+}
+
+/// The encoders write into the caller's buffer and allocate nothing else:
+/// with a buffer kept across messages (grown once by a first pass), every
+/// corpus message in BER (both dialects), PER and both text styles is
+/// encoded without one allocation.
+#[test]
+fn encoders_into_a_kept_buffer_allocate_nothing() {
+    let models: Vec<MegacoMessage> = vectors("ber")
+        .iter()
+        .map(|(_, b)| ber::decode(b, &BerConfig::otp()).unwrap())
+        .collect();
+    let (otp, standard, per_cfg) = (BerConfig::otp(), BerConfig::default(), PerConfig::default());
+    type Encoder<'a> = &'a dyn Fn(&MegacoMessage, &mut Vec<u8>);
+    let encoders: [(&str, Encoder<'_>); 5] = [
+        ("ber [otp]", &|m, out| {
+            ber::encode_into(m, &otp, out).unwrap()
+        }),
+        ("ber", &|m, out| {
+            ber::encode_into(m, &standard, out).unwrap()
+        }),
+        ("per", &|m, out| per::encode_into(m, &per_cfg, out).unwrap()),
+        ("pretty", &|m, out| {
+            text::encode(m, text::Style::Pretty, out).unwrap()
+        }),
+        ("compact", &|m, out| {
+            text::encode(m, text::Style::Compact, out).unwrap()
+        }),
+    ];
+    for (name, encode) in encoders {
+        let mut out = Vec::new();
+        for m in &models {
+            out.clear();
+            encode(m, &mut out);
+        }
+        for (i, m) in models.iter().enumerate() {
+            out.clear();
+            let before = CALLS.with(Cell::get);
+            encode(m, &mut out);
+            let calls = CALLS.with(Cell::get) - before;
+            assert_eq!(calls, 0, "{name}, message {i}: {calls} allocations");
+        }
+    }
 }

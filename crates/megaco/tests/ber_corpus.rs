@@ -185,3 +185,21 @@ fn standard_dialect_differs_from_otp_only_in_values() {
     let v_std = [0x80, 4, 0, 0, 0xb0, 1, 0xa1, 5, 0x04, 3, 0x16, 1, b'0'];
     assert!(std_bytes.windows(v_std.len()).any(|w| w == v_std));
 }
+
+/// A value of 128 octets or more: both the wrapped IA5String and the
+/// OCTET STRING around it take a long length (X.690 8.1.3.5: `0x81` and
+/// one length octet), and the message reads back.
+#[test]
+fn standard_dialect_wraps_long_values_with_long_lengths() {
+    let long = "a".repeat(150);
+    let text = format!(
+        "!/1 [10.0.0.1]\nT=1{{C=1{{MF=11111111/00000000/00000001{{M{{L{{\nv=0\ns={long}\n}}}}}}}}}}"
+    );
+    let model = megaco::text::decode(text.as_bytes()).unwrap();
+    let cfg = BerConfig::default();
+    let bytes = ber::encode(&model, &cfg).unwrap();
+    let mut wrapped = vec![0x04, 0x81, 153, 0x16, 0x81, 150];
+    wrapped.extend_from_slice(long.as_bytes());
+    assert!(bytes.windows(wrapped.len()).any(|w| w == wrapped));
+    assert_eq!(ber::decode(&bytes, &cfg).unwrap(), model);
+}

@@ -59,6 +59,18 @@ pub(crate) fn parse_hex16(s: &str) -> Option<u16> {
     u16::from_str_radix(digits, 16).ok()
 }
 
+/// The decimal digits of a ServiceChangeProfile's version, as its ASN.1
+/// form `name/version` writes them (no leading zeros), in `buf`.
+pub(crate) fn version_digits(v: u8, buf: &mut [u8; 3]) -> &[u8] {
+    *buf = [b'0' + v / 100, b'0' + (v / 10) % 10, b'0' + v % 10];
+    let skip = match v {
+        0..=9 => 2,
+        10..=99 => 1,
+        _ => 0,
+    };
+    &buf[skip..]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +84,13 @@ mod tests {
         assert_eq!(parse_hex16("0XB00F"), Some(0xb00f));
         assert_eq!(parse_hex16("0x123"), None);
         assert_eq!(parse_hex16("b00f"), None);
+    }
+
+    #[test]
+    fn version_digits_as_decimal() {
+        let mut buf = [0; 3];
+        for v in [0u8, 7, 10, 99, 100, 255] {
+            assert_eq!(version_digits(v, &mut buf), v.to_string().as_bytes());
+        }
     }
 }

@@ -73,7 +73,6 @@ struct Enc<'a> {
     reg: &'a NameRegistry,
     levels: Option<&'a TermIdLevels>,
     standard: bool,
-    scratch: Vec<u8>,
     /// Nesting of embedded events (the one recursive ASN.1 type:
     /// regulated notify behaviours hold embedded events again).
     depth: usize,
@@ -91,7 +90,6 @@ pub(super) fn encode_message(msg: &MegacoMessage, cfg: &BerConfig, out: &mut Vec
         reg,
         levels,
         standard: cfg.dialect == Dialect::Standard,
-        scratch: Vec::new(),
         depth: 0,
         max_depth: cfg.limits.max_depth,
         fixups: [(0, 0); INLINE_FIXUPS],
@@ -342,11 +340,9 @@ impl Enc<'_> {
         let s = self.open(tag);
         for v in vals {
             if self.standard {
-                let mut inner = std::mem::take(&mut self.scratch);
-                inner.clear();
-                values::wrap(ty, v, &mut inner);
-                self.prim(OCTETS, &inner);
-                self.scratch = inner;
+                let m = self.open(OCTETS);
+                values::wrap(ty, v, self.out);
+                self.close(m);
             } else {
                 self.prim(OCTETS, v.as_bytes());
             }

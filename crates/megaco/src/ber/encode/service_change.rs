@@ -5,20 +5,14 @@ use super::*;
 impl Enc<'_> {
     pub(super) fn profile(&mut self, tag: u8, pr: &ServiceChangeProfile) {
         let s = self.open(tag);
-        let mut text = std::mem::take(&mut self.scratch);
-        text.clear();
-        text.extend_from_slice(pr.profile_name.as_bytes());
-        text.push(b'/');
-        let v = pr.version;
-        if v >= 100 {
-            text.push(b'0' + v / 100);
-        }
-        if v >= 10 {
-            text.push(b'0' + (v / 10) % 10);
-        }
-        text.push(b'0' + v % 10);
-        self.prim(p(0), &text);
-        self.scratch = text;
+        let mut buf = [0; 3];
+        let version = crate::asn1::version_digits(pr.version, &mut buf);
+        let name = pr.profile_name.as_bytes();
+        self.out.push(p(0));
+        self.len(name.len() + 1 + version.len());
+        self.out.extend_from_slice(name);
+        self.out.push(b'/');
+        self.out.extend_from_slice(version);
         self.close(s);
     }
 

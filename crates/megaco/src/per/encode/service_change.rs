@@ -34,8 +34,21 @@ pub(super) fn service_change_address(w: &mut BitWriter<'_>, a: &ServiceChangeAdd
 }
 
 pub(super) fn profile(w: &mut BitWriter<'_>, p: &ServiceChangeProfile) -> R {
-    let s = format!("{}/{}", p.profile_name, p.version);
-    ia5_sized(w, &s, 1, 67, "ServiceChangeProfile")
+    const WHAT: &str = "ServiceChangeProfile";
+    // `name/version`, written on the stack: the type takes 67 octets.
+    let mut digits = [0; 3];
+    let version = crate::asn1::version_digits(p.version, &mut digits);
+    let name = p.profile_name.as_bytes();
+    let n = name.len() + 1 + version.len();
+    let mut buf = [0u8; 67];
+    let Some(text) = buf.get_mut(..n) else {
+        let s = format!("{}/{}", p.profile_name, p.version);
+        return ia5_sized(w, &s, 1, 67, WHAT);
+    };
+    text[..name.len()].copy_from_slice(name);
+    text[name.len()] = b'/';
+    text[name.len() + 1..].copy_from_slice(version);
+    sized(w, text, 1, 67, WHAT)
 }
 
 pub(super) fn service_change_parm(w: &mut BitWriter<'_>, cx: &Cx<'_>, p: &ServiceChangeParm) -> R {
