@@ -4,6 +4,11 @@
 //! constructed values) indefinite lengths. Every length is checked against
 //! the bytes that remain in its container before anything is sliced, and
 //! the nesting depth is bounded. Nothing here allocates.
+//!
+//! [`Input`] reads; what it hands out are offsets: a [`Span`] (one TLV)
+//! and a [`Cursor`] (a container being read), sized to come back from a
+//! call in registers. The borrowed view walks with those; the owned
+//! decoder uses [`Tlv`] and [`Reader`], the same paired with the input.
 
 use crate::codec::Kind;
 use crate::error::{DecodeError, DecodeErrorKind as K, Limit};
