@@ -61,17 +61,9 @@ impl Enc<'_> {
             }
             Ok(())
         };
-        if self.v >= 3 {
-            if re.stream_id.is_none() && re.event_action.is_none() && re.ev_par_list.is_empty() {
-                return Ok(());
-            }
-            self.lb_i(s);
-            body(self)?;
-            self.rb_i(s);
-            Ok(())
-        } else {
-            self.opt_brackets(s, body)
-        }
+        // Braces only around something: actions with nothing in them
+        // write nothing, and `{ }` would not read back.
+        self.opt_brackets(s, body)
     }
 
     pub(super) fn requested_actions(
@@ -200,17 +192,9 @@ impl Enc<'_> {
             }
             Ok(())
         };
-        if self.v >= 3 {
-            if re.stream_id.is_none() && re.event_action.is_none() && re.ev_par_list.is_empty() {
-                return Ok(());
-            }
-            self.lb_i(s);
-            body(self)?;
-            self.rb_i(s);
-            Ok(())
-        } else {
-            self.opt_brackets(s, body)
-        }
+        // Braces only around something: actions with nothing in them
+        // write nothing, and `{ }` would not read back.
+        self.opt_brackets(s, body)
     }
 
     pub(super) fn second_requested_actions(
