@@ -234,9 +234,7 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
                     if let TransactionResult::ActionReplies(actions) = &mut r.result {
                         for a in actions {
                             canonical_context(&mut a.context_reply, v);
-                            a.command_reply
-                                .iter_mut()
-                                .for_each(|c| canonical_reply(c, v));
+                            a.command_reply.iter_mut().for_each(canonical_reply);
                         }
                     }
                 }
@@ -263,7 +261,7 @@ fn canonical_request(c: &mut megaco::model::Command) {
 /// results is not written (`Subtract = t1`, as OTP), so it reads back as
 /// none; a termination id list of one id is written as that id, which
 /// reads back as a single-termination audit result (as OTP's parser).
-fn canonical_reply(c: &mut megaco::model::CommandReply, version: u8) {
+fn canonical_reply(c: &mut megaco::model::CommandReply) {
     use megaco::model::{AuditReply, AuditResult, CommandReply};
     match c {
         CommandReply::Add(r)
@@ -271,7 +269,7 @@ fn canonical_reply(c: &mut megaco::model::CommandReply, version: u8) {
         | CommandReply::Modify(r)
         | CommandReply::Subtract(r) => {
             if let Some(list) = &mut r.termination_audit {
-                canonical_audit_list(list, version);
+                canonical_audit_list(list);
             }
             if r.termination_audit.as_ref().is_some_and(Vec::is_empty) {
                 r.termination_audit = None;
@@ -279,11 +277,9 @@ fn canonical_reply(c: &mut megaco::model::CommandReply, version: u8) {
         }
         CommandReply::AuditValue(a) | CommandReply::AuditCapability(a) => {
             match a {
-                AuditReply::AuditResult(r) => {
-                    canonical_audit_list(&mut r.termination_audit_result, version)
-                }
+                AuditReply::AuditResult(r) => canonical_audit_list(&mut r.termination_audit_result),
                 AuditReply::AuditResultTermList(tl) => {
-                    canonical_audit_list(&mut tl.termination_audit_result, version)
+                    canonical_audit_list(&mut tl.termination_audit_result)
                 }
                 _ => {}
             }
@@ -302,13 +298,13 @@ fn canonical_reply(c: &mut megaco::model::CommandReply, version: u8) {
 
 /// A list of audit results as text gives it back: bare descriptor names
 /// (`Media, Statistics`: the tokens of `EmptyDescriptors`, and an empty
-/// Statistics descriptor, which v3 writes the same) are gathered into
+/// Statistics descriptor, which text writes the same) are gathered into
 /// one `EmptyDescriptors` after the other items, in the order written;
 /// but a bare `Signals`, `EventBuffer` or `Events` is an empty
 /// descriptor of that name in the text grammar (as in OTP's parser, which
 /// reads none of them as an audit item here), so those tokens read back
 /// as empty descriptors, where they were written.
-fn canonical_audit_list(list: &mut Vec<megaco::model::AuditReturnParameter>, version: u8) {
+fn canonical_audit_list(list: &mut Vec<megaco::model::AuditReturnParameter>) {
     use megaco::model::{AuditDescriptor, AuditReturnParameter as P};
     let mut tokens = Vec::new();
     let mut rest = Vec::new();
@@ -328,7 +324,7 @@ fn canonical_audit_list(list: &mut Vec<megaco::model::AuditReturnParameter>, ver
                 }
             }
             P::EmptyDescriptors(_) => {}
-            P::Statistics(s) if s.is_empty() && version >= 3 => tokens.push(AuditToken::Stats),
+            P::Statistics(s) if s.is_empty() => tokens.push(AuditToken::Stats),
             other => rest.push(other),
         }
     }

@@ -472,7 +472,9 @@ impl Enc<'_> {
 
     pub(super) fn statistics_descriptor(&mut self, sd: &[StatisticsParameter], s: usize) -> R {
         self.raw(self.t.stats);
-        if sd.is_empty() && self.v >= 3 {
+        // Empty: the bare token, an audit item in every version (`{ }`
+        // would not read back).
+        if sd.is_empty() {
             return Ok(());
         }
         self.lb_i(s);
