@@ -224,8 +224,9 @@ impl<'a> Input<'a> {
             return Err(too_deep(s.offset(), max));
         }
         Ok(Cursor {
-            pos: s.bounds as u32,
-            end: (s.bounds >> 32) as u32,
+            // Both within the input, u32s.
+            pos: s.start() as u32,
+            end: s.end() as u32,
             count: 0,
             depth: s.depth() + 1,
         })
@@ -331,6 +332,12 @@ impl<'a> Tlv<'a> {
     #[inline]
     pub fn content(&self) -> &'a [u8] {
         self.input.content(&self.span)
+    }
+
+    /// Where it lies, without the input.
+    #[inline]
+    pub fn span(&self) -> Span {
+        self.span
     }
 
     /// A reader over the components of a constructed value.

@@ -6,10 +6,8 @@
 //! of a repeated one wins, unknown transaction and command reply
 //! alternatives skipped.
 
-use super::decode::{bad, expect, fixed, missing, null, u16v, u32v, version};
-use super::reader::{
-    too_large, trailing_data, truncated, unexpected_tag, Cursor, Input, Span, Tlv, MAX_INPUT,
-};
+use super::decode::{bad, expect, fixed, missing, null, top_level, u16v, u32v, version};
+use super::reader::{too_large, trailing_data, unexpected_tag, Cursor, Input, Span, Tlv};
 use super::{BerConfig, Dialect, Mapping};
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
 use crate::codec::DecodeError;
@@ -55,21 +53,16 @@ pub(crate) fn parse<'a>(
     cfg: &'a BerConfig,
 ) -> Result<MessageView<'a>, DecodeError> {
     let limits = &cfg.limits;
-    for max in [limits.max_message_size, MAX_INPUT] {
-        if bytes.len() > max {
-            return Err(too_large(bytes.len(), max));
-        }
+    if bytes.len() > limits.max_message_size {
+        return Err(too_large(bytes.len(), limits.max_message_size));
+    }
+    let (top, end) = top_level(bytes, limits)?;
+    if end < bytes.len() {
+        return Err(trailing_data(end, bytes.len()));
     }
     let input = Input::new(bytes, limits);
-    let mut r = input.cursor();
-    let top = input
-        .next(&mut r)?
-        .ok_or_else(|| truncated(0, "MegacoMessage"))?;
+    let top = top.span();
     let t = |s: Span| input.tlv(s);
-    expect(&t(top), 0x30, "MegacoMessage (SEQUENCE, tag 0x30)")?;
-    if r.pos() < bytes.len() {
-        return Err(trailing_data(r.pos(), bytes.len()));
-    }
     let mut message = None;
     let mut r = input.children(&top)?;
     while let Some(x) = input.next(&mut r)? {
