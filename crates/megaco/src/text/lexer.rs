@@ -467,22 +467,6 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// Steps over a run of safe characters at the cursor (white space
-    /// already skipped), at least one; returns where it starts. The view
-    /// skips most words this way, without making a slice of them.
-    #[inline(always)]
-    pub fn skip_safe(&mut self) -> R<usize> {
-        let b = self.bytes();
-        let start = self.pos;
-        let mut i = start;
-        while i < b.len() && is_safe(b[i]) {
-            i += 1;
-        }
-        self.string_len(start, i - start)?;
-        self.pos = i;
-        Ok(start)
-    }
-
     /// A word and its keyword, read once.
     #[inline]
     pub fn token(&mut self, expected: &'static str) -> R<Tok<'a>> {

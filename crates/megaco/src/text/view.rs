@@ -5,11 +5,16 @@
 //! What it reads it reads with the owned decoder's own code (the lexer,
 //! the keyword table of the message's version, [`super::header`]), so that
 //! whatever it yields for a message the owned decoder accepts is what the
-//! owned model holds. What it skips it skips token by token, with just the
-//! grammar knowledge that keeps it in step: quoted strings, comments, and
-//! the raw `{ }` text after `Local`, `Remote`, `DigitMap` and `MTP`, whose
-//! braces and quotes are not the grammar's. Nothing is allocated (errors
-//! aside); nesting is bounded by the same [`Limits`] as the owned decoder.
+//! owned model holds. What it skips (descriptors) it scans byte by byte,
+//! stopping only at braces, brackets, commas, quotes and comments, with
+//! just the grammar knowledge that keeps it in step: quoted strings and
+//! comments are stepped over whole, and the raw `{ }` text after `Local`,
+//! `Remote` and `DigitMap`, whose braces and quotes are not the grammar's,
+//! is found by the keyword of the item's first word, looked up only at a
+//! `{`. It checks no more than that: a message the owned decoder refuses
+//! for what lies inside a descriptor may be walked without an error.
+//! Nothing is allocated (errors aside); nesting is bounded by the same
+//! [`Limits`] as the owned decoder.
 
 use super::header::split_command_prefix;
 use super::keyword::{keyword, Kw};
@@ -305,7 +310,7 @@ impl<'a> TextWalker<'a> {
                 let (code, _) = self.lx.error_code()?;
                 error = Some(Queued::ActionError(code));
             } else {
-                self.skip_rest(Ctx::Generic, First::Kw(t.kw))?;
+                self.skip_rest(Ctx::Generic, t.kw)?;
             }
             if !self.lx.next_item(&mut n)? {
                 break;
@@ -347,18 +352,18 @@ impl<'a> TextWalker<'a> {
                 | Kw::Ieps
                 | Kw::ContextAttr,
             ) if !prefixed => {
-                self.skip_rest(Ctx::Generic, First::Kw(kw))?;
+                self.skip_rest(Ctx::Generic, kw)?;
                 self.end_of_command(reply)?;
                 return Ok(None);
             }
             Some(Kw::ContextAudit) if !reply && !prefixed => {
-                self.skip_rest(Ctx::Generic, First::Kw(kw))?;
+                self.skip_rest(Ctx::Generic, kw)?;
                 self.end_of_command(reply)?;
                 return Ok(None);
             }
             Some(Kw::Error) if reply => {
                 // Yielded after the action (see `action_error`).
-                self.skip_rest(Ctx::Generic, First::Kw(kw))?;
+                self.skip_rest(Ctx::Generic, kw)?;
                 self.end_of_command(reply)?;
                 return Ok(None);
             }
@@ -482,88 +487,117 @@ impl Ctx {
     }
 }
 
-/// The first word of a skipped item: its keyword already known, or the
-/// word, whose keyword is looked up when needed.
+/// The keyword of a skipped item's first word: known (the caller read
+/// the word), or to be looked up from where the item starts, which is
+/// done only when a `{` in the item makes it matter.
 #[derive(Debug, Clone, Copy)]
-enum First<'a> {
-    Kw(Option<Kw>),
-    Word(&'a str),
+enum First {
+    Known(Option<Kw>),
+    At(usize),
 }
 
-impl First<'_> {
-    fn kw(self, version: u8) -> Option<Kw> {
-        match self {
-            First::Kw(kw) => kw,
-            First::Word(w) => keyword(w.as_bytes(), version),
-        }
+/// The bytes the skipping scan stops at: braces, brackets, the comma
+/// between items, and what opens a quoted string or a comment. Words,
+/// white space, `=` and the like it steps over without a look.
+static STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let stops = *b"{},[]\";";
+    let mut i = 0;
+    while i < stops.len() {
+        t[stops[i] as usize] = true;
+        i += 1;
     }
-}
+    t
+};
 
 impl TextWalker<'_> {
     /// Skips a `{ ... }` (the cursor on its `{`) whose items are `ctx`.
     fn skip_block(&mut self, ctx: Ctx) -> R<()> {
         self.lx.open()?;
-        loop {
-            // Most items are skipped without their first word's keyword;
-            // it is looked up only when a `{` makes it matter.
-            let first = match self.lx.peek() {
-                Some(b) if is_safe(b) => {
-                    let start = self.lx.skip_safe()?;
-                    First::Word(self.lx.slice(start, self.lx.pos))
-                }
-                _ => First::Kw(None),
-            };
-            self.skip_rest(ctx, first)?;
-            if !self.lx.eat(b',') {
-                return self.lx.close();
-            }
-        }
+        self.skip_items(ctx, First::At(self.lx.pos), true)
     }
 
     /// Skips the rest of an item of `ctx` whose first word (already read)
-    /// is `first`: up to the `,` or `}` that ends it, not read.
-    fn skip_rest(&mut self, ctx: Ctx, first: First<'_>) -> R<()> {
+    /// spells `kw`: up to the `,` or `}` that ends it, not read.
+    fn skip_rest(&mut self, ctx: Ctx, kw: Option<Kw>) -> R<()> {
+        self.skip_items(ctx, First::Known(kw), false)
+    }
+
+    /// The scan behind both: from inside an item of `ctx` whose first
+    /// word is `first`, to the end of that item (`block` false: the `,`
+    /// or `}` after it, not read) or past the `}` that closes the list
+    /// (`block`). A `{` in an item is skipped as raw text or as a nested
+    /// list, as the item's first word and `ctx` say; `[ ]`, quoted
+    /// strings and comments are stepped over whole, so that their commas
+    /// and braces do not count.
+    fn skip_items(&mut self, ctx: Ctx, mut first: First, block: bool) -> R<()> {
         let mut square = 0usize;
-        let mut mtp = false;
         let mut kw = None;
         loop {
-            let Some(b) = self.lx.peek() else {
+            let b = self.lx.rest_from(0).as_bytes();
+            let mut i = self.lx.pos;
+            while i < b.len() && !STOP[b[i] as usize] {
+                i += 1;
+            }
+            self.lx.pos = i;
+            let Some(&c) = b.get(i) else {
                 return Err(self.lx.expected("`}`"));
             };
-            match b {
-                b',' | b'}' if square == 0 => return Ok(()),
+            match c {
+                b',' | b'}' if square == 0 => {
+                    if !block {
+                        return Ok(());
+                    }
+                    self.lx.pos += 1;
+                    if c == b'}' {
+                        self.lx.leave();
+                        return Ok(());
+                    }
+                    first = First::At(self.lx.pos);
+                    kw = None;
+                }
+                b',' => self.lx.pos += 1,
                 b'{' => {
-                    let kw = *kw.get_or_insert_with(|| first.kw(self.lx.version));
-                    if mtp || ctx.raw(kw) {
+                    let kw = *kw.get_or_insert_with(|| self.first_keyword(first));
+                    if ctx.raw(kw) {
                         self.lx.octet_string()?;
                     } else {
                         self.skip_block(ctx.inner(kw))?;
                     }
                 }
                 b'[' => {
-                    self.lx.open_square()?;
+                    self.lx.pos += 1;
+                    self.lx.enter()?;
                     square += 1;
                 }
                 b']' if square > 0 => {
-                    self.lx.close_square()?;
+                    self.lx.pos += 1;
+                    self.lx.leave();
                     square -= 1;
                 }
                 b'"' => {
                     self.lx.quoted()?;
                 }
-                b',' | b'=' | b':' | b'#' | b'<' | b'>' => self.lx.pos += 1,
-                _ if is_safe(b) => {
-                    let start = self.lx.skip_safe()?;
-                    mtp = self.lx.pos - start == 3
-                        && self
-                            .lx
-                            .slice(start, self.lx.pos)
-                            .eq_ignore_ascii_case("mtp");
-                    continue;
-                }
+                b';' => self.lx.ws(),
                 _ => return Err(self.lx.expected("a descriptor's item, `,` or `}`")),
             }
-            mtp = false;
+        }
+    }
+
+    /// The keyword an item's first word spells.
+    fn first_keyword(&mut self, first: First) -> Option<Kw> {
+        match first {
+            First::Known(kw) => kw,
+            First::At(at) => {
+                let save = self.lx.pos;
+                self.lx.pos = at;
+                self.lx.ws();
+                let word = self.lx.rest_from(self.lx.pos).as_bytes();
+                let n = word.iter().take_while(|&&c| is_safe(c)).count();
+                let kw = keyword(&word[..n], self.lx.version);
+                self.lx.pos = save;
+                kw
+            }
         }
     }
 }
