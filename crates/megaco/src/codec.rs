@@ -195,13 +195,15 @@ impl Encoding {
 
     /// Decodes one message.
     pub fn decode(&self, bytes: &[u8]) -> Result<MegacoMessage, DecodeError> {
-        Ok(match self {
-            Encoding::Text { limits, .. } => text::decode_with(bytes, limits)?,
-            Encoding::Ber(cfg) => ber::decode(bytes, cfg)?,
-            Encoding::Per(cfg) => per::decode(bytes, cfg)?,
+        // Each arm's result is returned as it is: unwrapping and wrapping
+        // it again would copy the message (hundreds of bytes) once more.
+        match self {
+            Encoding::Text { limits, .. } => text::decode_with(bytes, limits),
+            Encoding::Ber(cfg) => ber::decode(bytes, cfg),
+            Encoding::Per(cfg) => per::decode(bytes, cfg),
             #[cfg(feature = "native")]
-            Encoding::Native(cfg) => native::decode(bytes, cfg)?,
-        })
+            Encoding::Native(cfg) => native::decode(bytes, cfg),
+        }
     }
 
     /// The protocol version of a message, as Erlang/OTP's `version_of/2`

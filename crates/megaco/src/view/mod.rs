@@ -184,6 +184,7 @@ pub struct Items<'a> {
 impl<'a> Iterator for Items<'a> {
     type Item = Result<Item<'a>, DecodeError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.done {
             return None;
