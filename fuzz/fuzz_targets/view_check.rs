@@ -1,6 +1,7 @@
 //! The check of the `view` fuzz target, shared with the view tests
 //! (crates/megaco/tests/view.rs): on the same bytes, every field the
-//! borrowed view yields equals the owned model's.
+//! borrowed view yields equals the owned model's, through the whole walk
+//! and through the outline.
 use megaco::codec::{DecodeError, Encoding};
 use megaco::model::{
     AuditReply, CommandReply, MegacoMessage, MessageBody, Transaction, TransactionResult,
@@ -140,7 +141,30 @@ pub fn expected(msg: &MegacoMessage) -> Vec<Expected> {
 
 /// What the view yields, in the same terms.
 pub fn viewed(view: &MessageView<'_>) -> Result<Vec<Expected>, DecodeError> {
-    view.items()
+    in_terms(view.items())
+}
+
+/// What the view's outline yields, in the same terms.
+pub fn outlined(view: &MessageView<'_>) -> Result<Vec<Expected>, DecodeError> {
+    in_terms(view.outline())
+}
+
+/// The items of `msg`'s outline: transactions, their errors and ack ranges.
+pub fn expected_outline(msg: &MegacoMessage) -> Vec<Expected> {
+    let mut out = expected(msg);
+    out.retain(|e| {
+        matches!(
+            e,
+            Expected::Transaction(_) | Expected::TransactionError(_) | Expected::Ack(..)
+        )
+    });
+    out
+}
+
+fn in_terms<'a>(
+    items: impl Iterator<Item = Result<Item<'a>, DecodeError>>,
+) -> Result<Vec<Expected>, DecodeError> {
+    items
         .map(|item| {
             Ok(match item? {
                 Item::Transaction(t) => Expected::Transaction(t),
@@ -165,6 +189,7 @@ pub fn check(bytes: &[u8], encoding: &Encoding, label: &str) {
     let Ok(msg) = encoding.decode(bytes) else {
         if let Ok(v) = view {
             let _ = viewed(&v);
+            let _ = outlined(&v);
         }
         return;
     };
@@ -179,4 +204,7 @@ pub fn check(bytes: &[u8], encoding: &Encoding, label: &str) {
     let items = viewed(&view)
         .unwrap_or_else(|e| panic!("{label}: the owned decoder accepts, the view's items: {e}"));
     assert_eq!(items, expected(&msg), "{label}: items");
+    let outline = outlined(&view)
+        .unwrap_or_else(|e| panic!("{label}: the owned decoder accepts, the view's outline: {e}"));
+    assert_eq!(outline, expected_outline(&msg), "{label}: outline");
 }

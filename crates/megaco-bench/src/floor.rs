@@ -2,8 +2,10 @@
 //! time per message of the scan floor of the encoded corpus
 //! ([`megaco::floor`]: a TLV walk for BER, a tokenizer for text, a byte
 //! scan for the others), of the owned decoder, and of the borrowed view
-//! walking every item ([`megaco::view::MessageView`], for the encodings it
-//! reads), measured in one run, each as a multiple of the floor.
+//! ([`megaco::view::MessageView`], for the encodings it reads) walking
+//! every item and reading the outline alone (transactions, their errors
+//! and ack ranges: what the transaction engine reads of a repeat),
+//! measured in one run, each as a multiple of the floor.
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Duration;
@@ -28,6 +30,9 @@ pub struct FloorRow {
     pub decode_us: f64,
     /// The borrowed view's time (every item), for the encodings it reads.
     pub view_us: Option<f64>,
+    /// The view's outline time (transactions, their errors and ack
+    /// ranges), for the encodings it reads.
+    pub outline_us: Option<f64>,
 }
 
 /// Measures every config on the messages it can encode. Each of the two
@@ -41,7 +46,7 @@ pub fn run(samples: &[Sample], codecs: &[Encoding], budget: Duration) -> Vec<Flo
         .collect()
 }
 
-/// Rounds per config: floor, decoder and view take turns this many times.
+/// Rounds per config: floor, decoder and views take turns this many times.
 pub const ROUNDS: u32 = 5;
 
 fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<FloorRow> {
@@ -75,13 +80,19 @@ fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<Flo
         Ok(v) => v.items().filter(Result::is_ok).count(),
         Err(_) => 0,
     };
-    let (mut floor_us, mut decode_us, mut view_us) = (f64::INFINITY, f64::INFINITY, None::<f64>);
+    let outline = |b: &[u8]| match MessageView::parse(b, codec) {
+        Ok(v) => v.outline().filter(Result::is_ok).count(),
+        Err(_) => 0,
+    };
+    let (mut floor_us, mut decode_us) = (f64::INFINITY, f64::INFINITY);
+    let (mut view_us, mut outline_us) = (None::<f64>, None::<f64>);
+    let keep = |best: &mut Option<f64>, t: f64| *best = Some(best.map_or(t, |b| b.min(t)));
     for _ in 0..ROUNDS {
         floor_us = floor_us.min(per_message(&floor_fn));
         decode_us = decode_us.min(per_message(&decode));
         if has_view {
-            let v = per_message(&view);
-            view_us = Some(view_us.map_or(v, |best| best.min(v)));
+            keep(&mut view_us, per_message(&view));
+            keep(&mut outline_us, per_message(&outline));
         }
     }
     Some(FloorRow {
@@ -90,11 +101,12 @@ fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<Flo
         floor_us,
         decode_us,
         view_us,
+        outline_us,
     })
 }
 
 /// The console table: `Codec and config | Floor | Floor (µs) | Decode
-/// (µs) | × floor | View (µs) | × floor`.
+/// (µs) | × floor | View (µs) | × floor | Outline (µs) | × floor`.
 pub fn console_table(rows: &[FloorRow]) -> String {
     let w = rows
         .iter()
@@ -105,30 +117,42 @@ pub fn console_table(rows: &[FloorRow]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<w$} | {:<9} | {:>10} | {:>11} | {:>7} | {:>9} | {:>7}",
-        "Codec and config", "Floor", "Floor (µs)", "Decode (µs)", "× floor", "View (µs)", "× floor"
+        "{:<w$} | {:<9} | {:>10} | {:>11} | {:>7} | {:>9} | {:>7} | {:>12} | {:>7}",
+        "Codec and config",
+        "Floor",
+        "Floor (µs)",
+        "Decode (µs)",
+        "× floor",
+        "View (µs)",
+        "× floor",
+        "Outline (µs)",
+        "× floor"
     );
     let _ = writeln!(
         out,
-        "{}-+-----------+------------+-------------+---------+-----------+--------",
+        "{}-+-----------+------------+-------------+---------+-----------+---------+--------------+--------",
         "-".repeat(w)
     );
     for r in rows {
         let ratio = |t: f64| t / r.floor_us.max(f64::MIN_POSITIVE);
-        let (view, view_x) = match r.view_us {
+        let cells = |t: Option<f64>| match t {
             Some(v) => (format!("{v:.3}"), format!("{:.2}", ratio(v))),
             None => ("-".into(), "-".into()),
         };
+        let (view, view_x) = cells(r.view_us);
+        let (outline, outline_x) = cells(r.outline_us);
         let _ = writeln!(
             out,
-            "{:<w$} | {:<9} | {:>10.3} | {:>11.3} | {:>7.2} | {:>9} | {:>7}",
+            "{:<w$} | {:<9} | {:>10.3} | {:>11.3} | {:>7.2} | {:>9} | {:>7} | {:>12} | {:>7}",
             r.codec,
             r.floor,
             r.floor_us,
             r.decode_us,
             ratio(r.decode_us),
             view,
-            view_x
+            view_x,
+            outline,
+            outline_x
         );
     }
     out
@@ -148,8 +172,10 @@ mod tests {
         let rows = run(&loaded.samples, &codecs, Duration::from_micros(200));
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].floor, "TLV walk");
-        assert!(rows[0].view_us.is_some());
+        assert!(rows[0].view_us.is_some() && rows[0].outline_us.is_some());
         assert_eq!(rows[1].floor, "tokenizer");
+        assert!(rows[1].outline_us.is_some());
+        assert!(rows[2].view_us.is_none() && rows[2].outline_us.is_none());
         let table = console_table(&rows);
         assert!(table.contains("× floor"), "{table}");
         assert_eq!(rows[2].floor, "byte scan");

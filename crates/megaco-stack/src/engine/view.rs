@@ -22,9 +22,11 @@ impl Connection {
     /// both).
     ///
     /// A known request is recognised by its transaction id alone, as the
-    /// decoding path does: the view does not read its descriptors again
+    /// decoding path does: only the message's outline is read
+    /// ([`MessageView::outline`]: transactions and ack ranges, each
+    /// transaction's actions skipped in one scan), not the actions again
     /// (a resend carries the bytes of the first sending), so a repeat
-    /// whose descriptors are malformed is answered like any other repeat
+    /// whose actions are malformed is answered like any other repeat
     /// rather than with error 400.
     ///
     /// Reading the view first costs a new request or a reply the view's
@@ -55,7 +57,7 @@ impl Connection {
         // message has read without error and holds nothing else.
         let mut todo = [Todo::Nothing; MAX_VIEWED];
         let mut n = 0;
-        for item in view.items() {
+        for item in view.outline() {
             let next = match item {
                 Ok(Item::Transaction(TransactionView::Request { id }))
                     if self.knows_request(id) =>
@@ -74,8 +76,6 @@ impl Connection {
                     number: segment_number,
                     complete: segmentation_complete,
                 },
-                // What a known request holds.
-                Ok(Item::Action { .. } | Item::Command(_) | Item::TerminationId(_)) => continue,
                 // New requests, replies, and anything unread.
                 _ => return false,
             };

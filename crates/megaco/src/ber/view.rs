@@ -206,6 +206,13 @@ fn error_code(input: Input<'_>, s: Span) -> D<u16> {
 }
 
 impl<'a> BerWalker<'a> {
+    /// Leaves the actions of the transaction just read unread (for the
+    /// outline; a reply's error is still yielded).
+    #[inline]
+    pub(crate) fn skip_actions(&mut self) {
+        self.actions = None;
+    }
+
     pub(crate) fn next_item(&mut self) -> Result<Option<Item<'a>>, DecodeError> {
         if let Some(item) = self.queued.take() {
             return Ok(Some(item.item()));

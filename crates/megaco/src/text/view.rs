@@ -130,6 +130,24 @@ impl<'a> TextWalker<'a> {
         }
     }
 
+    /// When the walk stands before the actions of the transaction just
+    /// read, skips them and the transaction's `}` in one scan (for the
+    /// outline).
+    pub(crate) fn skip_actions(&mut self) -> Result<(), DecodeError> {
+        if let State::Actions { .. } = self.state {
+            let first = match self.ahead.take() {
+                Some(t) => First::Known(t.kw),
+                None => First::At(self.lx.pos),
+            };
+            if let Err(e) = self.skip_items(Ctx::Generic, first, true) {
+                self.state = State::Done;
+                return Err(e);
+            }
+            self.state = State::Transactions;
+        }
+        Ok(())
+    }
+
     fn step(&mut self) -> R<Option<Item<'a>>> {
         loop {
             match self.state {

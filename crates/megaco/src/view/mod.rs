@@ -160,12 +160,50 @@ impl<'a> MessageView<'a> {
         Items {
             walker: self.walker.clone(),
             done: false,
+            outline: false,
         }
     }
 
-    /// The transactions alone, skipping what is inside them.
+    /// The message's outline: its transactions, with what they carry
+    /// in place of actions ([`Item::TransactionError`] and the ranges of
+    /// a TransactionResponseAck, [`Item::Ack`]); each transaction's
+    /// actions are skipped unread, in one scan for text. What routing,
+    /// duplicate detection and acknowledgement need, at the least cost.
+    ///
+    /// As everywhere in the view, what is skipped is not checked: a
+    /// message whose actions the owned decoder refuses may still be
+    /// outlined.
+    ///
+    /// ```
+    /// use megaco::codec::Encoding;
+    /// use megaco::view::{Item, MessageView, TransactionView};
+    ///
+    /// let bytes = b"!/1 [10.0.0.1] T=5{C=1{MF=a{M{L{v=0}}}}} K{3-4}";
+    /// let encoding = Encoding::compact();
+    /// let view = MessageView::parse(bytes, &encoding)?;
+    /// let outline: Vec<Item> = view.outline().collect::<Result<_, _>>()?;
+    /// assert_eq!(
+    ///     outline,
+    ///     [
+    ///         Item::Transaction(TransactionView::Request { id: 5 }),
+    ///         Item::Transaction(TransactionView::ResponseAck),
+    ///         Item::Ack { first: 3, last: Some(4) },
+    ///     ]
+    /// );
+    /// # Ok::<(), megaco::codec::DecodeError>(())
+    /// ```
+    pub fn outline(&self) -> Items<'a> {
+        Items {
+            walker: self.walker.clone(),
+            done: false,
+            outline: true,
+        }
+    }
+
+    /// The transactions alone ([`MessageView::outline`] without the
+    /// errors and acknowledged ranges).
     pub fn transactions(&self) -> impl Iterator<Item = Result<TransactionView, DecodeError>> + 'a {
-        self.items().filter_map(|i| match i {
+        self.outline().filter_map(|i| match i {
             Ok(Item::Transaction(t)) => Some(Ok(t)),
             Ok(_) => None,
             Err(e) => Some(Err(e)),
@@ -179,6 +217,8 @@ impl<'a> MessageView<'a> {
 pub struct Items<'a> {
     walker: Walker<'a>,
     done: bool,
+    /// Transactions' actions skipped ([`MessageView::outline`]).
+    outline: bool,
 }
 
 impl<'a> Iterator for Items<'a> {
@@ -191,8 +231,16 @@ impl<'a> Iterator for Items<'a> {
         }
         let r = match &mut self.walker {
             Walker::Empty => Ok(None),
-            Walker::Ber(w) => w.next_item(),
-            Walker::Text(w) => w.next_item(),
+            Walker::Ber(w) => {
+                if self.outline {
+                    w.skip_actions();
+                }
+                w.next_item()
+            }
+            Walker::Text(w) => match self.outline {
+                true => w.skip_actions().and_then(|()| w.next_item()),
+                false => w.next_item(),
+            },
         };
         match r {
             Ok(Some(item)) => Some(Ok(item)),
