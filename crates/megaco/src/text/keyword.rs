@@ -478,9 +478,77 @@ fn eq4(spelling: &[u8], word: &[u8], at: usize) -> bool {
     }
 }
 
+/// A few keywords a caller cares about, with a test that rules most
+/// other words out before any lookup: whether some spelling of one of
+/// them has the word's length and first letter.
+pub(crate) struct KwSet {
+    /// Per length, a bit per first letter (`a` is bit 0).
+    shapes: [u32; MAX_LEN + 1],
+}
+
+impl KwSet {
+    pub(crate) const fn new(kws: &[Kw]) -> KwSet {
+        let mut shapes = [0u32; MAX_LEN + 1];
+        let mut i = 0;
+        while i < SPELLINGS.len() {
+            let (spelling, kw, _) = SPELLINGS[i];
+            let mut j = 0;
+            while j < kws.len() {
+                if kws[j] as u8 == kw as u8 {
+                    let w = spelling.as_bytes();
+                    shapes[w.len()] |= 1 << (w[0] - b'a');
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        KwSet { shapes }
+    }
+
+    /// [`keyword`] for a word that may spell one of the set: `None` when
+    /// no spelling of theirs has its length and first letter, the word's
+    /// keyword otherwise (which may be outside the set).
+    #[inline]
+    pub(crate) fn keyword(&self, word: &[u8], version: u8) -> Option<Kw> {
+        let letter = (*word.first()? | 0x20).wrapping_sub(b'a');
+        let shape = *self.shapes.get(word.len())?;
+        if letter >= 26 || shape & (1 << letter) == 0 {
+            return None;
+        }
+        keyword(word, version)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_set_finds_its_keywords_and_only_rules_out_others() {
+        let wanted = [Local, Remote, DigitMap, Events, RegulatedNotify];
+        let set = KwSet::new(&wanted);
+        let mut found = 0;
+        for &(spelling, _, _) in SPELLINGS {
+            for version in 1..=3 {
+                for w in [spelling.to_string(), spelling.to_ascii_uppercase()] {
+                    let full = keyword(w.as_bytes(), version);
+                    let fast = set.keyword(w.as_bytes(), version);
+                    if full.is_some_and(|k| wanted.contains(&k)) {
+                        assert_eq!(fast, full, "{w} in v{version}");
+                        found += 1;
+                    } else {
+                        assert!(fast.is_none() || fast == full, "{w} in v{version}");
+                    }
+                }
+            }
+        }
+        // local, l, remote, r, digitmap, dm, events, e: both cases, three
+        // versions; regulatednotify and nbrn: both cases, v3.
+        assert_eq!(found, 8 * 2 * 3 + 2 * 2, "{found}");
+        for w in ["m", "st", "ts", "mf", "@l", "", "ll", "digitmaps"] {
+            assert_eq!(set.keyword(w.as_bytes(), 3), None, "{w}");
+        }
+    }
 
     #[test]
     fn every_spelling_in_any_case() {

@@ -17,7 +17,7 @@
 //! [`Limits`] as the owned decoder.
 
 use super::header::split_command_prefix;
-use super::keyword::{keyword, Kw};
+use super::keyword::{keyword, Kw, KwSet};
 use super::lexer::{is_safe, Lexer, Tok, R};
 use crate::error::{DecodeError, Limit};
 use crate::view::{
@@ -505,6 +505,21 @@ impl Ctx {
     }
 }
 
+/// The keywords that change how a `{` is skipped ([`Ctx::inner`] and
+/// [`Ctx::raw`]); any other word's keyword works as no keyword there.
+const SKIP_KEYWORDS: KwSet = KwSet::new(&[
+    Kw::Signals,
+    Kw::Events,
+    Kw::ObservedEvents,
+    Kw::EventBuffer,
+    Kw::SignalList,
+    Kw::Embed,
+    Kw::RegulatedNotify,
+    Kw::DigitMap,
+    Kw::Local,
+    Kw::Remote,
+]);
+
 /// The keyword of a skipped item's first word: known (the caller read
 /// the word), or to be looked up from where the item starts, which is
 /// done only when a `{` in the item makes it matter.
@@ -612,7 +627,7 @@ impl TextWalker<'_> {
                 self.lx.ws();
                 let word = self.lx.rest_from(self.lx.pos).as_bytes();
                 let n = word.iter().take_while(|&&c| is_safe(c)).count();
-                let kw = keyword(&word[..n], self.lx.version);
+                let kw = SKIP_KEYWORDS.keyword(&word[..n], self.lx.version);
                 self.lx.pos = save;
                 kw
             }
