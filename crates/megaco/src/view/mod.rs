@@ -23,6 +23,9 @@
 //!
 //! Descriptors are skipped. A message-level error (`ERROR = …` as the
 //! whole body) is [`MessageView::error_code`], with no items.
+//! [`MessageView::outline`] yields the first three kinds alone, each
+//! transaction's actions skipped unread: what a transaction engine reads
+//! of a repeated request, a pending or an acknowledgement.
 //!
 //! ```
 //! use megaco::codec::Encoding;
