@@ -5,7 +5,7 @@
 
 use super::keyword::Kw;
 use super::lexer::{is_safe, Lexer, ERROR_CODE, R, UINT16, UINT32, VERSION};
-use super::scalar::{hex_val, is_domain_name, is_mtp_address, parse_ip4, parse_ip6};
+use super::scalar::{hex_val, is_domain_name, is_mtp_address, parse_ip4, parse_ip6, scan_ip4};
 use crate::error::DecodeErrorKind;
 use crate::model::{ContextId, Ip4Address, Ip6Address};
 use crate::view::{MidView, MtpForm, NameForm};
@@ -236,43 +236,6 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// A dotted IPv4 address at the start of `b` (four decimal octets, each
-/// at most 255 and of at most three digits, as [`parse_ip4`] takes them)
-/// and the length it spans, read up to the first byte that is neither a
-/// digit nor a dot.
-fn scan_ip4(b: &[u8]) -> Option<([u8; 4], usize)> {
-    let mut out = [0u8; 4];
-    let mut octet = 0;
-    let mut digits = 0;
-    let mut v: u16 = 0;
-    let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        if c == b'.' {
-            if digits == 0 || octet == 3 {
-                return None;
-            }
-            out[octet] = u8::try_from(v).ok()?;
-            octet += 1;
-            digits = 0;
-            v = 0;
-        } else if c.is_ascii_digit() {
-            if digits == 3 {
-                return None;
-            }
-            v = v * 10 + u16::from(c - b'0');
-            digits += 1;
-        } else {
-            break;
-        }
-        i += 1;
-    }
-    if digits == 0 || octet != 3 {
-        return None;
-    }
-    out[3] = u8::try_from(v).ok()?;
-    Some((out, i))
-}
-
 /// `O-`, `W-` and `O-W-` command prefixes: (optional, wildcard, rest).
 pub(crate) fn split_command_prefix(w: &str) -> (bool, bool, &str) {
     let mut rest = w;
@@ -289,36 +252,4 @@ pub(crate) fn split_command_prefix(w: &str) -> (bool, bool, &str) {
         rest = &rest[2..];
     }
     (optional, wildcard, rest)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The fast IPv4 scan of the mId takes exactly what the general path
-    /// (`parse_ip4` over the bracketed text) takes, and nothing else.
-    #[test]
-    fn ip4_scan_agrees_with_parse_ip4() {
-        let parts = ["0", "1", "00", "09", "255", "256", "999", "0000", "", "12"];
-        let mut checked = 0;
-        for a in parts {
-            for b in parts {
-                for c in ["1", "255", "256", ""] {
-                    for d in ["0", "255", "256", "1.2", "", "4.", "0001"] {
-                        let text = format!("{a}.{b}.{c}.{d}");
-                        let bracketed = format!("{text}]");
-                        let scanned = scan_ip4(bracketed.as_bytes())
-                            .filter(|&(_, n)| bracketed.as_bytes()[n] == b']')
-                            .map(|(addr, _)| addr);
-                        assert_eq!(scanned, parse_ip4(text.as_bytes()), "{text}");
-                        checked += usize::from(scanned.is_some());
-                    }
-                }
-            }
-        }
-        assert!(checked > 100, "{checked} valid addresses");
-        // A colon sends the scan back to the general path (IPv6).
-        assert_eq!(scan_ip4(b"::1]"), None);
-        assert_eq!(scan_ip4(b"1.2.3.4:5]").map(|(_, n)| n), Some(7));
-    }
 }

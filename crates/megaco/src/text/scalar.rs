@@ -28,11 +28,18 @@ pub(crate) fn all_digits(s: &[u8]) -> bool {
 
 /// A dotted-quad IPv4 address (`V4hex = 1*3(DIGIT)`, each 0 to 255).
 pub(crate) fn parse_ip4(s: &[u8]) -> Option<[u8; 4]> {
+    scan_ip4(s).and_then(|(address, n)| (n == s.len()).then_some(address))
+}
+
+/// A dotted-quad IPv4 address at the start of `s`, read up to the first
+/// byte that is neither a digit nor a dot, and the length it spans.
+pub(crate) fn scan_ip4(s: &[u8]) -> Option<([u8; 4], usize)> {
     let mut out = [0u8; 4];
     let mut octet = 0;
     let mut digits = 0;
     let mut v: u16 = 0;
-    for &b in s {
+    let mut i = 0;
+    while let Some(&b) = s.get(i) {
         if b == b'.' {
             if digits == 0 || octet == 3 {
                 return None;
@@ -41,20 +48,22 @@ pub(crate) fn parse_ip4(s: &[u8]) -> Option<[u8; 4]> {
             octet += 1;
             digits = 0;
             v = 0;
-        } else {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 || digits == 3 {
+        } else if b.is_ascii_digit() {
+            if digits == 3 {
                 return None;
             }
-            v = v * 10 + u16::from(d);
+            v = v * 10 + u16::from(b - b'0');
             digits += 1;
+        } else {
+            break;
         }
+        i += 1;
     }
     if digits == 0 || octet != 3 {
         return None;
     }
     out[3] = u8::try_from(v).ok()?;
-    Some(out)
+    Some((out, i))
 }
 
 pub(crate) fn hex_val(b: u8) -> Option<u8> {
@@ -247,6 +256,13 @@ mod tests {
         assert!(parse_ip4(b"1.2.3").is_none());
         assert!(parse_ip4(b"1.2.3.0004").is_none());
         assert!(parse_ip4(b"1..2.3").is_none());
+        assert!(parse_ip4(b"1.2.3.4]").is_none());
+        // The scan stops at the first byte that is no digit or dot.
+        assert_eq!(scan_ip4(b"1.2.3.4]:5"), Some(([1, 2, 3, 4], 7)));
+        assert_eq!(scan_ip4(b"10.0.0.1:2944"), Some(([10, 0, 0, 1], 8)));
+        assert_eq!(scan_ip4(b"::1]"), None);
+        assert_eq!(scan_ip4(b"1.2.3.4.5]"), None);
+        assert_eq!(scan_ip4(b"1.2.3]"), None);
         assert_eq!(parse_decimal(b"4294967295", 10), Some(4_294_967_295));
         assert_eq!(parse_decimal(b"00001", 5), Some(1));
         assert!(parse_decimal(b"000001", 5).is_none());
