@@ -27,6 +27,7 @@ from ._megaco import (
     encode,
     read_pcap,
     sniff,
+    transactions,
     version_of,
 )
 
@@ -45,5 +46,6 @@ __all__ = [
     "encode",
     "read_pcap",
     "sniff",
+    "transactions",
     "version_of",
 ]

@@ -107,6 +107,21 @@ def encode(
 ) -> bytes: ...
 def sniff(data: bytes) -> Optional[Literal["text", "ber", "per", "native"]]: ...
 def version_of(data: bytes, encoding: Optional[Literal["text", "pretty", "compact", "ber", "per"]] = None) -> int: ...
+def transactions(
+    data: bytes,
+    encoding: Literal["auto", "text", "pretty", "compact", "ber"] = "auto",
+    *,
+    dialect: Dialect = "standard",
+    levels: Optional[Sequence[int]] = None,
+    native: bool = False,
+) -> List[Dict[str, Any]]:
+    """The transactions of a text or BER message from its outline, without
+    decoding it: one dict per transaction, `kind` ("request", "reply",
+    "pending", "ack", "segment_reply") with `id`, and for a reply `error`
+    (a code or None), `imm_ack_required`, `segment`, `complete`; for an
+    ack `ranges` ([(first, last)]); for a segment reply `segment` and
+    `complete`. The actions are skipped unread, so a message whose actions
+    do not decode may still be read."""
 def read_pcap(
     path: Union[str, "os.PathLike[str]"],
     *,

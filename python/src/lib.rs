@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use megaco::ber::{BerConfig, Dialect, Mapping, TermIdLevels};
 use megaco::codec::{self, Encoding, Kind};
 use megaco::per::PerConfig;
+use megaco::view::{Item, MessageView, TransactionView};
 use megaco::MegacoMessage;
 use megaco_pcap::{Capture, Event, Options};
 use pyo3::create_exception;
@@ -323,6 +324,103 @@ fn version_of(py: Python<'_>, data: &[u8], encoding: Option<&str>) -> PyResult<u
     codec.version_of(data).map_err(|e| decode_error(py, &e))
 }
 
+/// The transactions of a message, read from its outline without decoding
+/// it (`megaco::view::MessageView::outline`: the actions are skipped
+/// unread, nothing is allocated for them): one dict per transaction, with
+/// `kind` ("request", "reply", "pending", "ack", "segment_reply") and
+/// what the kind carries (`id`, a reply's `error`, `imm_ack_required`,
+/// `segment` and `complete`, an ack's `ranges`). Text and BER only; the
+/// encoding is sniffed unless given.
+#[pyfunction]
+#[pyo3(signature = (data, encoding="auto", *, dialect="standard", levels=None, native=false))]
+fn transactions<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    encoding: &str,
+    dialect: &str,
+    levels: Option<Vec<u8>>,
+    native: bool,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let (ber, _) = configs(dialect, levels, native)?;
+    let codec = match (encoding, codec::sniff(data)) {
+        ("auto", Some(Kind::Text)) | ("text" | "pretty" | "compact", _) => Encoding::pretty(),
+        ("auto", Some(Kind::Ber)) | ("ber", _) => Encoding::Ber(ber),
+        ("auto", _) => {
+            return Err(DecodeError::new_err(
+                "neither text nor BER: the outline reads those two (decode() reads PER)",
+            ))
+        }
+        (other, _) => return Err(PyValueError::new_err(format!(
+            "encoding {other:?}: expected \"auto\", \"text\", \"pretty\", \"compact\" or \"ber\""
+        ))),
+    };
+    let view = MessageView::parse(data, &codec).map_err(|e| decode_error(py, &e))?;
+    let mut out: Vec<Bound<'py, PyDict>> = Vec::new();
+    for item in view.outline() {
+        let item = item.map_err(|e| decode_error(py, &e))?;
+        match item {
+            Item::Transaction(t) => {
+                let d = PyDict::new(py);
+                match t {
+                    TransactionView::Request { id } => {
+                        d.set_item("kind", "request")?;
+                        d.set_item("id", id)?;
+                    }
+                    TransactionView::Reply {
+                        id,
+                        imm_ack_required,
+                        segment_number,
+                        segmentation_complete,
+                    } => {
+                        d.set_item("kind", "reply")?;
+                        d.set_item("id", id)?;
+                        d.set_item("error", py.None())?;
+                        d.set_item("imm_ack_required", imm_ack_required)?;
+                        d.set_item("segment", segment_number)?;
+                        d.set_item("complete", segmentation_complete)?;
+                    }
+                    TransactionView::Pending { id } => {
+                        d.set_item("kind", "pending")?;
+                        d.set_item("id", id)?;
+                    }
+                    TransactionView::ResponseAck => {
+                        d.set_item("kind", "ack")?;
+                        d.set_item("ranges", Vec::<(u32, u32)>::new())?;
+                    }
+                    TransactionView::SegmentReply {
+                        id,
+                        segment_number,
+                        segmentation_complete,
+                    } => {
+                        d.set_item("kind", "segment_reply")?;
+                        d.set_item("id", id)?;
+                        d.set_item("segment", segment_number)?;
+                        d.set_item("complete", segmentation_complete)?;
+                    }
+                    _ => d.set_item("kind", "other")?,
+                }
+                out.push(d);
+            }
+            // What the outline yields after its transaction.
+            Item::TransactionError { code } => {
+                if let Some(d) = out.last() {
+                    d.set_item("error", code)?;
+                }
+            }
+            Item::Ack { first, last } => {
+                if let Some(d) = out.last() {
+                    let ranges = d.get_item("ranges")?;
+                    if let Some(r) = ranges {
+                        r.call_method1("append", ((first, last.unwrap_or(first)),))?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
 fn addr(a: SocketAddr) -> (String, u16) {
     (a.ip().to_string(), a.port())
 }
@@ -493,6 +591,7 @@ fn _megaco(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(sniff, m)?)?;
     m.add_function(wrap_pyfunction!(version_of, m)?)?;
+    m.add_function(wrap_pyfunction!(transactions, m)?)?;
     m.add_function(wrap_pyfunction!(read_pcap, m)?)?;
     m.add("MegacoError", py.get_type::<MegacoError>())?;
     m.add("DecodeError", py.get_type::<DecodeError>())?;

@@ -111,3 +111,70 @@ def test_json_errors():
     with pytest.raises(megaco.JsonError) as e:
         megaco.Message.from_json('{"megaco_json": 1,\n "message": 5}')
     assert e.value.line == 2
+
+
+def _from_model(d):
+    """What `transactions` must say of a decoded message's dict."""
+    out = []
+    for t in d["message"]["mess"]["body"].get("transactions", []):
+        (kind, v), = t.items()
+        if kind == "request":
+            out.append({"kind": "request", "id": v["transaction_id"]})
+        elif kind == "reply":
+            result = v["result"]
+            out.append({
+                "kind": "reply",
+                "id": v["transaction_id"],
+                "error": result["error"]["error_code"] if "error" in result else None,
+                "imm_ack_required": v["imm_ack_required"],
+                "segment": v["segment_number"],
+                "complete": v["segmentation_complete"],
+            })
+        elif kind == "pending":
+            out.append({"kind": "pending", "id": v["transaction_id"]})
+        elif kind == "response_ack":
+            ranges = [(a["first_ack"], a["last_ack"] if a["last_ack"] is not None else a["first_ack"]) for a in v]
+            out.append({"kind": "ack", "ranges": ranges})
+        elif kind == "segment_reply":
+            out.append({
+                "kind": "segment_reply",
+                "id": v["transaction_id"],
+                "segment": v["segment_number"],
+                "complete": v["segmentation_complete"],
+            })
+    return out
+
+
+@pytest.mark.parametrize("codec", ["pretty", "compact", "ber"])
+def test_transactions_agree_with_the_decoded_message(codec):
+    count = 0
+    for name, data in vectors(codec):
+        expected = _from_model(megaco.decode(data, **OPTIONS[codec]).to_dict())
+        assert megaco.transactions(data, **OPTIONS[codec]) == expected, name
+        count += len(expected)
+    assert count >= 149
+
+
+def test_transactions_of_every_kind_and_errors():
+    data = (b'!/3 [10.0.0.1] P=5/1/END{IA,C=1{A=a{M{TS{SI=IV}}},ER=400{"bad"}},C=2} '
+            b"K{1,2-5} PN=4{} SM=7/2/& P=9{ER=402{}} T=3{C=1{N=a{OE=1{al/of}}}}")
+    assert megaco.transactions(data) == [
+        {"kind": "reply", "id": 5, "error": None, "imm_ack_required": True, "segment": 1, "complete": True},
+        {"kind": "ack", "ranges": [(1, 1), (2, 5)]},
+        {"kind": "pending", "id": 4},
+        {"kind": "segment_reply", "id": 7, "segment": 2, "complete": True},
+        {"kind": "reply", "id": 9, "error": 402, "imm_ack_required": False, "segment": None, "complete": False},
+        {"kind": "request", "id": 3},
+    ]
+    # The actions are not read: a request whose action is not H.248 still
+    # gives its id; a broken header is an error that says where.
+    assert megaco.transactions(b"!/1 [10.0.0.1] T=8{C=1{no such command}}") == [{"kind": "request", "id": 8}]
+    with pytest.raises(megaco.DecodeError) as e:
+        megaco.transactions(b"!/1 [10.0.0.1] T=x{C=1{}}")
+    assert e.value.offset == 17
+    # PER has no outline: sniffed as neither text nor BER, it is refused.
+    _, per = next(iter(vectors("per")))
+    with pytest.raises(megaco.DecodeError):
+        megaco.transactions(per)
+    with pytest.raises(ValueError):
+        megaco.transactions(data, "per")
