@@ -120,8 +120,9 @@ def transactions(
     "pending", "ack", "segment_reply") with `id`, and for a reply `error`
     (a code or None), `imm_ack_required`, `segment`, `complete`; for an
     ack `ranges` ([(first, last)]); for a segment reply `segment` and
-    `complete`. The actions are skipped unread, so a message whose actions
-    do not decode may still be read."""
+    `complete`. A message whose whole body is an error descriptor gives
+    [{"kind": "message_error", "error": code}]. The actions are skipped
+    unread, so a message whose actions do not decode may still be read."""
 def read_pcap(
     path: Union[str, "os.PathLike[str]"],
     *,

@@ -329,8 +329,9 @@ fn version_of(py: Python<'_>, data: &[u8], encoding: Option<&str>) -> PyResult<u
 /// unread, nothing is allocated for them): one dict per transaction, with
 /// `kind` ("request", "reply", "pending", "ack", "segment_reply") and
 /// what the kind carries (`id`, a reply's `error`, `imm_ack_required`,
-/// `segment` and `complete`, an ack's `ranges`). Text and BER only; the
-/// encoding is sniffed unless given.
+/// `segment` and `complete`, an ack's `ranges`); a message whose body is
+/// an error descriptor gives one dict of kind "message_error" with its
+/// `error`. Text and BER only; the encoding is sniffed unless given.
 #[pyfunction]
 #[pyo3(signature = (data, encoding="auto", *, dialect="standard", levels=None, native=false))]
 fn transactions<'py>(
@@ -350,12 +351,21 @@ fn transactions<'py>(
                 "neither text nor BER: the outline reads those two (decode() reads PER)",
             ))
         }
-        (other, _) => return Err(PyValueError::new_err(format!(
+        (other, _) => {
+            return Err(PyValueError::new_err(format!(
             "encoding {other:?}: expected \"auto\", \"text\", \"pretty\", \"compact\" or \"ber\""
-        ))),
+        )))
+        }
     };
     let view = MessageView::parse(data, &codec).map_err(|e| decode_error(py, &e))?;
     let mut out: Vec<Bound<'py, PyDict>> = Vec::new();
+    if let Some(code) = view.error_code() {
+        // The whole body is an error descriptor: no transactions.
+        let d = PyDict::new(py);
+        d.set_item("kind", "message_error")?;
+        d.set_item("error", code)?;
+        out.push(d);
+    }
     for item in view.outline() {
         let item = item.map_err(|e| decode_error(py, &e))?;
         match item {

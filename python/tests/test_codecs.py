@@ -116,7 +116,10 @@ def test_json_errors():
 def _from_model(d):
     """What `transactions` must say of a decoded message's dict."""
     out = []
-    for t in d["message"]["mess"]["body"].get("transactions", []):
+    body = d["message"]["mess"]["body"]
+    if "error" in body:
+        out.append({"kind": "message_error", "error": body["error"]["error_code"]})
+    for t in body.get("transactions", []):
         (kind, v), = t.items()
         if kind == "request":
             out.append({"kind": "request", "id": v["transaction_id"]})
@@ -166,6 +169,7 @@ def test_transactions_of_every_kind_and_errors():
         {"kind": "reply", "id": 9, "error": 402, "imm_ack_required": False, "segment": None, "complete": False},
         {"kind": "request", "id": 3},
     ]
+    assert megaco.transactions(b'!/1 [1.2.3.4] ER=400{"x"}') == [{"kind": "message_error", "error": 400}]
     # The actions are not read: a request whose action is not H.248 still
     # gives its id; a broken header is an error that says where.
     assert megaco.transactions(b"!/1 [10.0.0.1] T=8{C=1{no such command}}") == [{"kind": "request", "id": 8}]

@@ -204,7 +204,8 @@ impl<'a> MessageView<'a> {
     }
 
     /// The transactions alone ([`MessageView::outline`] without the
-    /// errors and acknowledged ranges).
+    /// errors and acknowledged ranges; like the outline, it does not read
+    /// or check the transactions' actions).
     pub fn transactions(&self) -> impl Iterator<Item = Result<TransactionView, DecodeError>> + 'a {
         self.outline().filter_map(|i| match i {
             Ok(Item::Transaction(t)) => Some(Ok(t)),
