@@ -63,9 +63,10 @@
 //! BER (either dialect and mapping) and text (pretty, compact or mixed)
 //! are viewed; PER plugs in the same way: a walker type in the codec's
 //! module with a `next_item(&mut self) -> Result<Option<Item<'a>>,
-//! DecodeError>` method and its variant in the private `Walker` enum of
-//! this module. The native
-//! format is not a wire encoding and has no view: decode it.
+//! DecodeError>` method and a `skip_actions` for the outline (leaving the
+//! transaction just read without its actions), and its variant in the
+//! private `Walker` enum of this module. The native format is not a wire
+//! encoding and has no view: decode it.
 
 use std::fmt;
 
