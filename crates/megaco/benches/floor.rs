@@ -334,8 +334,6 @@ fn text_encoders(models: &[megaco::MegacoMessage], passes: usize) {
     }
 }
 
-/// A walk of the borrowed view over every item of a message, reading what
-/// a router reads (transaction ids, commands, termination ids).
 /// The view's outline (transactions, their errors and ack ranges).
 fn outline_walk(bytes: &[u8], enc: &megaco::codec::Encoding) -> usize {
     match MessageView::parse(bytes, enc) {
@@ -344,6 +342,8 @@ fn outline_walk(bytes: &[u8], enc: &megaco::codec::Encoding) -> usize {
     }
 }
 
+/// A walk of the borrowed view over every item of a message, reading what
+/// a router reads (transaction ids, commands, termination ids).
 fn view_walk(bytes: &[u8], enc: &megaco::codec::Encoding) -> usize {
     use megaco::view::{Item, MessageView};
     let Ok(view) = MessageView::parse(bytes, enc) else {

@@ -132,17 +132,14 @@ impl<'a> TextWalker<'a> {
 
     /// When the walk stands before the actions of the transaction just
     /// read, skips them and the transaction's `}` in one scan (for the
-    /// outline).
+    /// outline; after an error, `Items` reads no further).
     pub(crate) fn skip_actions(&mut self) -> Result<(), DecodeError> {
         if let State::Actions { .. } = self.state {
             let first = match self.ahead.take() {
                 Some(t) => First::Known(t.kw),
                 None => First::At(self.lx.pos),
             };
-            if let Err(e) = self.skip_items(Ctx::Generic, first, true) {
-                self.state = State::Done;
-                return Err(e);
-            }
+            self.skip_items(Ctx::Generic, first, true)?;
             self.state = State::Transactions;
         }
         Ok(())

@@ -242,10 +242,15 @@ impl<'a> Iterator for Items<'a> {
                 }
                 w.next_item()
             }
-            Walker::Text(w) => match self.outline {
-                true => w.skip_actions().and_then(|()| w.next_item()),
-                false => w.next_item(),
-            },
+            Walker::Text(w) => {
+                if self.outline {
+                    if let Err(e) = w.skip_actions() {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                }
+                w.next_item()
+            }
         };
         match r {
             Ok(Some(item)) => Some(Ok(item)),
