@@ -13,7 +13,7 @@ use megaco_pcap::{Capture, Event, Options};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(
     megaco,
@@ -235,6 +235,15 @@ fn decode(
     native: bool,
 ) -> PyResult<Message> {
     let (ber, per) = configs(dialect, levels, native)?;
+    wire_codec(data, encoding, ber, per)?
+        .decode(data)
+        .map(|msg| Message { msg })
+        .map_err(|e| decode_error(py, &e))
+}
+
+/// The codec `encoding` names for reading `data`: "auto" (sniffed: text,
+/// BER, else PER), "text" (also "pretty", "compact"), "ber" or "per".
+fn wire_codec(data: &[u8], encoding: &str, ber: BerConfig, per: PerConfig) -> PyResult<Encoding> {
     let kind = match encoding {
         "auto" => match codec::sniff(data) {
             Some(Kind::Text) => Kind::Text,
@@ -250,15 +259,11 @@ fn decode(
             )))
         }
     };
-    let codec = match kind {
+    Ok(match kind {
         Kind::Text => Encoding::pretty(),
         Kind::Ber => Encoding::Ber(ber),
         _ => Encoding::Per(per),
-    };
-    codec
-        .decode(data)
-        .map(|msg| Message { msg })
-        .map_err(|e| decode_error(py, &e))
+    })
 }
 
 /// Encodes a message: "compact" or "pretty" text, "ber" (`dialect`
@@ -342,23 +347,19 @@ fn transactions<'py>(
     levels: Option<Vec<u8>>,
     native: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let (ber, _) = configs(dialect, levels, native)?;
-    let codec = match (encoding, codec::sniff(data)) {
-        ("auto", Some(Kind::Text)) | ("text" | "pretty" | "compact", _) => Encoding::pretty(),
-        ("auto", Some(Kind::Ber)) | ("ber", _) => Encoding::Ber(ber),
-        ("auto", _) => {
-            return Err(DecodeError::new_err(
-                "neither text nor BER: the outline reads those two (decode() reads PER)",
-            ))
-        }
-        (other, _) => {
-            return Err(PyValueError::new_err(format!(
-            "encoding {other:?}: expected \"auto\", \"text\", \"pretty\", \"compact\" or \"ber\""
-        )))
-        }
-    };
+    let (ber, per) = configs(dialect, levels, native)?;
+    let codec = wire_codec(data, encoding, ber, per)?;
+    if let Encoding::Per(_) = codec {
+        let why = "the outline reads text and BER (decode() reads PER)";
+        return Err(match encoding {
+            "auto" => DecodeError::new_err(format!("neither text nor BER: {why}")),
+            _ => PyValueError::new_err(format!("encoding \"per\": {why}")),
+        });
+    }
     let view = MessageView::parse(data, &codec).map_err(|e| decode_error(py, &e))?;
     let mut out: Vec<Bound<'py, PyDict>> = Vec::new();
+    // The ranges of the TransactionResponseAck being read.
+    let mut ranges: Option<Bound<'py, PyList>> = None;
     if let Some(code) = view.error_code() {
         // The whole body is an error descriptor: no transactions.
         let d = PyDict::new(py);
@@ -371,6 +372,7 @@ fn transactions<'py>(
         match item {
             Item::Transaction(t) => {
                 let d = PyDict::new(py);
+                ranges = None;
                 match t {
                     TransactionView::Request { id } => {
                         d.set_item("kind", "request")?;
@@ -394,8 +396,10 @@ fn transactions<'py>(
                         d.set_item("id", id)?;
                     }
                     TransactionView::ResponseAck => {
+                        let list = PyList::empty(py);
                         d.set_item("kind", "ack")?;
-                        d.set_item("ranges", Vec::<(u32, u32)>::new())?;
+                        d.set_item("ranges", &list)?;
+                        ranges = Some(list);
                     }
                     TransactionView::SegmentReply {
                         id,
@@ -418,11 +422,8 @@ fn transactions<'py>(
                 }
             }
             Item::Ack { first, last } => {
-                if let Some(d) = out.last() {
-                    let ranges = d.get_item("ranges")?;
-                    if let Some(r) = ranges {
-                        r.call_method1("append", ((first, last.unwrap_or(first)),))?;
-                    }
+                if let Some(list) = &ranges {
+                    list.append((first, last.unwrap_or(first)))?;
                 }
             }
             _ => {}
