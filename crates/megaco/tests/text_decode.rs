@@ -577,6 +577,37 @@ fn keywords_any_case_comments_and_whitespace() {
 }
 
 #[test]
+fn every_spelling_of_the_header_reads_alike() {
+    // The usual headers are read in one step, the others token by token;
+    // both must give the same message, and the same errors.
+    let body = "[10.0.0.1]:2944 T=7{C=-{AV=ROOT}}";
+    let want = decode(format!("MEGACO/2 {body}").as_bytes()).unwrap();
+    for header in [
+        "megaco/2 ",
+        "MeGaCo/2\t",
+        "!/2\r\n",
+        "MEGACO/02 ",
+        "!/02 ",
+        "MEGACO/2;comment\n",
+        "  MEGACO/2 ",
+        "; leading comment\nMEGACO/2 ",
+    ] {
+        let m = decode(format!("{header}{body}").as_bytes());
+        assert_eq!(m.as_ref(), Ok(&want), "{header:?}");
+    }
+    // A version out of range is reported at the header word.
+    for (bad, at) in [
+        ("MEGACO/4 ", 0),
+        ("!/0 ", 0),
+        ("MEGACO/2[", 8),
+        ("MEGACO/ 2 ", 7),
+    ] {
+        let e = decode(format!("{bad}{body}").as_bytes()).unwrap_err();
+        assert_eq!(e.offset(), at, "{bad:?}: {e}");
+    }
+}
+
+#[test]
 fn response_ack_ranges_and_context_ids() {
     let m = vector("msg30b");
     assert_eq!(

@@ -4,7 +4,7 @@
 //! view yields exactly what the owned model holds.
 
 use super::keyword::Kw;
-use super::lexer::{is_safe, Lexer, ERROR_CODE, R, UINT16, UINT32, VERSION};
+use super::lexer::{is_safe, is_ws, Lexer, ERROR_CODE, R, UINT16, UINT32, VERSION};
 use super::scalar::{hex_val, is_domain_name, is_mtp_address, parse_ip4, parse_ip6, scan_ip4};
 use crate::error::DecodeErrorKind;
 use crate::model::{ContextId, Ip4Address, Ip6Address};
@@ -22,6 +22,9 @@ const HEADER: &str = "`MEGACO/` or `!/` and a version";
 impl<'a> Lexer<'a> {
     /// The authentication header, if any, and `MEGACO/v` (sets `version`).
     pub(crate) fn header(&mut self) -> R<Option<AuthWords<'a>>> {
+        if self.usual_header() {
+            return Ok(None);
+        }
         let mut t = self.token(HEADER)?;
         let auth = if t.kw == Some(Kw::Auth) {
             let a = self.auth_words()?;
@@ -46,6 +49,31 @@ impl<'a> Lexer<'a> {
         self.version = v as u8;
         self.sep("white space after the version")?;
         Ok(auth)
+    }
+
+    /// The usual header, `MEGACO/v` or `!/v` with a one-digit version and
+    /// white space after it, read in one step (sets `version`); `false`,
+    /// with nothing read, for anything else, which [`Lexer::header`]
+    /// reads token by token.
+    #[inline]
+    fn usual_header(&mut self) -> bool {
+        let b = self.rest_from(self.pos).as_bytes();
+        let n = if b.len() > 8 && b[..7].eq_ignore_ascii_case(b"megaco/") {
+            7
+        } else if b.starts_with(b"!/") {
+            2
+        } else {
+            return false;
+        };
+        match b.get(n..n + 2) {
+            Some(&[v @ b'1'..=b'3', c]) if is_ws(c) => {
+                self.version = v - b'0';
+                self.pos += n + 1;
+                self.ws();
+                true
+            }
+            _ => false,
+        }
     }
 
     /// `= 0xSPI:0xSEQ:0xDATA` after `Authentication`.
