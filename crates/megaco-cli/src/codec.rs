@@ -13,7 +13,8 @@ use megaco::MegacoMessage;
 /// What `convert --from` takes: `auto`, an encoding, or the model as JSON.
 #[derive(Debug, Clone)]
 pub enum Input {
-    /// Recognise the encoding by the bytes' signature.
+    /// Recognise the encoding by the bytes' signature (the JSON form by
+    /// its opening `{"`).
     Auto,
     /// The model as JSON (`megaco::json`: `{"megaco_json": 1, "message": …}`).
     Json,
@@ -146,12 +147,23 @@ impl BinaryOptions {
 }
 
 /// Whether the bytes look like an OTP corpus term file rather than one
-/// message.
+/// message: `{` (then an atom, `{pretty, [...]}.`) or a `%` comment.
+/// JSON, which starts with `{"`, is not one.
 pub fn looks_like_term_file(bytes: &[u8]) -> bool {
     bytes
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|&b| b == b'{' || b == b'%')
+        && !looks_like_json(bytes)
+}
+
+/// Whether the bytes look like the model as JSON (`convert --to json`,
+/// `{"megaco_json": 1, …}`): `{` then `"`, white space allowed before
+/// and between. An Erlang term file has an atom there (`{pretty` or
+/// `{'...'`), never a double quote.
+pub fn looks_like_json(bytes: &[u8]) -> bool {
+    let mut rest = bytes.iter().filter(|b| !b.is_ascii_whitespace());
+    rest.next() == Some(&b'{') && rest.next() == Some(&b'"')
 }
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -259,8 +271,9 @@ impl InputError {
 }
 
 /// Decodes one message: with `input`'s encoding, or with the one the bytes
-/// announce ([`Encoding::guess`]); `options` apply to BER and PER. Returns
-/// the message and the encoding that read it.
+/// announce ([`Encoding::guess`], or the JSON form: [`looks_like_json`]);
+/// `options` apply to BER and PER. Returns the message and the encoding
+/// that read it (pretty text for JSON).
 pub fn read_message(
     bytes: &[u8],
     input: &Input,
@@ -287,6 +300,9 @@ pub fn read_message(
             }
             if let Some(rest) = bytes.strip_prefix(UTF8_BOM) {
                 return Err(InputError::NotMegaco(bom(rest)).into());
+            }
+            if looks_like_json(bytes) {
+                return read_message(bytes, &Input::Json, options);
             }
             match Encoding::guess(bytes) {
                 Some(e) => {
@@ -499,6 +515,27 @@ mod tests {
             .contains("it starts ee 01 02, which is neither text"));
         // ASCII without a header: the text decoder's position.
         assert!(auto(b"hello").unwrap_err().starts_with("f:1:1: "));
+    }
+
+    #[test]
+    fn json_and_term_files_are_told_apart() {
+        for json in [&b"{\"megaco_json\": 1}"[..], b"\n  {\n  \"message\""] {
+            assert!(looks_like_json(json));
+            assert!(!looks_like_term_file(json));
+        }
+        for term in [
+            &b"{pretty, [{msg01, <<\"!/1\">>}]}."[..],
+            b" {'a b', []}.",
+            b"% x\n{",
+        ] {
+            assert!(looks_like_term_file(term));
+            assert!(!looks_like_json(term));
+        }
+        assert!(!looks_like_json(b"!/1 [1.2.3.4] T=1{}"));
+        // Read as JSON in auto mode: a JSON error, not a text one.
+        assert!(auto(b"{\"megaco_json\": 1}")
+            .unwrap_err()
+            .contains("JSON: missing field"));
     }
 
     #[test]

@@ -38,7 +38,8 @@ enum Command {
     /// to a terminal unless --force.
     #[command(
         mut_arg("from", |a| a.help(format!(
-            "The input encoding: auto (recognised by its signature), text, or one of: {}",
+            "The input encoding: auto (recognised by its signature; JSON by its opening `{{\"`), \
+             text, json (the model, as --to json writes it), or one of: {}",
             encoding_names()
         ))),
         mut_arg("to", |a| a.help(format!(
@@ -68,7 +69,8 @@ enum Command {
     /// Decode every FILE and report those that fail.
     ///
     /// Each file holds one message in any encoding (text, BER, PER or the
-    /// native format, recognised by their signatures), or is an OTP corpus
+    /// native format, recognised by their signatures, or the JSON form
+    /// `convert --to json` writes), or is an OTP corpus
     /// term file (`{Codec, [{Name, <<"...">>}]}.`) whose messages are each
     /// checked. Prints one `file:line:col: message` line per failure (for
     /// binary input `file:offset: message`), then the input around the
@@ -316,7 +318,14 @@ fn check(files: &[PathBuf], verbose: bool, binary: &BinaryOptions) -> Result<Exi
         for (label, bytes) in messages {
             total += 1;
             match codec::read_message(&bytes, &Input::Auto, binary) {
-                Ok((_, encoding)) if verbose => println!("{label}: ok ({encoding})"),
+                Ok((_, encoding)) if verbose => {
+                    // JSON is read as the model; no wire encoding to name.
+                    if codec::looks_like_json(&bytes) {
+                        println!("{label}: ok (json)");
+                    } else {
+                        println!("{label}: ok ({encoding})");
+                    }
+                }
                 Ok(_) => {}
                 Err(codec::ReadError::Input(e)) => {
                     failed += 1;

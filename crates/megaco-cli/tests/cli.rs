@@ -443,3 +443,73 @@ fn check_reads_native_files_as_native() {
         "{stdout}"
     );
 }
+
+/// What `convert --to json` writes reads back without `--from`: auto
+/// recognises JSON by its opening `{"` (a corpus term file opens with an
+/// atom), from a file and from standard input; `check` reads it too.
+#[test]
+fn json_output_reads_back_without_from() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["msg03", "msg72b01"] {
+        let pretty = vector("pretty", name);
+        let json = megaco(&["convert", "--to", "json"], Some(&pretty));
+        assert!(json.status.success(), "{name}");
+        assert!(json.stdout.starts_with(b"{\n  \""), "{name}");
+        let file = dir.path().join(format!("{name}.json"));
+        std::fs::write(&file, &json.stdout).unwrap();
+        let file = file.to_str().unwrap();
+
+        let from_file = megaco(&["convert", "--exact", "--to", "pretty", file], None);
+        assert!(
+            from_file.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&from_file.stderr)
+        );
+        assert_eq!(from_file.stdout, pretty, "{name} from a file");
+
+        let from_stdin = megaco(
+            &["convert", "--exact", "--to", "pretty"],
+            Some(&json.stdout),
+        );
+        assert!(
+            from_stdin.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&from_stdin.stderr)
+        );
+        assert_eq!(from_stdin.stdout, pretty, "{name} from standard input");
+
+        let check = megaco(&["check", "-v", file], None);
+        assert!(check.status.success(), "{name}");
+        assert_eq!(
+            String::from_utf8_lossy(&check.stdout),
+            format!("{file}: ok (json)\n")
+        );
+    }
+    // JSON that is no message is a JSON error, not "a corpus term file".
+    let out = megaco(
+        &["convert", "--to", "compact"],
+        Some(b" {\"megaco_json\": 1}"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("megaco: <stdin>:1:") && err.contains("JSON: missing field `message`"),
+        "{err}"
+    );
+}
+
+/// The help lists every name `--from` takes, json included.
+#[test]
+fn convert_help_lists_json_among_from_encodings() {
+    let out = megaco(&["convert", "--help"], None);
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    let from = help
+        .split("--from <ENCODING>")
+        .nth(1)
+        .and_then(|rest| rest.split("--to <ENCODING>").next())
+        .unwrap();
+    for name in ["auto", "text", "json", "pretty", "ber-otp", "native"] {
+        assert!(from.contains(name), "{name} missing from:\n{from}");
+    }
+}
