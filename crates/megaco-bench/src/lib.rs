@@ -355,8 +355,20 @@ fn run_meas(
     };
     match out {
         Some(dir) => {
-            let written = report::write_all(&result, &otp_rows, dir)
+            let mut written = report::write_all(&result, &otp_rows, dir)
                 .with_context(|| format!("writing results to {}", dir.display()))?;
+            // The distance table times each decoder again, in turns with
+            // its floor: its means are its own, not the table above's.
+            let floor_txt = dir.join("floor.txt");
+            std::fs::write(
+                &floor_txt,
+                format!(
+                    "Distance from the bytes (means per message, measured in turns with the floor; decoders as multiples of the scan floor):\n\n{}",
+                    floor::console_table(&floors)
+                ),
+            )
+            .with_context(|| format!("writing {}", floor_txt.display()))?;
+            written.push(floor_txt);
             println!("\nWrote {} files to {}", written.len(), dir.display());
         }
         None => println!("\n(no files written: --out DIR writes TSV, JSON, Markdown and charts)"),
