@@ -75,7 +75,8 @@ enum Command {
     /// checked. Prints one `file:line:col: message` line per failure (for
     /// binary input `file:offset: message`), then the input around the
     /// error with a caret under it (the line for text, a 16-byte hex dump
-    /// for binary), and exits 1 if any failed.
+    /// for binary), and exits 1 if any failed (a file that cannot be read
+    /// fails too: `file: cannot read: why`).
     Check {
         /// The files to check.
         #[arg(required = true)]
@@ -297,7 +298,17 @@ fn check(files: &[PathBuf], verbose: bool, binary: &BinaryOptions) -> Result<Exi
     let mut failed = 0usize;
     let mut total = 0usize;
     for path in files {
-        let (name, bytes) = read_input(Some(path))?;
+        // A file that cannot be read fails like one that does not decode;
+        // the others are still checked.
+        let (name, bytes) = match read_input(Some(path)) {
+            Ok(input) => input,
+            Err(e) => {
+                println!("{}: cannot read: {}", path.display(), e.root_cause());
+                failed += 1;
+                total += 1;
+                continue;
+            }
+        };
         let messages: Vec<(String, Vec<u8>)> = if codec::looks_like_term_file(&bytes) {
             match megaco::corpus::parse_term_file(&bytes) {
                 Ok(c) => c

@@ -513,3 +513,26 @@ fn convert_help_lists_json_among_from_encodings() {
         assert!(from.contains(name), "{name} missing from:\n{from}");
     }
 }
+
+/// A file `check` cannot read is one more failure: it is named, the files
+/// after it are still checked, and the exit status is 1 as for any
+/// failure.
+#[test]
+fn check_goes_on_after_an_unreadable_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nosuch.txt");
+    let good = dir.path().join("msg03.txt");
+    std::fs::write(&good, vector("pretty", "msg03")).unwrap();
+    let (missing, good) = (missing.to_str().unwrap(), good.to_str().unwrap());
+    let out = megaco(&["check", "-v", missing, good], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with(&format!("{missing}: cannot read: ")),
+        "{stdout}"
+    );
+    assert_eq!(lines[1], format!("{good}: ok (pretty)"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 2 messages decoded"));
+}
