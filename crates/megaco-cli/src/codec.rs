@@ -97,7 +97,8 @@ pub enum DialectArg {
 pub struct BinaryOptions {
     /// BER value wrapping, on output and on input [default: the
     /// encoding's: standard for `ber`, otp for `ber-otp`]; the standard
-    /// decoder also reads OTP's values.
+    /// decoder also reads OTP's values. `ber-otp` and `ber-native` (OTP's
+    /// dialect by name) refuse `standard`.
     #[arg(long, value_enum)]
     pub dialect: Option<DialectArg>,
     /// Bits per termination-id level (BER and PER), e.g. `8,8,8`
@@ -126,13 +127,25 @@ impl BinaryOptions {
                 None => Ok(current),
             }
         };
+        // The name given says which dialect: `ber` takes --dialect otp,
+        // but `ber-otp` (and `ber-native`, OTP's layout) with --dialect
+        // standard would contradict it.
+        let named = encoding.slug();
         Ok(match encoding {
             Encoding::Ber(mut c) => {
                 if let Some(d) = self.dialect {
-                    c.dialect = match d {
+                    let wanted = match d {
                         DialectArg::Standard => Dialect::Standard,
                         DialectArg::Otp => Dialect::Otp,
                     };
+                    if c.dialect == Dialect::Otp && wanted == Dialect::Standard {
+                        anyhow::bail!(
+                            "--dialect standard contradicts {}, which is BER in Erlang/OTP's \
+                             dialect: for standard BER use `ber` instead (or leave --dialect out)",
+                            named.unwrap_or("the encoding")
+                        );
+                    }
+                    c.dialect = wanted;
                 }
                 c.mapping = mapping(c.mapping)?;
                 Encoding::Ber(c)
@@ -578,6 +591,27 @@ mod tests {
         };
         let ber: Encoding = "ber".parse().unwrap();
         assert_eq!(otp.apply(ber).unwrap().to_string(), "ber [otp]");
+        // A name that says OTP's dialect does not take --dialect standard.
+        let standard = BinaryOptions {
+            dialect: Some(DialectArg::Standard),
+            ..BinaryOptions::default()
+        };
+        for name in ["ber-otp", "ber-native"] {
+            let err = standard.apply(name.parse().unwrap()).unwrap_err();
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("--dialect standard contradicts {name}")),
+                "{err}"
+            );
+        }
+        assert_eq!(
+            standard.apply("ber".parse().unwrap()).unwrap().to_string(),
+            "ber"
+        );
+        assert_eq!(
+            otp.apply("ber-otp".parse().unwrap()).unwrap().to_string(),
+            "ber [otp]"
+        );
         let native = BinaryOptions {
             native: true,
             ..BinaryOptions::default()

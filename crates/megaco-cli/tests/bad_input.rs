@@ -244,3 +244,34 @@ fn binary_output_is_not_written_to_a_terminal() {
     assert_eq!(code, Some(0));
     assert!(compact.starts_with(b"!/1 ") && compact.ends_with(b"\r\n"));
 }
+
+/// `--to ber-otp --dialect standard` names two dialects: refused, with the
+/// way to each, rather than standard BER written under the name ber-otp.
+#[test]
+fn a_dialect_that_contradicts_the_encoding_name_is_refused() {
+    let msg = corpus().join("vectors/pretty/msg03.txt");
+    let msg = msg.to_str().unwrap();
+    for name in ["ber-otp", "ber-native"] {
+        let out = megaco(&["convert", "--to", name, "--dialect", "standard", msg]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(out.stdout.is_empty(), "{name}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(&format!("--dialect standard contradicts {name}"))
+                && err.contains("`ber`"),
+            "{err}"
+        );
+    }
+    // What the name says already, or `ber` with either dialect, is fine.
+    for args in [
+        ["--to", "ber-otp", "--dialect", "otp"],
+        ["--to", "ber", "--dialect", "otp"],
+        ["--to", "ber", "--dialect", "standard"],
+    ] {
+        let mut all = vec!["convert", "-o", "/dev/null"];
+        all.extend(args);
+        all.push(msg);
+        let out = megaco(&all);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    }
+}
