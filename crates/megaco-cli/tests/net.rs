@@ -599,3 +599,45 @@ fn mgc_sends_a_long_v3_reply_in_segments() {
     assert_eq!(contexts, (1..=6).collect::<Vec<_>>(), "{segments:?}");
     mgc.finish();
 }
+
+/// `mgc --listen` and `--host` take host names, and `--listen` an address
+/// without a port, as `mg --mgc` does; a --host with a port is refused
+/// with the form it takes.
+#[test]
+fn mgc_takes_host_names_and_addresses_without_a_port() {
+    let mgc = Mgc::start(&["--listen", "localhost:0", "--udp", "--count", "1"]);
+    assert!(
+        mgc.addr.starts_with("127.0.0.1:") || mgc.addr.starts_with("[::1]:"),
+        "{}",
+        mgc.addr
+    );
+    let out = megaco(&["mg", "--mgc", &mgc.addr, "--timeout", "5"]);
+    assert_ok(&out);
+    mgc.finish();
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(["mgc", "--host", "localhost", "--text-port", "0"])
+        .args(["--binary-port", "0", "--udp", "--quiet"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(first.contains(" listening on udp "), "{first:?}");
+
+    let out = megaco(&["mgc", "--host", "127.0.0.1:2944"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("expected an IP address or a host name without a port"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,7 +1,7 @@
 //! `megaco mgc`: a controller on UDP and TCP, text and binary ports at
 //! once, answering every request (scenario rules, then the defaults).
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,7 +17,8 @@ use super::log::{addr, Log, LogArgs};
 use super::serve::{self, Server};
 use super::show::mid_text;
 use super::{
-    config, domain, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding, MID_HELP,
+    config, domain, resolve, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding,
+    MID_HELP,
 };
 
 /// `megaco mgc`.
@@ -31,12 +32,16 @@ use super::{
 )]
 pub struct MgcArgs {
     /// Listen on this one address only, in the encoding --encoding names
-    /// (pretty text by default), instead of the text and binary ports.
+    /// (pretty text by default), instead of the text and binary ports:
+    /// `HOST[:PORT]` or `IP[:PORT]` [port default: 2944 for text, 2945
+    /// for binary].
     #[arg(long, value_name = "ADDR")]
-    pub listen: Option<SocketAddr>,
-    /// The address the text and binary ports are opened on.
-    #[arg(long, value_name = "IP", default_value_t = IpAddr::V4(Ipv4Addr::UNSPECIFIED))]
-    pub host: IpAddr,
+    pub listen: Option<String>,
+    /// The address the text and binary ports are opened on: an IP
+    /// address or a host name, without a port (--text-port and
+    /// --binary-port give those).
+    #[arg(long, value_name = "HOST", default_value = "0.0.0.0")]
+    pub host: String,
     /// The text port (RFC 3525 D.1; 0 picks a free one).
     #[arg(long, value_name = "PORT", default_value_t = 2944)]
     pub text_port: u16,
@@ -71,8 +76,8 @@ pub fn mgc(args: MgcArgs) -> Result<ExitCode> {
 /// The ports to open: the encoding of each and its address. A port 0
 /// that UDP and TCP both open is picked here, free for both, so that they
 /// share it.
-fn ports(args: &MgcArgs) -> Result<Vec<(WireEncoding, SocketAddr)>> {
-    let mut ports = wanted(args);
+async fn ports(args: &MgcArgs) -> Result<Vec<(WireEncoding, SocketAddr)>> {
+    let mut ports = wanted(args).await?;
     if !args.tcp && !args.udp {
         for (_, at) in &mut ports {
             if at.port() == 0 {
@@ -95,28 +100,59 @@ fn free_port(ip: IpAddr) -> Result<u16> {
     anyhow::bail!("no port free for both UDP and TCP on {ip}")
 }
 
-fn wanted(args: &MgcArgs) -> Vec<(WireEncoding, SocketAddr)> {
-    match (args.listen, args.common.encoding) {
-        (Some(a), e) => vec![(e.unwrap_or(WireEncoding::Pretty), a)],
-        (None, Some(e)) => {
+/// The addresses --listen or --host, --text-port and --binary-port ask
+/// for. Host names are resolved as `mg --mgc` resolves them, and a
+/// --listen address without a port gets the encoding's (2944 for text,
+/// 2945 for binary), as there.
+async fn wanted(args: &MgcArgs) -> Result<Vec<(WireEncoding, SocketAddr)>> {
+    if let Some(listen) = &args.listen {
+        let e = args.common.encoding.unwrap_or(WireEncoding::Pretty);
+        let at = resolve(listen, e.default_port()).await.with_context(|| {
+            format!("--listen {listen} (`HOST[:PORT]`, `IP[:PORT]` or `[IPv6]:PORT`)")
+        })?;
+        return Ok(vec![(e, at)]);
+    }
+    let host = host_ip(&args.host).await?;
+    Ok(match args.common.encoding {
+        Some(e) => {
             let port = if e.is_binary() {
                 args.binary_port
             } else {
                 args.text_port
             };
-            vec![(e, SocketAddr::new(args.host, port))]
+            vec![(e, SocketAddr::new(host, port))]
         }
-        (None, None) => vec![
-            (
-                WireEncoding::Pretty,
-                SocketAddr::new(args.host, args.text_port),
-            ),
-            (
-                WireEncoding::Ber,
-                SocketAddr::new(args.host, args.binary_port),
-            ),
+        None => vec![
+            (WireEncoding::Pretty, SocketAddr::new(host, args.text_port)),
+            (WireEncoding::Ber, SocketAddr::new(host, args.binary_port)),
         ],
+    })
+}
+
+/// The address --host names: an IP address (`[IPv6]` too) or a host name,
+/// without a port.
+async fn host_ip(host: &str) -> Result<IpAddr> {
+    let expected = || {
+        format!(
+            "--host {host}: expected an IP address or a host name without a port \
+             (--text-port and --binary-port set the ports; --listen takes `ADDR:PORT`)"
+        )
+    };
+    if let Ok(ip) = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host)
+        .parse::<IpAddr>()
+    {
+        return Ok(ip);
     }
+    if host.contains(':') || host.is_empty() {
+        anyhow::bail!(expected());
+    }
+    let at = resolve(host, 0)
+        .await
+        .with_context(|| format!("--host {host} (an IP address or a host name)"))?;
+    Ok(at.ip())
 }
 
 async fn run(args: MgcArgs) -> Result<ExitCode> {
@@ -126,7 +162,7 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     let mid = c.mid.clone().unwrap_or_else(|| domain("mgc"));
     // The highest version we speak; each reply goes out in its request's.
     let version = c.version.unwrap_or(3);
-    let ports = ports(&args)?;
+    let ports = ports(&args).await?;
     // Each peer is answered in its own encoding; this one is for the
     // messages to a peer not heard from yet.
     let first = ports.first().map_or(WireEncoding::Pretty, |p| p.0);
@@ -257,3 +293,65 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
 
 /// How often the log's dropped lines are reported (when there were any).
 const REPORT_EVERY: Duration = Duration::from_secs(10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        mgc: MgcArgs,
+    }
+
+    /// The addresses `megaco mgc ARGS` would open, as text.
+    fn addresses(args: &[&str]) -> Result<Vec<String>> {
+        let cli = Cli::try_parse_from(std::iter::once("mgc").chain(args.iter().copied()))?;
+        let ports = runtime()?.block_on(wanted(&cli.mgc))?;
+        Ok(ports
+            .iter()
+            .map(|(e, a)| format!("{:?} {a}", e).to_lowercase())
+            .collect())
+    }
+
+    #[test]
+    fn listen_takes_an_address_without_a_port_as_mg_does() {
+        let one = |args: &[&str]| addresses(args).unwrap().join(", ");
+        assert_eq!(one(&["--listen", "127.0.0.1"]), "pretty 127.0.0.1:2944");
+        assert_eq!(one(&["--listen", "[::1]"]), "pretty [::1]:2944");
+        assert_eq!(
+            one(&["--listen", "127.0.0.1", "--encoding", "ber"]),
+            "ber 127.0.0.1:2945"
+        );
+        assert_eq!(one(&["--listen", "127.0.0.1:7"]), "pretty 127.0.0.1:7");
+        assert_eq!(
+            one(&[]),
+            "pretty 0.0.0.0:2944, ber 0.0.0.0:2945",
+            "the defaults"
+        );
+        assert_eq!(
+            one(&["--host", "[::1]", "--encoding", "per"]),
+            "per [::1]:2945"
+        );
+        // Host names resolve (localhost is in every hosts file).
+        let local = one(&["--host", "localhost", "--text-port", "9"]);
+        assert!(
+            local.starts_with("pretty 127.0.0.1:9,") || local.starts_with("pretty [::1]:9,"),
+            "{local}"
+        );
+        let local = one(&["--listen", "localhost"]);
+        assert!(local.ends_with(":2944"), "{local}");
+    }
+
+    #[test]
+    fn a_host_with_a_port_is_refused_with_the_form_expected() {
+        for host in ["127.0.0.1:2944", "[::1]:2944", "localhost:2944", ""] {
+            let err = addresses(&["--host", host]).unwrap_err().to_string();
+            assert!(
+                err.contains("expected an IP address or a host name without a port"),
+                "{host}: {err}"
+            );
+        }
+    }
+}
