@@ -13,6 +13,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use megaco::codec::Encoding;
 use megaco_load::batch::Io;
 use megaco_load::fanout::{self, FanoutConfig, FanoutReport, Request, Row, Setup, SetupResult};
+use megaco_load::farm::Sockets;
 use megaco_load::load::{self, LoadConfig, LoadReport, Role, Sample, Scenario};
 use megaco_load::otp::OtpNode;
 use megaco_load::{chart, check_target, check_wire, memory, otp_codec};
@@ -566,6 +567,12 @@ pub struct FanoutArgs {
     /// Controller shards (and gateway threads) of the multiple setups.
     #[arg(long, default_value_t = 2)]
     pub shards: usize,
+    /// How the simulated gateways listen: `shared` gives each its own
+    /// address (127.1.x.y) behind one socket per gateway thread, read a
+    /// batch at a time (Linux; elsewhere `own`); `own` gives each its own
+    /// socket on 127.0.0.1.
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = SocketsArg::Shared)]
+    pub gateway_sockets: SocketsArg,
     /// Only this setup (e.g. `template/trusted/single`); repeatable. A
     /// setup with `/unbatched` after it sends and receives one datagram
     /// per system call (on Linux the others use sendmmsg/recvmmsg, up to
@@ -607,6 +614,15 @@ pub enum RequestArg {
     Audit,
     /// Modify of one termination.
     Modify,
+}
+
+/// How the simulated gateways listen, on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SocketsArg {
+    /// One socket per gateway thread, each gateway its own address.
+    Shared,
+    /// Each gateway its own socket.
+    Own,
 }
 
 /// Runs `megaco bench fanout`.
@@ -659,6 +675,10 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
         timeout: secs(args.timeout, "timeout")?,
         faults: vec![],
         otp: args.vs_otp,
+        sockets: match args.gateway_sockets {
+            SocketsArg::Shared => Sockets::Shared,
+            SocketsArg::Own => Sockets::Own,
+        },
     };
     let mut progress = |s: &str| eprintln!("== {s}");
     let report = fanout::run(&cfg, &mut progress)?;
@@ -800,7 +820,13 @@ fn ratio_table(
 /// The tables: one per setup, the profiles, the counts, OTP's ratios and
 /// memory.
 pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> String {
-    let mut out = String::new();
+    let mut out = match report.sockets {
+        Sockets::Shared => {
+            "Simulated gateways: each its own address (127.1.x.y), one socket per gateway thread\n"
+        }
+        Sockets::Own => "Simulated gateways: each its own socket on 127.0.0.1\n",
+    }
+    .to_string();
     for s in report.setups.iter().chain(&report.otp) {
         table(&mut out, &s.name, "Destinations", &s.rows);
     }

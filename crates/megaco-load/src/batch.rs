@@ -96,6 +96,12 @@ impl Outbox {
         }
     }
 
+    /// Drops every queued datagram unsent.
+    pub fn clear(&mut self) {
+        self.arena.clear();
+        self.items.clear();
+    }
+
     /// Datagrams queued.
     pub fn len(&self) -> usize {
         self.items.len()
@@ -130,8 +136,7 @@ impl Outbox {
             }
             Ok(sent)
         };
-        self.arena.clear();
-        self.items.clear();
+        self.clear();
         sent
     }
 

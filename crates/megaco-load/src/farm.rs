@@ -1,5 +1,7 @@
-//! Simulated gateways: many MGs, each its own UDP socket and mid, served by
-//! a few threads. Each registers with a controller (a ServiceChange,
+//! Simulated gateways: many MGs, each its own address and mid, served by a
+//! few threads. Each gateway has its own UDP socket ([`Sockets::Own`]), or
+//! (Linux, IPv4) its own loopback address behind one socket per thread
+//! ([`Sockets::Shared`], see [`crate::shared`]). Each registers with a controller (a ServiceChange,
 //! resent until answered) and answers every request it gets with a
 //! well-formed reply ([`crate::msg::Gateway`]). Some can be told to
 //! misbehave ([`Fault`]), to check that controllers count bad replies.
@@ -73,6 +75,41 @@ pub struct FarmConfig {
     pub terminations: usize,
     /// Gateways that misbehave, by index.
     pub faults: Vec<(usize, Fault)>,
+    /// How the gateways' addresses map to sockets.
+    pub sockets: Sockets,
+}
+
+/// How simulated gateways' addresses map to sockets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sockets {
+    /// Each gateway its own socket on `127.0.0.1` (or `::1`) and an
+    /// ephemeral port: one system call and poll event per gateway.
+    #[default]
+    Own,
+    /// Each gateway its own address (`127.1.x.y`), all of a thread's
+    /// gateways behind one socket read a batch at a time (Linux and IPv4,
+    /// up to [`MAX_SHARED`] gateways; elsewhere as [`Sockets::Own`]).
+    Shared,
+}
+
+/// The most gateways [`Sockets::Shared`] numbers.
+pub const MAX_SHARED: usize = 62_500;
+
+impl Sockets {
+    /// The layout a farm of `mgs` gateways registering over `family` gets
+    /// when it asks for this one.
+    pub fn effective(self, family: SocketAddr, mgs: usize) -> Sockets {
+        if self == Sockets::Shared
+            && cfg!(target_os = "linux")
+            && family.is_ipv4()
+            && mgs <= MAX_SHARED
+        {
+            Sockets::Shared
+        } else {
+            Sockets::Own
+        }
+    }
 }
 
 impl Default for FarmConfig {
@@ -85,6 +122,7 @@ impl Default for FarmConfig {
             register_to: vec![],
             terminations: 1,
             faults: vec![],
+            sockets: Sockets::Own,
         }
     }
 }
@@ -116,6 +154,7 @@ impl Shared {
 #[derive(Debug)]
 pub struct Farm {
     addrs: Vec<SocketAddr>,
+    sockets: Sockets,
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<()>>,
 }
@@ -147,13 +186,25 @@ impl Farm {
             .copied()
             .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 0)));
         let threads = config.threads.clamp(1, config.mgs.max(1));
-        let mut socks: Vec<Vec<(usize, mio::net::UdpSocket)>> =
-            (0..threads).map(|_| Vec::new()).collect();
+        let sockets = config.sockets.effective(family, config.mgs);
+        let mut groups: Vec<Group> = (0..threads).map(|_| Group::default()).collect();
+        if sockets == Sockets::Shared {
+            for g in &mut groups {
+                g.shared = Some(shared_socket()?);
+            }
+        }
         let mut addrs = Vec::with_capacity(config.mgs);
         for i in 0..config.mgs {
-            let s = net::udp(net::loopback_like(family), false)?;
-            addrs.push(s.local_addr()?);
-            socks[i % threads].push((i, s));
+            let g = &mut groups[i % threads];
+            let (addr, own) = match &g.shared {
+                Some(sock) => (shared_address(i, sock)?, None),
+                None => {
+                    let s = net::udp(net::loopback_like(family), false)?;
+                    (s.local_addr()?, Some(s))
+                }
+            };
+            addrs.push(addr);
+            g.mgs.push((i, addr, own));
         }
         let shared = Arc::new(Shared {
             terminations: AtomicUsize::new(config.terminations),
@@ -161,7 +212,7 @@ impl Farm {
         });
         let faults: HashMap<usize, Fault> = config.faults.iter().copied().collect();
         let mut handles = Vec::new();
-        for group in socks {
+        for group in groups {
             let shared = shared.clone();
             let config = config.clone();
             let faults = faults.clone();
@@ -173,6 +224,7 @@ impl Farm {
         }
         Ok(Farm {
             addrs,
+            sockets,
             shared,
             threads: handles,
         })
@@ -181,6 +233,12 @@ impl Farm {
     /// The gateways' addresses, by index.
     pub fn addrs(&self) -> &[SocketAddr] {
         &self.addrs
+    }
+
+    /// How the gateways' addresses map to sockets (what was asked for,
+    /// where this platform has it).
+    pub fn sockets(&self) -> Sockets {
+        self.sockets
     }
 
     /// How many registrations were answered.
@@ -243,9 +301,61 @@ impl Drop for Farm {
     }
 }
 
+/// The gateways one thread serves: each with its index, its address and
+/// its own socket, or none when `shared` answers for all of them.
+#[derive(Default)]
+struct Group {
+    mgs: Vec<(usize, SocketAddr, Option<mio::net::UdpSocket>)>,
+    shared: Option<mio::net::UdpSocket>,
+}
+
+#[cfg(target_os = "linux")]
+fn shared_socket() -> io::Result<mio::net::UdpSocket> {
+    crate::shared::bind(true)
+}
+
+#[cfg(target_os = "linux")]
+fn shared_address(i: usize, sock: &mio::net::UdpSocket) -> io::Result<SocketAddr> {
+    Ok(SocketAddr::from((
+        crate::shared::address(i),
+        sock.local_addr()?.port(),
+    )))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn shared_socket() -> io::Result<mio::net::UdpSocket> {
+    unreachable!("Sockets::effective gives Own off Linux")
+}
+
+#[cfg(not(target_os = "linux"))]
+fn shared_address(_: usize, _: &mio::net::UdpSocket) -> io::Result<SocketAddr> {
+    unreachable!("Sockets::effective gives Own off Linux")
+}
+
+/// Sends one datagram from `mg`: from its own socket, or from the
+/// thread's shared one with its address as the source.
+fn send(
+    mg: &Mg,
+    shared: Option<&mio::net::UdpSocket>,
+    bytes: &[u8],
+    to: SocketAddr,
+) -> io::Result<()> {
+    match (&mg.sock, shared) {
+        (Some(own), _) => net::send_to(own, bytes, to),
+        #[cfg(target_os = "linux")]
+        (None, Some(sock)) => match mg.addr {
+            SocketAddr::V4(a) => crate::shared::send_from(sock, bytes, to, *a.ip()),
+            SocketAddr::V6(_) => Err(io::ErrorKind::Unsupported.into()),
+        },
+        _ => Err(io::ErrorKind::NotConnected.into()),
+    }
+}
+
 struct Mg {
     index: usize,
-    sock: mio::net::UdpSocket,
+    /// Its own socket; none when the thread's shared socket answers for it.
+    sock: Option<mio::net::UdpSocket>,
+    addr: SocketAddr,
     mid: Mid,
     gateway: Gateway,
     registered: bool,
@@ -263,28 +373,39 @@ const TEMPLATES_PER_MG: usize = 8;
 const REGISTER_TID: u32 = 1;
 
 fn serve(
-    group: Vec<(usize, mio::net::UdpSocket)>,
+    group: Group,
     config: &FarmConfig,
     faults: &HashMap<usize, Fault>,
     shared: &Shared,
 ) -> io::Result<()> {
     let encoding = config.wire.clone();
     let mut poll = Poll::new()?;
-    let mut mgs = Vec::with_capacity(group.len());
-    for (k, (index, mut sock)) in group.into_iter().enumerate() {
-        poll.registry()
-            .register(&mut sock, Token(k), Interest::READABLE)?;
-        let mid = mid_of(sock.local_addr()?);
+    let mut mgs = Vec::with_capacity(group.mgs.len());
+    // A gateway by the address a datagram was sent to (shared socket).
+    let mut by_address: HashMap<SocketAddr, usize> = HashMap::new();
+    for (k, (index, addr, mut sock)) in group.mgs.into_iter().enumerate() {
+        if let Some(sock) = &mut sock {
+            poll.registry()
+                .register(sock, Token(k), Interest::READABLE)?;
+        }
+        by_address.insert(SocketAddr::new(addr.ip(), 0), k);
         mgs.push(Mg {
             index,
             sock,
-            mid,
+            addr,
+            mid: mid_of(addr),
             gateway: Gateway::new(PREFIX, config.terminations),
             registered: config.register_to.is_empty(),
             fault: faults.get(&index).copied(),
             templates: Vec::new(),
         });
     }
+    let mut common = group.shared;
+    if let Some(sock) = &mut common {
+        poll.registry()
+            .register(sock, Token(usize::MAX), Interest::READABLE)?;
+    }
+    let common = common.as_ref();
     let register = |mg: &Mg| -> io::Result<()> {
         let Some(to) = (!config.register_to.is_empty())
             .then(|| config.register_to[mg.index % config.register_to.len()])
@@ -305,7 +426,7 @@ fn serve(
             ))
             .map_err(io::Error::other)?;
         // A refused registration (no controller yet) is retried.
-        let _ = net::send_to(&mg.sock, &bytes, to);
+        let _ = send(mg, common, &bytes, to);
         Ok(())
     };
     for mg in &mgs {
@@ -315,6 +436,8 @@ fn serve(
     let mut events = Events::with_capacity(1024);
     let mut io = shared.io();
     let mut inbox = Inbox::new(io);
+    #[cfg(target_os = "linux")]
+    let mut common_inbox = common.map(|_| crate::shared::Inbox::new());
     let mut outbox = Outbox::new(io);
     let mut cache_terminations = usize::MAX;
     while !shared.stop.load(Ordering::Relaxed) {
@@ -324,65 +447,63 @@ fn serve(
             inbox = Inbox::new(io);
             outbox = Outbox::new(io);
         }
+        let terminations = shared.terminations.load(Ordering::Relaxed);
+        if terminations != cache_terminations {
+            mgs.iter_mut().for_each(|m| {
+                m.templates.clear();
+                m.gateway.set_terminations(terminations);
+            });
+            cache_terminations = terminations;
+        }
         for ev in &events {
-            let terminations = shared.terminations.load(Ordering::Relaxed);
-            if terminations != cache_terminations {
-                mgs.iter_mut().for_each(|m| m.templates.clear());
-                cache_terminations = terminations;
+            #[cfg(target_os = "linux")]
+            if let (Some(sock), Some(inbox)) = (common, common_inbox.as_mut()) {
+                // Everything the shared socket holds, each reply sent
+                // from the address its request went to.
+                let max = if io.batches() { BATCH } else { 1 };
+                loop {
+                    inbox.recv(sock, max)?;
+                    for i in 0..inbox.len() {
+                        let (bytes, from, to) = inbox.get(i);
+                        let to = SocketAddr::new(to.into(), 0);
+                        let Some(&k) = by_address.get(&to) else {
+                            continue;
+                        };
+                        let mg = &mut mgs[k];
+                        take(mg, bytes, from, config, shared, &mut outbox);
+                        for j in 0..outbox.len() {
+                            let (reply, to) = outbox.get(j);
+                            let _ = send(mg, Some(sock), reply, to);
+                        }
+                        outbox.clear();
+                    }
+                    if inbox.drained() {
+                        break;
+                    }
+                }
+                continue;
             }
-            let mg = &mut mgs[ev.token().0];
-            mg.gateway.set_terminations(terminations);
+            let Some(mg) = mgs.get_mut(ev.token().0) else {
+                continue;
+            };
+            let Some(sock) = mg.sock.take() else {
+                continue;
+            };
             // Everything the socket holds, answered with one flush.
             loop {
-                inbox.recv(&mg.sock)?;
+                inbox.recv(&sock)?;
                 for (bytes, from) in inbox.iter() {
-                    // A request answered before: its reply from the template.
-                    let seen = match scan_span(&encoding, bytes) {
-                        Some((Head::Request(tid), span)) if mg.fault.is_none() => Some((tid, span)),
-                        _ => None,
-                    };
-                    if let Some((tid, span)) = &seen {
-                        let (head, tail) = (&bytes[..span.start], &bytes[span.end..]);
-                        let cached = mg
-                            .templates
-                            .iter_mut()
-                            .find(|(h, t, _)| h == head && t == tail);
-                        if let Some((_, _, reply)) = cached {
-                            let before = outbox.len();
-                            outbox.push(from, |buf| {
-                                let start = buf.len();
-                                if reply.write(*tid, 0, buf).is_err() {
-                                    buf.truncate(start);
-                                }
-                            });
-                            if outbox.len() > before {
-                                shared.answered.fetch_add(1, Ordering::Relaxed);
-                                continue;
-                            }
-                        }
-                    }
-                    let Ok(msg) = encoding.decode(bytes) else {
-                        shared.malformed.fetch_add(1, Ordering::Relaxed);
-                        continue;
-                    };
-                    if let Some((_, span)) = seen {
-                        if mg.templates.len() < TEMPLATES_PER_MG {
-                            if let Some(t) = cacheable(mg, &msg, &encoding) {
-                                let (head, tail) = (&bytes[..span.start], &bytes[span.end..]);
-                                mg.templates.push((head.to_vec(), tail.to_vec(), t));
-                            }
-                        }
-                    }
-                    answer(mg, msg, from, config, shared, &mut outbox);
+                    take(mg, bytes, from, config, shared, &mut outbox);
                 }
                 if outbox.len() >= BATCH {
-                    outbox.flush(&mg.sock)?;
+                    outbox.flush(&sock)?;
                 }
                 if inbox.drained() {
                     break;
                 }
             }
-            outbox.flush(&mg.sock)?;
+            outbox.flush(&sock)?;
+            mg.sock = Some(sock);
         }
         if Instant::now() >= next_resend {
             next_resend = Instant::now() + Duration::from_millis(500);
@@ -392,6 +513,56 @@ fn serve(
         }
     }
     Ok(())
+}
+
+/// One datagram `bytes` from `from` to gateway `mg`: its answers go to
+/// `out`. A request seen before is answered from its reply's template.
+fn take(
+    mg: &mut Mg,
+    bytes: &[u8],
+    from: SocketAddr,
+    config: &FarmConfig,
+    shared: &Shared,
+    out: &mut Outbox,
+) {
+    let encoding = &config.wire;
+    let seen = match scan_span(encoding, bytes) {
+        Some((Head::Request(tid), span)) if mg.fault.is_none() => Some((tid, span)),
+        _ => None,
+    };
+    if let Some((tid, span)) = &seen {
+        let (head, tail) = (&bytes[..span.start], &bytes[span.end..]);
+        let cached = mg
+            .templates
+            .iter_mut()
+            .find(|(h, t, _)| h == head && t == tail);
+        if let Some((_, _, reply)) = cached {
+            let before = out.len();
+            out.push(from, |buf| {
+                let start = buf.len();
+                if reply.write(*tid, 0, buf).is_err() {
+                    buf.truncate(start);
+                }
+            });
+            if out.len() > before {
+                shared.answered.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+        }
+    }
+    let Ok(msg) = encoding.decode(bytes) else {
+        shared.malformed.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    if let Some((_, span)) = seen {
+        if mg.templates.len() < TEMPLATES_PER_MG {
+            if let Some(t) = cacheable(mg, &msg, encoding) {
+                let (head, tail) = (&bytes[..span.start], &bytes[span.end..]);
+                mg.templates.push((head.to_vec(), tail.to_vec(), t));
+            }
+        }
+    }
+    answer(mg, msg, from, config, shared, out);
 }
 
 fn answer(

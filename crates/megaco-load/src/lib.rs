@@ -10,7 +10,9 @@
 //!   destination as N grows, per setup (per-destination or template,
 //!   trusted or untrusted, single or multiple), with a per-stage profile;
 //!   and a wildcard answered for N terminations inside one gateway.
-//! - [`farm`]: simulated gateways, each its own socket and mid.
+//! - [`farm`]: simulated gateways, each its own address and mid: its own
+//!   socket, or (Linux) one socket per thread for all of its gateways
+//!   ([`shared`](crate::shared)).
 //! - [`otp`]: Erlang/OTP's megaco driven the same way (an escript), and
 //!   [`memory`]: controllers' RSS per registered gateway.
 //! - [`template`]: messages encoded once, the transaction and context ids
@@ -34,6 +36,8 @@ pub mod msg;
 pub mod net;
 pub mod otp;
 pub mod scan;
+#[cfg(target_os = "linux")]
+pub mod shared;
 pub mod template;
 
 use std::net::SocketAddr;

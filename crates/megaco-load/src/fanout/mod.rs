@@ -20,6 +20,14 @@
 //!   over several sockets and threads, each with its share of the
 //!   gateways (served by as many threads).
 //!
+//! Each gateway has its own address (`127.1.x.y`) and mid; by default
+//! ([`Sockets::Shared`], Linux) a gateway thread reads the requests for
+//! all of its gateways from one socket, a batch at a time, so that the
+//! simulated gateways, which share the machine with the controller being
+//! measured, cost it as little as they can. [`Sockets::Own`] gives each
+//! gateway its own socket on `127.0.0.1`: one system call and poll event
+//! per gateway and request.
+//!
 //! Each round charges every moment of the controller's time to one stage
 //! (build, encode, engine, send, receive, decode, match), so the stages
 //! sum to the round's time (to the shards' summed time when sharded).
@@ -33,6 +41,7 @@ mod shard;
 mod stack;
 
 use megaco::codec::Encoding;
+use std::net::SocketAddr;
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Barrier};
 use std::thread::JoinHandle;
@@ -42,7 +51,7 @@ use anyhow::{bail, Context as _};
 use serde::Serialize;
 
 use crate::batch::Io;
-use crate::farm::{Farm, FarmConfig, Fault};
+use crate::farm::{Farm, FarmConfig, Fault, Sockets};
 use crate::Errors;
 use shard::{Cmd, Shard, ShardRound};
 
@@ -319,6 +328,8 @@ pub struct FanoutConfig {
     pub faults: Vec<(usize, Fault)>,
     /// Also through Erlang/OTP's megaco ([`crate::otp`]).
     pub otp: bool,
+    /// How the simulated gateways' addresses map to sockets.
+    pub sockets: Sockets,
 }
 
 impl Default for FanoutConfig {
@@ -336,6 +347,7 @@ impl Default for FanoutConfig {
             timeout: Duration::from_secs(2),
             faults: vec![],
             otp: false,
+            sockets: Sockets::Shared,
         }
     }
 }
@@ -361,6 +373,8 @@ pub struct FanoutReport {
     pub passes: usize,
     /// Shards of the multiple setups.
     pub shards: usize,
+    /// How the simulated gateways' addresses mapped to sockets.
+    pub sockets: Sockets,
     /// One table per setup (and `stack`).
     pub setups: Vec<SetupResult>,
     /// The wildcard table.
@@ -396,6 +410,7 @@ impl World {
             register_to: addrs,
             terminations: 1,
             faults: cfg.faults.clone(),
+            sockets: cfg.sockets,
         })
         .context("starting the simulated gateways")?;
         let mut known = 0;
@@ -554,6 +569,9 @@ pub fn run(cfg: &FanoutConfig, progress: &mut dyn FnMut(&str)) -> anyhow::Result
         request: cfg.request,
         passes: cfg.passes,
         shards: cfg.shards.max(2),
+        sockets: cfg
+            .sockets
+            .effective(SocketAddr::from(([127, 0, 0, 1], 0)), max),
         setups,
         wildcard,
     })

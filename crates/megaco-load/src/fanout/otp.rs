@@ -29,6 +29,7 @@ pub(super) fn run(
         wire: cfg.wire.clone(),
         version: cfg.version,
         register_to: vec![std::net::SocketAddr::from(([127, 0, 0, 1], node.port))],
+        sockets: cfg.sockets,
         ..FarmConfig::default()
     })?;
     farm.wait_registered(Duration::from_secs(30) + Duration::from_millis(3 * max as u64));

@@ -254,8 +254,7 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
                     wire: cfg.wire.clone(),
                     version: cfg.version,
                     register_to: vec![local],
-                    terminations: 1,
-                    faults: vec![],
+                    ..FarmConfig::default()
                 })?;
                 farm.set_io(cfg.io);
                 _farm = Some(farm);
