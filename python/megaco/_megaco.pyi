@@ -14,7 +14,12 @@ class MegacoError(ValueError):
 class DecodeError(MegacoError):
     """Bytes that do not decode."""
 
-    codec: Literal["text", "ber", "per", "native"]
+    codec: Optional[Literal["text", "ber", "per", "native"]]
+    """The decoder that failed: "text", "ber" or "per". With encoding
+    "auto" (and ``version_of`` without one) bytes no decoder was tried on:
+    "native" for the native format (``megaco convert --to native``), which
+    this package does not read, and None for bytes that are no Megaco
+    message (no text, BER or PER signature, or empty); offset is then 0."""
     offset: int
     """0-based byte offset where the decoder stopped."""
     line: Optional[int]

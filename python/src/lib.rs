@@ -113,6 +113,71 @@ fn decode_error(py: Python<'_>, e: &codec::DecodeError) -> PyErr {
     }
 }
 
+/// A `DecodeError` for bytes no decoder was tried on: `codec` is what
+/// they look like ("native"), or None when they are no Megaco message.
+fn unread_error(py: Python<'_>, codec: Option<&str>, message: String) -> PyErr {
+    let err = DecodeError::new_err(message);
+    let value = err.value(py);
+    let set = || -> PyResult<()> {
+        value.setattr("codec", codec)?;
+        value.setattr("offset", 0)?;
+        value.setattr("line", py.None())?;
+        value.setattr("column", py.None())?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(other) => other,
+    }
+}
+
+/// The codec that reads `data`, by its signature (`megaco.sniff`): text,
+/// BER or PER. The native format (which this package does not read) and
+/// bytes with no signature are `DecodeError`s that say so, as
+/// `megaco check` says it, rather than a PER decoder's complaint.
+fn sniffed(py: Python<'_>, data: &[u8]) -> PyResult<Kind> {
+    match codec::sniff(data) {
+        Some(Kind::Native) => Err(unread_error(
+            py,
+            Some("native"),
+            format!(
+                "the native format (header byte {:#04x}), which this package does not read \
+                 (text, BER and PER only): `megaco convert --to ber FILE` converts it",
+                data[0]
+            ),
+        )),
+        Some(kind) => Ok(kind),
+        None => Err(unread_error(py, None, not_megaco(data))),
+    }
+}
+
+/// Why bytes without a signature are no Megaco message.
+fn not_megaco(data: &[u8]) -> String {
+    if data.iter().all(u8::is_ascii_whitespace) {
+        return "empty: not a Megaco message".to_string();
+    }
+    const NEITHER: &str = "which is neither text (`MEGACO/` or `!/`), BER (0x30) \
+                           nor PER as Erlang/OTP writes it";
+    if data.starts_with(b"\xEF\xBB\xBF") {
+        return "not a Megaco message (it starts with a UTF-8 byte-order mark, EF BB BF, \
+                which Megaco text does not allow)"
+            .to_string();
+    }
+    let head = &data[..data.len().min(16)];
+    if head
+        .iter()
+        .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+    {
+        let text = String::from_utf8_lossy(head);
+        let more = if data.len() > head.len() { "…" } else { "" };
+        format!("not a Megaco message (it starts {text:?}{more}, {NEITHER})")
+    } else {
+        let hex: Vec<String> = data.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        let hex = hex.join(" ");
+        format!("not a Megaco message (it starts {hex}, {NEITHER})")
+    }
+}
+
 fn json_error(py: Python<'_>, e: megaco::json::JsonError) -> PyErr {
     let (line, column) = match &e {
         megaco::json::JsonError::Syntax { line, column, .. } => (Some(*line), Some(*column)),
@@ -222,8 +287,9 @@ impl Message {
     }
 }
 
-/// Decodes one message. `encoding` is "auto" (sniffed: text, BER, else
-/// PER), "text" (also "pretty", "compact"), "ber" or "per".
+/// Decodes one message. `encoding` is "auto" (sniffed: text, BER or PER;
+/// anything else is a `DecodeError`), "text" (also "pretty", "compact"),
+/// "ber" or "per".
 #[pyfunction]
 #[pyo3(signature = (data, encoding="auto", *, dialect="standard", levels=None, native=false))]
 fn decode(
@@ -235,21 +301,24 @@ fn decode(
     native: bool,
 ) -> PyResult<Message> {
     let (ber, per) = configs(dialect, levels, native)?;
-    wire_codec(data, encoding, ber, per)?
+    wire_codec(py, data, encoding, ber, per)?
         .decode(data)
         .map(|msg| Message { msg })
         .map_err(|e| decode_error(py, &e))
 }
 
 /// The codec `encoding` names for reading `data`: "auto" (sniffed: text,
-/// BER, else PER), "text" (also "pretty", "compact"), "ber" or "per".
-fn wire_codec(data: &[u8], encoding: &str, ber: BerConfig, per: PerConfig) -> PyResult<Encoding> {
+/// BER or PER, see [`sniffed`]), "text" (also "pretty", "compact"), "ber"
+/// or "per".
+fn wire_codec(
+    py: Python<'_>,
+    data: &[u8],
+    encoding: &str,
+    ber: BerConfig,
+    per: PerConfig,
+) -> PyResult<Encoding> {
     let kind = match encoding {
-        "auto" => match codec::sniff(data) {
-            Some(Kind::Text) => Kind::Text,
-            Some(Kind::Ber) => Kind::Ber,
-            _ => Kind::Per,
-        },
+        "auto" => sniffed(py, data)?,
         "text" | "pretty" | "compact" => Kind::Text,
         "ber" => Kind::Ber,
         "per" => Kind::Per,
@@ -311,7 +380,7 @@ fn sniff(data: &[u8]) -> Option<&'static str> {
 #[pyo3(signature = (data, encoding=None))]
 fn version_of(py: Python<'_>, data: &[u8], encoding: Option<&str>) -> PyResult<u8> {
     let kind = match encoding {
-        None => codec::sniff(data).unwrap_or(Kind::Per),
+        None => sniffed(py, data)?,
         Some("text" | "pretty" | "compact") => Kind::Text,
         Some("ber") => Kind::Ber,
         Some("per") => Kind::Per,
@@ -348,7 +417,7 @@ fn transactions<'py>(
     native: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let (ber, per) = configs(dialect, levels, native)?;
-    let codec = wire_codec(data, encoding, ber, per)?;
+    let codec = wire_codec(py, data, encoding, ber, per)?;
     if let Encoding::Per(_) = codec {
         let why = "the outline reads text and BER (decode() reads PER)";
         return Err(match encoding {

@@ -182,3 +182,60 @@ def test_transactions_of_every_kind_and_errors():
         megaco.transactions(per)
     with pytest.raises(ValueError):
         megaco.transactions(data, "per")
+
+
+# What `megaco convert --to native` writes for this message (the native
+# format, header byte 0xa0), which this package does not read.
+NATIVE = bytes.fromhex("a0000100010203040180170101000101000000010504524f4f540000000000")
+
+
+def test_auto_names_what_it_cannot_read_instead_of_a_per_error():
+    # Bytes with no signature: not "PER ... unsupported protocol version".
+    for data, shown in [
+        (b"garbage", '"garbage"'),
+        (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", '"GET / HTTP/1.1\\r\\n"…'),
+        (b"\xee\x01\x02\x03", "ee 01 02 03"),
+        (b"\xef\xbb\xbf!/1 [10.0.0.1] T=1{}", "byte-order mark"),
+    ]:
+        with pytest.raises(megaco.DecodeError) as e:
+            megaco.decode(data)
+        err = e.value
+        assert str(err).startswith("not a Megaco message (it starts "), str(err)
+        assert shown in str(err), str(err)
+        assert "PER" not in str(err).split("which")[0]
+        assert (err.codec, err.offset, err.line, err.column) == (None, 0, None, None)
+    with pytest.raises(megaco.DecodeError, match="^empty: not a Megaco message$"):
+        megaco.decode(b"")
+    # The native format is named, with the way to read it.
+    assert megaco.sniff(NATIVE) == "native"
+    with pytest.raises(megaco.DecodeError) as e:
+        megaco.decode(NATIVE)
+    assert e.value.codec == "native" and e.value.offset == 0
+    assert "native format" in str(e.value) and "does not read" in str(e.value)
+    # The same sniffing for the outline and the version.
+    for call in (megaco.transactions, megaco.version_of):
+        with pytest.raises(megaco.DecodeError, match="^not a Megaco message"):
+            call(b"garbage")
+        with pytest.raises(megaco.DecodeError, match="native format"):
+            call(NATIVE)
+    # A named encoding is still tried as asked, and says what failed.
+    with pytest.raises(megaco.DecodeError) as e:
+        megaco.decode(b"garbage", "per")
+    assert e.value.codec == "per"
+
+
+def test_decode_error_codec_takes_the_documented_values(corpus):
+    seen = set()
+    _, ber = corpus("ber")[0]
+    _, per = corpus("per")[0]
+    for data, encoding in [
+        (b"!/1 [10.0.0.1] T=x{}", "auto"),
+        (ber[:5], "auto"),
+        (per[:3], "per"),
+        (NATIVE, "auto"),
+        (b"\x01", "auto"),
+    ]:
+        with pytest.raises(megaco.DecodeError) as e:
+            megaco.decode(data, encoding)
+        seen.add(e.value.codec)
+    assert seen == {"text", "ber", "per", "native", None}
