@@ -329,9 +329,15 @@ fn bench_meas_writes_tables_and_charts() {
     );
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("Codec and config"), "{stdout}");
-    for f in ["meas.tsv", "meas.json", "summary.md"] {
+    for f in ["meas.tsv", "meas.json", "summary.md", "floor.txt"] {
         assert!(dir.join(f).is_file(), "{f}");
     }
+    // The distance table: one row per codec against its floor.
+    let floor = std::fs::read_to_string(dir.join("floor.txt")).unwrap();
+    assert!(
+        floor.contains("TLV walk") && floor.contains("byte scan"),
+        "{floor}"
+    );
     let tsv = std::fs::read_to_string(dir.join("meas.tsv")).unwrap();
     // A header and one row per message and codec.
     assert_eq!(tsv.lines().count(), 1 + 2 * 2, "{tsv}");
