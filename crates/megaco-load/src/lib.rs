@@ -12,7 +12,7 @@
 //!   and a wildcard answered for N terminations inside one gateway.
 //! - [`farm`]: simulated gateways, each its own address and mid: its own
 //!   socket, or (Linux) one socket per thread for all of its gateways
-//!   ([`shared`](crate::shared)).
+//!   ([`shared`]).
 //! - [`otp`]: Erlang/OTP's megaco driven the same way (an escript), and
 //!   [`memory`]: controllers' RSS per registered gateway.
 //! - [`template`]: messages encoded once, the transaction and context ids
