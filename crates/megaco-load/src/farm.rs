@@ -438,6 +438,9 @@ fn serve(
     let mut inbox = Inbox::new(io);
     #[cfg(target_os = "linux")]
     let mut common_inbox = common.map(|_| crate::shared::Inbox::new());
+    // The source address of each datagram in `outbox` (shared socket).
+    #[cfg(target_os = "linux")]
+    let mut sources: Vec<std::net::Ipv4Addr> = Vec::new();
     let mut outbox = Outbox::new(io);
     let mut cache_terminations = usize::MAX;
     while !shared.stop.load(Ordering::Relaxed) {
@@ -465,18 +468,14 @@ fn serve(
                     inbox.recv(sock, max)?;
                     for i in 0..inbox.len() {
                         let (bytes, from, to) = inbox.get(i);
-                        let to = SocketAddr::new(to.into(), 0);
-                        let Some(&k) = by_address.get(&to) else {
+                        let Some(&k) = by_address.get(&SocketAddr::new(to.into(), 0)) else {
                             continue;
                         };
-                        let mg = &mut mgs[k];
-                        take(mg, bytes, from, config, shared, &mut outbox);
-                        for j in 0..outbox.len() {
-                            let (reply, to) = outbox.get(j);
-                            let _ = send(mg, Some(sock), reply, to);
-                        }
-                        outbox.clear();
+                        take(&mut mgs[k], bytes, from, config, shared, &mut outbox);
+                        // The replies leave from the address they answer for.
+                        sources.resize(outbox.len(), to);
                     }
+                    flush_from(sock, &mut outbox, &mut sources, io);
                     if inbox.drained() {
                         break;
                     }
@@ -513,6 +512,35 @@ fn serve(
         }
     }
     Ok(())
+}
+
+/// Sends what `out` holds from the shared socket, datagram `i` from
+/// `sources[i]`: a batch at a time, or one by one when the run asks for a
+/// system call per datagram. Send errors drop the datagrams, as the
+/// network would.
+#[cfg(target_os = "linux")]
+fn flush_from(
+    sock: &mio::net::UdpSocket,
+    out: &mut Outbox,
+    sources: &mut Vec<std::net::Ipv4Addr>,
+    io: crate::batch::Io,
+) {
+    if io.batches() {
+        let batch: Vec<_> = (0..out.len())
+            .map(|i| {
+                let (bytes, to) = out.get(i);
+                (bytes, to, sources[i])
+            })
+            .collect();
+        let _ = crate::shared::send_batch_from(sock, &batch);
+    } else {
+        for (i, &from) in sources.iter().enumerate().take(out.len()) {
+            let (bytes, to) = out.get(i);
+            let _ = crate::shared::send_from(sock, bytes, to, from);
+        }
+    }
+    out.clear();
+    sources.clear();
 }
 
 /// One datagram `bytes` from `from` to gateway `mg`: its answers go to

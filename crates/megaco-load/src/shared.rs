@@ -10,6 +10,15 @@
 //! of one system call (and one poll event) per gateway, so the gateways'
 //! own cost stays small beside the controller's that a fan-out measures.
 //!
+//! Replies go out a batch at a time too: [`send_batch_from`] gives each
+//! datagram of one `sendmmsg(2)` its own source address. That takes a
+//! control message per datagram, which nix's `sendmmsg` (one set shared
+//! by the whole batch) cannot express, so it is the one place of this
+//! crate with `unsafe` code: the headers are built here and handed to
+//! `libc::sendmmsg`. Against one `sendmsg` per reply it took a bare
+//! fan-out to 901 loopback addresses from 4.15 to 3.30 µs per destination
+//! and the process's CPU from 7.8 to 6.8 µs.
+//!
 //! Datagrams addressed to anything but a gateway's address (the socket is
 //! bound to every interface) are dropped by the caller.
 //!
@@ -46,6 +55,7 @@
 //! ```
 
 use std::io::{self, IoSlice, IoSliceMut};
+use std::mem::{offset_of, size_of};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::os::fd::AsRawFd;
 
@@ -121,6 +131,163 @@ pub fn send_from(sock: &UdpSocket, bytes: &[u8], to: SocketAddr, from: Ipv4Addr)
             Err(e) => return Err(e.into()),
         }
     }
+}
+
+/// Sends `datagrams` (bytes, destination, local source address), each
+/// from its own source, with one `sendmmsg(2)` per [`BATCH`]; how many
+/// went. A full socket buffer is waited out briefly, as [`send_from`]
+/// does; a datagram the kernel refuses otherwise (or to an IPv6
+/// destination) is dropped and the rest are sent.
+///
+/// ```
+/// # #[cfg(target_os = "linux")]
+/// # fn main() -> std::io::Result<()> {
+/// use std::net::{Ipv4Addr, UdpSocket};
+/// use megaco_load::shared;
+///
+/// let sock = shared::bind(false)?;
+/// let port = sock.local_addr()?.port();
+/// let peer = UdpSocket::bind("127.0.0.1:0")?;
+/// let to = peer.local_addr()?;
+/// let froms = [Ipv4Addr::new(127, 1, 0, 1), Ipv4Addr::new(127, 1, 0, 2)];
+/// let batch = [(&b"one"[..], to, froms[0]), (&b"two"[..], to, froms[1])];
+/// assert_eq!(shared::send_batch_from(&sock, &batch)?, 2);
+/// let mut buf = [0; 8];
+/// for (want, from) in [(&b"one"[..], froms[0]), (&b"two"[..], froms[1])] {
+///     let (n, src) = peer.recv_from(&mut buf)?;
+///     assert_eq!((&buf[..n], src), (want, (from, port).into()));
+/// }
+/// # Ok(())
+/// # }
+/// # #[cfg(not(target_os = "linux"))]
+/// # fn main() {}
+/// ```
+pub fn send_batch_from(
+    sock: &UdpSocket,
+    datagrams: &[(&[u8], SocketAddr, Ipv4Addr)],
+) -> io::Result<usize> {
+    let v4: Vec<(&[u8], SocketAddrV4, Ipv4Addr)> = datagrams
+        .iter()
+        .filter_map(|&(bytes, to, from)| match to {
+            SocketAddr::V4(to) => Some((bytes, to, from)),
+            SocketAddr::V6(_) => None,
+        })
+        .collect();
+    let (mut done, mut spins) = (0, 0u32);
+    let mut sent = 0;
+    while done < v4.len() {
+        let chunk = &v4[done..(done + BATCH).min(v4.len())];
+        match send_chunk(sock.as_raw_fd(), chunk) {
+            Ok(n) if n > 0 => {
+                done += n;
+                sent += n;
+            }
+            Err(Errno::EINTR) => {}
+            Ok(_) | Err(Errno::EAGAIN | Errno::ENOBUFS) if spins < 100_000 => {
+                spins += 1;
+                std::thread::yield_now();
+            }
+            Ok(_) | Err(Errno::EAGAIN | Errno::ENOBUFS) => {
+                return Err(io::ErrorKind::WouldBlock.into())
+            }
+            // The first datagram was refused: drop it, send the rest.
+            Err(_) => done += 1,
+        }
+    }
+    Ok(sent)
+}
+
+/// An `IP_PKTINFO` control message as the kernel reads it: the header,
+/// then the data where `CMSG_DATA` puts it.
+#[repr(C)]
+struct SourceCmsg {
+    hdr: libc::cmsghdr,
+    info: libc::in_pktinfo,
+}
+
+const INFO_LEN: u32 = size_of::<libc::in_pktinfo>() as u32;
+// SAFETY: CMSG_SPACE and CMSG_LEN only compute sizes.
+#[allow(unsafe_code)]
+const SPACE: usize = unsafe { libc::CMSG_SPACE(INFO_LEN) } as usize;
+#[allow(unsafe_code)]
+const LEN: usize = unsafe { libc::CMSG_LEN(INFO_LEN) } as usize;
+// The struct's layout is the one the kernel's macros describe.
+const _: () = assert!(size_of::<SourceCmsg>() == SPACE);
+const _: () = assert!(offset_of!(SourceCmsg, info) + size_of::<libc::in_pktinfo>() == LEN);
+
+/// One `sendmmsg(2)` of up to [`BATCH`] datagrams, each with its source.
+#[allow(unsafe_code)]
+fn send_chunk(fd: i32, chunk: &[(&[u8], SocketAddrV4, Ipv4Addr)]) -> nix::Result<usize> {
+    let mut names: Vec<libc::sockaddr_in> = chunk
+        .iter()
+        .map(|(_, to, _)| {
+            // SAFETY: all zeros is a valid sockaddr_in (and clears its
+            // padding, which the kernel wants zero).
+            let mut a: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+            a.sin_family = libc::AF_INET as libc::sa_family_t;
+            a.sin_port = to.port().to_be();
+            a.sin_addr.s_addr = u32::from(*to.ip()).to_be();
+            a
+        })
+        .collect();
+    let mut iovs: Vec<libc::iovec> = chunk
+        .iter()
+        .map(|(bytes, _, _)| libc::iovec {
+            iov_base: bytes.as_ptr().cast_mut().cast(),
+            iov_len: bytes.len(),
+        })
+        .collect();
+    let mut cmsgs: Vec<SourceCmsg> = chunk
+        .iter()
+        .map(|(_, _, from)| {
+            // SAFETY: all zeros is a valid cmsghdr (a length and two ints,
+            // padding on some targets).
+            let mut hdr: libc::cmsghdr = unsafe { std::mem::zeroed() };
+            hdr.cmsg_len = LEN as _;
+            hdr.cmsg_level = libc::IPPROTO_IP;
+            hdr.cmsg_type = libc::IP_PKTINFO;
+            SourceCmsg {
+                hdr,
+                info: libc::in_pktinfo {
+                    ipi_ifindex: 0,
+                    ipi_spec_dst: libc::in_addr {
+                        s_addr: u32::from(*from).to_be(),
+                    },
+                    ipi_addr: libc::in_addr { s_addr: 0 },
+                },
+            }
+        })
+        .collect();
+    let mut headers: Vec<libc::mmsghdr> = (0..chunk.len())
+        .map(|k| {
+            // SAFETY: all zeros is a valid msghdr (null pointers, zero
+            // lengths and flags); the fields that matter are set below.
+            let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
+            h.msg_name = (&mut names[k] as *mut libc::sockaddr_in).cast();
+            h.msg_namelen = size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            h.msg_iov = &mut iovs[k];
+            h.msg_iovlen = 1;
+            h.msg_control = (&mut cmsgs[k] as *mut SourceCmsg).cast();
+            h.msg_controllen = SPACE as _;
+            libc::mmsghdr {
+                msg_hdr: h,
+                msg_len: 0,
+            }
+        })
+        .collect();
+    // SAFETY: `headers` holds `headers.len()` initialised headers whose
+    // pointers go to `names`, `iovs` (each to a live slice of `chunk`)
+    // and `cmsgs`, all alive and unmoved until this call returns; the
+    // kernel reads them and writes only each header's `msg_len`.
+    let n = unsafe {
+        libc::sendmmsg(
+            fd,
+            headers.as_mut_ptr(),
+            headers.len() as libc::c_uint,
+            libc::MSG_DONTWAIT,
+        )
+    };
+    Errno::result(n).map(|n| n as usize)
 }
 
 /// Datagrams received by the last [`Inbox::recv`], each with its sender
