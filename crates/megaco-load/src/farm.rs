@@ -88,8 +88,9 @@ pub enum Sockets {
     #[default]
     Own,
     /// Each gateway its own address (`127.1.x.y`), all of a thread's
-    /// gateways behind one socket read a batch at a time (Linux and IPv4,
-    /// up to [`MAX_SHARED`] gateways; elsewhere as [`Sockets::Own`]).
+    /// gateways behind one socket read and answered a batch at a time
+    /// (Linux, with a controller on an IPv4 loopback address, up to
+    /// [`MAX_SHARED`] gateways; otherwise as [`Sockets::Own`]).
     Shared,
 }
 
@@ -100,9 +101,11 @@ impl Sockets {
     /// The layout a farm of `mgs` gateways registering over `family` gets
     /// when it asks for this one.
     pub fn effective(self, family: SocketAddr, mgs: usize) -> Sockets {
+        // A datagram from 127.1.x.y can only go to a loopback address.
         if self == Sockets::Shared
             && cfg!(target_os = "linux")
             && family.is_ipv4()
+            && family.ip().is_loopback()
             && mgs <= MAX_SHARED
         {
             Sockets::Shared
@@ -476,7 +479,8 @@ fn serve(
                         sources.resize(outbox.len(), to);
                     }
                     flush_from(sock, &mut outbox, &mut sources, io);
-                    if inbox.drained() {
+                    // A flood must not keep the farm from stopping.
+                    if inbox.drained() || shared.stop.load(Ordering::Relaxed) {
                         break;
                     }
                 }
@@ -497,7 +501,7 @@ fn serve(
                 if outbox.len() >= BATCH {
                     outbox.flush(&sock)?;
                 }
-                if inbox.drained() {
+                if inbox.drained() || shared.stop.load(Ordering::Relaxed) {
                     break;
                 }
             }

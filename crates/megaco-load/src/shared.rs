@@ -198,11 +198,14 @@ pub fn send_batch_from(
 }
 
 /// An `IP_PKTINFO` control message as the kernel reads it: the header,
-/// then the data where `CMSG_DATA` puts it.
+/// then the data where `CMSG_DATA` puts it, then zeros up to
+/// `CMSG_SPACE` (where `cmsghdr` is less aligned than the space is
+/// rounded, as on 64-bit musl, the struct alone would be shorter).
 #[repr(C)]
 struct SourceCmsg {
     hdr: libc::cmsghdr,
     info: libc::in_pktinfo,
+    tail: [u8; SPACE - LEN],
 }
 
 const INFO_LEN: u32 = size_of::<libc::in_pktinfo>() as u32;
@@ -255,19 +258,24 @@ fn send_chunk(fd: i32, chunk: &[(&[u8], SocketAddrV4, Ipv4Addr)]) -> nix::Result
                     },
                     ipi_addr: libc::in_addr { s_addr: 0 },
                 },
+                tail: [0; SPACE - LEN],
             }
         })
         .collect();
+    // One pointer to each vector, taken once: the headers point into
+    // them, and no reference to them is made again until the call is over.
+    let (name, iov, cmsg) = (names.as_mut_ptr(), iovs.as_mut_ptr(), cmsgs.as_mut_ptr());
     let mut headers: Vec<libc::mmsghdr> = (0..chunk.len())
         .map(|k| {
             // SAFETY: all zeros is a valid msghdr (null pointers, zero
             // lengths and flags); the fields that matter are set below.
             let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
-            h.msg_name = (&mut names[k] as *mut libc::sockaddr_in).cast();
+            // `k` < the length of each vector: the pointers stay inside them.
+            h.msg_name = name.wrapping_add(k).cast();
             h.msg_namelen = size_of::<libc::sockaddr_in>() as libc::socklen_t;
-            h.msg_iov = &mut iovs[k];
+            h.msg_iov = iov.wrapping_add(k);
             h.msg_iovlen = 1;
-            h.msg_control = (&mut cmsgs[k] as *mut SourceCmsg).cast();
+            h.msg_control = cmsg.wrapping_add(k).cast();
             h.msg_controllen = SPACE as _;
             libc::mmsghdr {
                 msg_hdr: h,
@@ -284,7 +292,7 @@ fn send_chunk(fd: i32, chunk: &[(&[u8], SocketAddrV4, Ipv4Addr)]) -> nix::Result
             fd,
             headers.as_mut_ptr(),
             headers.len() as libc::c_uint,
-            libc::MSG_DONTWAIT,
+            libc::MSG_DONTWAIT as _,
         )
     };
     Errno::result(n).map(|n| n as usize)
