@@ -1,9 +1,9 @@
 //! Simulated gateways: many MGs, each its own address and mid, served by a
 //! few threads. Each gateway has its own UDP socket ([`Sockets::Own`]), or
 //! (Linux, IPv4) its own loopback address behind one socket per thread
-//! ([`Sockets::Shared`], see [`crate::shared`]). Each registers with a controller (a ServiceChange,
-//! resent until answered) and answers every request it gets with a
-//! well-formed reply ([`crate::msg::Gateway`]). Some can be told to
+//! ([`Sockets::Shared`], see [`crate::shared`]). Each registers with a
+//! controller (a ServiceChange, resent until answered) and answers every
+//! request it gets with a well-formed reply ([`crate::msg::Gateway`]). Some can be told to
 //! misbehave ([`Fault`]), to check that controllers count bad replies.
 //!
 //! A request seen before (the same bytes but for the transaction id, with
