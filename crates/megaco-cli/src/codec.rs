@@ -102,7 +102,8 @@ pub struct BinaryOptions {
     #[arg(long, value_enum)]
     pub dialect: Option<DialectArg>,
     /// Bits per termination-id level (BER and PER), e.g. `8,8,8`
-    /// [default: 8,8,8].
+    /// [default: 8,8,8]. Not with --native, nor with the `-native`
+    /// encodings, which map no termination ids.
     #[arg(long, value_delimiter = ',')]
     pub levels: Option<Vec<u8>>,
     /// No name or termination-id mapping (OTP's `[native]` config): names
@@ -114,23 +115,36 @@ pub struct BinaryOptions {
 impl BinaryOptions {
     /// `encoding` with these options applied (BER and PER only).
     pub fn apply(&self, encoding: Encoding) -> anyhow::Result<Encoding> {
+        let named = encoding.slug();
+        // Level widths belong to the termination-id mapping: --native and
+        // the `-native` encodings have none, and --levels would silently
+        // bring it back (or be ignored).
         let mapping = |current: Mapping| -> anyhow::Result<Mapping> {
-            if self.native {
-                return Ok(Mapping::Native);
-            }
-            match &self.levels {
-                Some(levels) => {
+            match (&self.levels, self.native, &current) {
+                (Some(_), true, _) => anyhow::bail!(
+                    "--levels and --native contradict each other: --native turns off the \
+                     termination-id mapping whose level widths --levels sets"
+                ),
+                (Some(_), false, Mapping::Native) => {
+                    let name = named.unwrap_or("the encoding");
+                    anyhow::bail!(
+                        "--levels contradicts {name}, which maps no termination ids: use `{}` \
+                         with --levels instead (or leave --levels out)",
+                        name.trim_end_matches("-native")
+                    )
+                }
+                (_, true, _) => Ok(Mapping::Native),
+                (Some(levels), false, _) => {
                     Ok(Mapping::Text(TermIdLevels::new(levels).map_err(|e| {
                         anyhow::anyhow!("--levels {levels:?}: {e}")
                     })?))
                 }
-                None => Ok(current),
+                (None, false, _) => Ok(current),
             }
         };
         // The name given says which dialect: `ber` takes --dialect otp,
         // but `ber-otp` (and `ber-native`, OTP's layout) with --dialect
         // standard would contradict it.
-        let named = encoding.slug();
         Ok(match encoding {
             Encoding::Ber(mut c) => {
                 if let Some(d) = self.dialect {
@@ -628,6 +642,29 @@ mod tests {
             levels.apply(Encoding::per()).unwrap().to_string(),
             "per [levels 4.4]"
         );
+        // Levels need the mapping that --native and `-native` turn off.
+        for name in ["per-native", "ber-native"] {
+            let err = levels.apply(name.parse().unwrap()).unwrap_err();
+            let base = name.trim_end_matches("-native");
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("--levels contradicts {name}"))
+                    && err.to_string().contains(&format!("`{base}`")),
+                "{err}"
+            );
+        }
+        let both = BinaryOptions {
+            native: true,
+            levels: Some(vec![8, 8, 8]),
+            ..BinaryOptions::default()
+        };
+        let err = both.apply(Encoding::per()).unwrap_err();
+        assert!(
+            err.to_string().starts_with("--levels and --native"),
+            "{err}"
+        );
+        // Text takes neither, and ignores both as before.
+        assert!(both.apply(Encoding::pretty()).is_ok());
     }
 
     #[test]

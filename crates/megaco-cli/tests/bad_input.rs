@@ -248,6 +248,50 @@ fn binary_output_is_not_written_to_a_terminal() {
 /// `--to ber-otp --dialect standard` names two dialects: refused, with the
 /// way to each, rather than standard BER written under the name ber-otp.
 #[test]
+fn levels_without_a_mapping_are_refused() {
+    let msg = corpus().join("vectors/pretty/msg03.txt");
+    let msg = msg.to_str().unwrap();
+    for (args, says) in [
+        (
+            vec!["--to", "per-native", "--levels", "8,8,8"],
+            "--levels contradicts per-native",
+        ),
+        (
+            vec!["--to", "ber-native", "--levels", "8,8,8"],
+            "--levels contradicts ber-native",
+        ),
+        (
+            vec!["--to", "per", "--levels", "8,8,8", "--native"],
+            "--levels and --native contradict each other",
+        ),
+    ] {
+        let mut all = vec!["convert"];
+        all.extend(&args);
+        all.push(msg);
+        let out = megaco(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // Levels with a mapped encoding, and --native alone (from BER, whose
+    // ids then read in native form), are fine.
+    let ber = corpus().join("vectors/ber/msg03.ber");
+    let ber = ber.to_str().unwrap();
+    for args in [
+        vec!["--to", "per", "--levels", "8,8,8", msg],
+        vec!["--to", "ber", "--levels", "8,8,8", msg],
+        vec!["--from", "ber", "--to", "per", "--native", ber],
+        vec!["--from", "ber", "--to", "per-native", "--native", ber],
+    ] {
+        let mut all = vec!["convert", "-o", "/dev/null"];
+        all.extend(&args);
+        let out = megaco(&all);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    }
+}
+
+#[test]
 fn a_dialect_that_contradicts_the_encoding_name_is_refused() {
     let msg = corpus().join("vectors/pretty/msg03.txt");
     let msg = msg.to_str().unwrap();
