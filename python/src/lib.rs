@@ -132,10 +132,14 @@ fn unread_error(py: Python<'_>, codec: Option<&str>, message: String) -> PyErr {
 }
 
 /// The codec that reads `data`, by its signature (`megaco.sniff`): text,
-/// BER or PER. The native format (which this package does not read) and
-/// bytes with no signature are `DecodeError`s that say so, as
-/// `megaco check` says it, rather than a PER decoder's complaint.
+/// BER or PER. Bytes that are plainly something else, the native format
+/// (which this package does not read) and bytes with no signature are
+/// `DecodeError`s that say so, in `megaco check`'s words, rather than a
+/// PER decoder's complaint.
 fn sniffed(py: Python<'_>, data: &[u8]) -> PyResult<Kind> {
+    if let Some(why) = codec::not_a_message(data) {
+        return Err(unread_error(py, None, why));
+    }
     match codec::sniff(data) {
         Some(Kind::Native) => Err(unread_error(
             py,
@@ -147,34 +151,7 @@ fn sniffed(py: Python<'_>, data: &[u8]) -> PyResult<Kind> {
             ),
         )),
         Some(kind) => Ok(kind),
-        None => Err(unread_error(py, None, not_megaco(data))),
-    }
-}
-
-/// Why bytes without a signature are no Megaco message.
-fn not_megaco(data: &[u8]) -> String {
-    if data.iter().all(u8::is_ascii_whitespace) {
-        return "empty: not a Megaco message".to_string();
-    }
-    const NEITHER: &str = "which is neither text (`MEGACO/` or `!/`), BER (0x30) \
-                           nor PER as Erlang/OTP writes it";
-    if data.starts_with(b"\xEF\xBB\xBF") {
-        return "not a Megaco message (it starts with a UTF-8 byte-order mark, EF BB BF, \
-                which Megaco text does not allow)"
-            .to_string();
-    }
-    let head = &data[..data.len().min(16)];
-    if head
-        .iter()
-        .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
-    {
-        let text = String::from_utf8_lossy(head);
-        let more = if data.len() > head.len() { "…" } else { "" };
-        format!("not a Megaco message (it starts {text:?}{more}, {NEITHER})")
-    } else {
-        let hex: Vec<String> = data.iter().take(8).map(|b| format!("{b:02x}")).collect();
-        let hex = hex.join(" ");
-        format!("not a Megaco message (it starts {hex}, {NEITHER})")
+        None => Err(unread_error(py, None, codec::without_signature(data))),
     }
 }
 

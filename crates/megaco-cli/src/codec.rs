@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use clap::{Args, ValueEnum};
 use megaco::ber::{Dialect, Mapping, TermIdLevels};
-use megaco::codec::{sniff, DecodeError, Encoding, Kind};
+use megaco::codec::{self, DecodeError, Encoding, Kind};
 use megaco::MegacoMessage;
 
 /// What `convert --from` takes: `auto`, an encoding, or the model as JSON.
@@ -193,36 +193,12 @@ pub fn looks_like_json(bytes: &[u8]) -> bool {
     rest.next() == Some(&b'{') && rest.next() == Some(&b'"')
 }
 
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// What well-known kinds of file that are no Megaco message look like.
-fn looks_like(bytes: &[u8]) -> Option<&'static str> {
-    const SIGNATURES: &[(&[u8], &str)] = &[
-        (b"\xD4\xC3\xB2\xA1", "a pcap capture file"),
-        (b"\xA1\xB2\xC3\xD4", "a pcap capture file"),
-        (b"\x4D\x3C\xB2\xA1", "a pcap capture file"),
-        (b"\xA1\xB2\x3C\x4D", "a pcap capture file"),
-        (b"\x0A\x0D\x0D\x0A", "a pcapng capture file"),
-        (b"\xFF\xFE", "UTF-16 text (byte-order mark FF FE)"),
-        (b"\xFE\xFF", "UTF-16 text (byte-order mark FE FF)"),
-        (b"\x1F\x8B", "gzip-compressed data"),
-        (b"PK\x03\x04", "a zip archive"),
-        (b"\x7FELF", "an executable (ELF)"),
-        (b"\x89PNG", "a PNG image"),
-        (b"%PDF", "a PDF document"),
-    ];
-    SIGNATURES
-        .iter()
-        .find(|(magic, _)| bytes.starts_with(magic))
-        .map(|(_, what)| *what)
-}
-
 /// Why the bytes given are not a message that could be read.
 #[derive(Debug)]
 pub enum InputError {
-    /// Nothing at all.
-    Empty,
-    /// The bytes are no Megaco message at all; what they look like.
+    /// The bytes are no Megaco message at all: why, as
+    /// [`megaco::codec::not_a_message`] and
+    /// [`megaco::codec::without_signature`] say it.
     NotMegaco(String),
     /// The JSON reader failed (`--from json`).
     Json(megaco::json::JsonError),
@@ -246,8 +222,7 @@ impl InputError {
     /// the input is no Megaco message.
     pub fn located(&self, name: &str) -> String {
         match self {
-            InputError::Empty => format!("{name}: empty: not a Megaco message"),
-            InputError::NotMegaco(what) => format!("{name}: not a Megaco message ({what})"),
+            InputError::NotMegaco(why) => format!("{name}: {why}"),
             InputError::Json(megaco::json::JsonError::Syntax {
                 line,
                 column,
@@ -306,7 +281,6 @@ pub fn read_message(
     input: &Input,
     options: &BinaryOptions,
 ) -> Result<(MegacoMessage, Encoding), ReadError> {
-    let foreign = looks_like(bytes);
     let (encoding, guessed) = match input {
         Input::Json => {
             let msg = megaco::json::from_slice(bytes).map_err(InputError::Json)?;
@@ -319,14 +293,8 @@ pub fn read_message(
             _ => (options.apply(e.clone())?, false),
         },
         Input::Auto => {
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                return Err(InputError::Empty.into());
-            }
-            if let Some(what) = foreign {
-                return Err(InputError::NotMegaco(what.to_string()).into());
-            }
-            if let Some(rest) = bytes.strip_prefix(UTF8_BOM) {
-                return Err(InputError::NotMegaco(bom(rest)).into());
+            if let Some(why) = codec::not_a_message(bytes) {
+                return Err(InputError::NotMegaco(why).into());
             }
             if looks_like_json(bytes) {
                 return read_message(bytes, &Input::Json, options);
@@ -338,7 +306,7 @@ pub fn read_message(
                 }
                 // Text that lacks its header: the text decoder says where.
                 None if looks_textual(bytes) => (Encoding::pretty(), false),
-                None => return Err(InputError::NotMegaco(unknown_binary(bytes)).into()),
+                None => return Err(InputError::NotMegaco(codec::without_signature(bytes)).into()),
             }
         }
     };
@@ -391,19 +359,6 @@ impl ReadError {
     }
 }
 
-/// What a file starting with a byte-order mark is.
-fn bom(rest: &[u8]) -> String {
-    let valid = sniff(rest) == Some(Kind::Text) && megaco::text::decode(rest).is_ok();
-    if valid {
-        "it starts with a UTF-8 byte-order mark, EF BB BF, which Megaco text does not allow; \
-         the rest is a valid message: remove the first 3 bytes"
-            .to_string()
-    } else {
-        "it starts with a UTF-8 byte-order mark, EF BB BF, which Megaco text does not allow"
-            .to_string()
-    }
-}
-
 /// Printable ASCII and whitespace only (text with a broken header).
 fn looks_textual(bytes: &[u8]) -> bool {
     bytes
@@ -411,22 +366,13 @@ fn looks_textual(bytes: &[u8]) -> bool {
         .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
 }
 
-fn unknown_binary(bytes: &[u8]) -> String {
-    let head: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    format!(
-        "it starts {}, which is neither text (`MEGACO/` or `!/`), BER (0x30), \
-         PER as Erlang/OTP writes it, nor the native format (0xa0-0xa3)",
-        head.join(" ")
-    )
-}
-
 /// When `encoding` failed on bytes that look like something else, what
 /// they look like.
 fn hint(bytes: &[u8], encoding: &Encoding) -> Option<String> {
-    if let Some(what) = looks_like(bytes) {
+    if let Some(what) = codec::foreign_kind(bytes) {
         return Some(format!("the input looks like {what}"));
     }
-    if bytes.starts_with(UTF8_BOM) {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
         return Some("the input starts with a UTF-8 byte-order mark".to_string());
     }
     let other = Encoding::guess(bytes)?;

@@ -49,7 +49,9 @@ use crate::{EncodeError, Limits, MegacoMessage};
 
 pub use crate::error::{DecodeError, DecodeErrorKind, Limit};
 
+mod foreign;
 mod names;
+pub use foreign::{foreign_kind, not_a_message, without_signature};
 pub use names::UnknownEncoding;
 
 /// A wire encoding and its configuration.
