@@ -94,8 +94,9 @@ pub enum Sockets {
     Shared,
 }
 
-/// The most gateways [`Sockets::Shared`] numbers.
-pub const MAX_SHARED: usize = 62_500;
+/// The most gateways [`Sockets::Shared`] numbers: 250 addresses in each
+/// of 250 subnets of `127.1.0.0/16`, none ending in `.0` or `.255`.
+pub const MAX_SHARED: usize = 250 * 250;
 
 impl Sockets {
     /// The layout a farm of `mgs` gateways registering over `family` gets
@@ -385,13 +386,15 @@ fn serve(
     let mut poll = Poll::new()?;
     let mut mgs = Vec::with_capacity(group.mgs.len());
     // A gateway by the address a datagram was sent to (shared socket).
-    let mut by_address: HashMap<SocketAddr, usize> = HashMap::new();
+    let mut by_address: HashMap<std::net::IpAddr, usize> = HashMap::new();
     for (k, (index, addr, mut sock)) in group.mgs.into_iter().enumerate() {
         if let Some(sock) = &mut sock {
             poll.registry()
                 .register(sock, Token(k), Interest::READABLE)?;
         }
-        by_address.insert(SocketAddr::new(addr.ip(), 0), k);
+        if sock.is_none() {
+            by_address.insert(addr.ip(), k);
+        }
         mgs.push(Mg {
             index,
             sock,
@@ -471,7 +474,7 @@ fn serve(
                     inbox.recv(sock, max)?;
                     for i in 0..inbox.len() {
                         let (bytes, from, to) = inbox.get(i);
-                        let Some(&k) = by_address.get(&SocketAddr::new(to.into(), 0)) else {
+                        let Some(&k) = by_address.get(&to.into()) else {
                             continue;
                         };
                         take(&mut mgs[k], bytes, from, config, shared, &mut outbox);
@@ -538,7 +541,7 @@ fn flush_from(
             .collect();
         let _ = crate::shared::send_batch_from(sock, &batch);
     } else {
-        for (i, &from) in sources.iter().enumerate().take(out.len()) {
+        for (i, &from) in sources.iter().enumerate() {
             let (bytes, to) = out.get(i);
             let _ = crate::shared::send_from(sock, bytes, to, from);
         }

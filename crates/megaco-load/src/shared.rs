@@ -54,7 +54,7 @@
 //! # fn main() {}
 //! ```
 
-use std::io::{self, IoSlice, IoSliceMut};
+use std::io::{self, IoSliceMut};
 use std::mem::{offset_of, size_of};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::os::fd::AsRawFd;
@@ -63,14 +63,13 @@ use mio::net::UdpSocket;
 use nix::errno::Errno;
 use nix::libc;
 use nix::sys::socket::{
-    self, sockopt, ControlMessage, ControlMessageOwned, MsgFlags, MultiHeaders, SockaddrIn,
-    SockaddrStorage,
+    self, sockopt, ControlMessageOwned, MsgFlags, MultiHeaders, SockaddrStorage,
 };
 
 use crate::batch::BATCH;
 use crate::net;
 
-/// The `n`-th gateway address (`n` < 62,500): `127.1.0.1`, …,
+/// The `n`-th gateway address (`n` < [`crate::farm::MAX_SHARED`]): `127.1.0.1`, …,
 /// `127.1.0.250`, `127.1.1.1`, …; never a `.0` or `.255`.
 ///
 /// ```
@@ -82,9 +81,6 @@ pub fn address(n: usize) -> Ipv4Addr {
     Ipv4Addr::new(127, 1, (n / 250) as u8, (n % 250 + 1) as u8)
 }
 
-/// The most gateways [`address`] numbers.
-pub const MAX_ADDRESSES: usize = 250 * 250;
-
 /// A non-blocking socket on `0.0.0.0` (an ephemeral port) that reports
 /// each datagram's destination address; with `big`, with large buffers.
 pub fn bind(big: bool) -> io::Result<UdpSocket> {
@@ -94,49 +90,22 @@ pub fn bind(big: bool) -> io::Result<UdpSocket> {
 }
 
 /// Sends `bytes` to `to` from the local address `from` (on the socket's
-/// port), waiting briefly while the socket's buffer is full, as
-/// [`net::send_to`] does.
+/// port): [`send_batch_from`] with one datagram, which waits briefly while
+/// the socket's buffer is full, as [`net::send_to`] does.
 pub fn send_from(sock: &UdpSocket, bytes: &[u8], to: SocketAddr, from: Ipv4Addr) -> io::Result<()> {
-    let SocketAddr::V4(to) = to else {
-        return Err(io::Error::new(
+    match send_batch_from(sock, &[(bytes, to, from)])? {
+        1 => Ok(()),
+        _ => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            "a shared gateway socket speaks IPv4 only",
-        ));
-    };
-    let info = libc::in_pktinfo {
-        ipi_ifindex: 0,
-        ipi_spec_dst: libc::in_addr {
-            s_addr: u32::from(from).to_be(),
-        },
-        ipi_addr: libc::in_addr { s_addr: 0 },
-    };
-    let cmsg = [ControlMessage::Ipv4PacketInfo(&info)];
-    let iov = [IoSlice::new(bytes)];
-    let to = SockaddrIn::from(to);
-    let mut spins = 0u32;
-    loop {
-        match socket::sendmsg(
-            sock.as_raw_fd(),
-            &iov,
-            &cmsg,
-            MsgFlags::MSG_DONTWAIT,
-            Some(&to),
-        ) {
-            Ok(_) => return Ok(()),
-            Err(Errno::EINTR) => {}
-            Err(Errno::EAGAIN | Errno::ENOBUFS) if spins < 100_000 => {
-                spins += 1;
-                std::thread::yield_now();
-            }
-            Err(e) => return Err(e.into()),
-        }
+            "not sent: the kernel refused it, or the destination is not IPv4",
+        )),
     }
 }
 
 /// Sends `datagrams` (bytes, destination, local source address), each
 /// from its own source, with one `sendmmsg(2)` per [`BATCH`]; how many
-/// went. A full socket buffer is waited out briefly, as [`send_from`]
-/// does; a datagram the kernel refuses otherwise (or to an IPv6
+/// went. A full socket buffer is waited out briefly, as
+/// [`net::send_to`] does; a datagram the kernel refuses otherwise (or to an IPv6
 /// destination) is dropped and the rest are sent.
 ///
 /// ```
