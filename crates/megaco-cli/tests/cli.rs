@@ -24,6 +24,18 @@ fn megaco(args: &[&str], stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// `megaco ARGS`'s standard output, after checking that it succeeded
+/// (`what` names the case in a failure, with megaco's standard error).
+fn output_of(args: &[&str], stdin: Option<&[u8]>, what: &str) -> Vec<u8> {
+    let out = megaco(args, stdin);
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 fn vector(codec: &str, name: &str) -> Vec<u8> {
     std::fs::read(corpus().join(format!("vectors/{codec}/{name}.txt"))).unwrap()
 }
@@ -403,16 +415,12 @@ fn convert_writes_and_reads_the_native_format() {
         assert!(native.status.success(), "{to}");
         assert_eq!(native.stdout[0] & 0xF0, 0xA0, "{to}: the header byte");
         for from in ["auto", "native", to] {
-            let back = megaco(
+            let back = output_of(
                 &["convert", "--exact", "--from", from, "--to", "pretty"],
                 Some(&native.stdout),
+                &format!("{to} --from {from}"),
             );
-            assert!(
-                back.status.success(),
-                "{to} --from {from}: {}",
-                String::from_utf8_lossy(&back.stderr)
-            );
-            assert_eq!(back.stdout, pretty, "{to} --from {from}");
+            assert_eq!(back, pretty, "{to} --from {from}");
         }
     }
 }
@@ -465,24 +473,15 @@ fn json_output_reads_back_without_from() {
         std::fs::write(&file, &json.stdout).unwrap();
         let file = file.to_str().unwrap();
 
-        let from_file = megaco(&["convert", "--exact", "--to", "pretty", file], None);
-        assert!(
-            from_file.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&from_file.stderr)
-        );
-        assert_eq!(from_file.stdout, pretty, "{name} from a file");
+        let from_file = output_of(&["convert", "--exact", "--to", "pretty", file], None, name);
+        assert_eq!(from_file, pretty, "{name} from a file");
 
-        let from_stdin = megaco(
+        let from_stdin = output_of(
             &["convert", "--exact", "--to", "pretty"],
             Some(&json.stdout),
+            name,
         );
-        assert!(
-            from_stdin.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&from_stdin.stderr)
-        );
-        assert_eq!(from_stdin.stdout, pretty, "{name} from standard input");
+        assert_eq!(from_stdin, pretty, "{name} from standard input");
 
         let check = megaco(&["check", "-v", file], None);
         assert!(check.status.success(), "{name}");
