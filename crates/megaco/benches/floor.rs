@@ -208,13 +208,16 @@ fn main() {
         .iter()
         .map(|b| ber::decode(b, &ber_cfg).unwrap())
         .collect();
-    for cfg in [NativeConfig::PLAIN, NativeConfig::COMPACT] {
+    for (name, cfg) in [
+        ("native", NativeConfig::PLAIN),
+        ("native, compact", NativeConfig::COMPACT),
+    ] {
         let inputs: Vec<Vec<u8>> = models
             .iter()
             .map(|m| native::encode(m, &cfg).unwrap())
             .collect();
         report(
-            &format!("native {cfg:?}"),
+            name,
             &inputs,
             &[
                 ("floor: byte scan", Box::new(floor::byte_scan)),
