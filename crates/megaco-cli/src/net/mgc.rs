@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use megaco_stack::scenario::{Role, TermIdStyle};
-use megaco_stack::{Inbound, Stack};
+use megaco_stack::{Inbound, Incoming, Stack};
 use serde_json::json;
 
 use super::log::{addr, Log, LogArgs};
@@ -73,19 +73,25 @@ pub fn mgc(args: MgcArgs) -> Result<ExitCode> {
     runtime()?.block_on(run(args))
 }
 
-/// The ports to open: the encoding of each and its address. A port 0
-/// that UDP and TCP both open is picked here, free for both, so that they
-/// share it.
-async fn ports(args: &MgcArgs) -> Result<Vec<(WireEncoding, SocketAddr)>> {
-    let mut ports = wanted(args).await?;
-    if !args.tcp && !args.udp {
-        for (_, at) in &mut ports {
+/// The ports to open, from those `wanted`: a port 0 that UDP and TCP
+/// both open is picked here, free for both, so that they share it.
+fn ports(
+    args: &MgcArgs,
+    mut wanted: Vec<(WireEncoding, SocketAddr)>,
+) -> Result<Vec<(WireEncoding, SocketAddr)>> {
+    if shared_pick(args, &wanted) {
+        for (_, at) in &mut wanted {
             if at.port() == 0 {
                 at.set_port(free_port(at.ip())?);
             }
         }
     }
-    Ok(ports)
+    Ok(wanted)
+}
+
+/// Whether [`ports`] picks a port itself: a port 0 that UDP and TCP share.
+fn shared_pick(args: &MgcArgs, wanted: &[(WireEncoding, SocketAddr)]) -> bool {
+    !args.tcp && !args.udp && wanted.iter().any(|(_, a)| a.port() == 0)
 }
 
 /// A port free for both UDP and TCP on `ip`.
@@ -155,6 +161,78 @@ async fn host_ip(host: &str) -> Result<IpAddr> {
     Ok(at.ip())
 }
 
+/// A started stack, and what each of its sockets is for.
+struct Listening {
+    stack: Stack,
+    incoming: Incoming,
+    udp_kinds: Vec<&'static str>,
+    tcp_kinds: Vec<&'static str>,
+    max_peers: usize,
+}
+
+/// Binds the ports and starts the stack. A port 0 shared by UDP and TCP
+/// is picked by [`free_port`], which must let it go again before the
+/// stack binds it; should another program take it in between, a new pick
+/// is tried (a few times) rather than failing the start.
+async fn listen(args: &MgcArgs, mid: &megaco::model::Mid, version: u8) -> Result<Listening> {
+    let asked = wanted(args).await?;
+    let mut attempts = 0;
+    loop {
+        let ports = ports(args, asked.clone())?;
+        // Each peer is answered in its own encoding; this one is for the
+        // messages to a peer not heard from yet.
+        let first = ports.first().map_or(WireEncoding::Pretty, |p| p.0);
+        let config = config(
+            mid.clone(),
+            version,
+            first.encoding(args.common.dialect),
+            &args.engine,
+        );
+        let max_peers = config.transport.max_peers;
+        let mut builder = Stack::builder(config);
+        let (mut udp_kinds, mut tcp_kinds) = (Vec::new(), Vec::new());
+        for (encoding, at) in &ports {
+            // What the port is for: each peer is answered in its own
+            // encoding whichever port it uses.
+            let kind = if encoding.is_binary() {
+                "binary"
+            } else {
+                "text"
+            };
+            if !args.tcp {
+                builder = builder.udp(*at);
+                udp_kinds.push(kind);
+            }
+            if !args.udp {
+                builder = builder.tcp(*at);
+                tcp_kinds.push(kind);
+            }
+        }
+        match builder.start().await {
+            Ok((stack, incoming)) => {
+                return Ok(Listening {
+                    stack,
+                    incoming,
+                    udp_kinds,
+                    tcp_kinds,
+                    max_peers,
+                })
+            }
+            Err(e)
+                if e.kind() == std::io::ErrorKind::AddrInUse
+                    && attempts < 8
+                    && shared_pick(args, &asked) =>
+            {
+                attempts += 1;
+            }
+            Err(e) => {
+                let wanted: Vec<String> = ports.iter().map(|(_, a)| a.to_string()).collect();
+                return Err(e).with_context(|| format!("listening on {}", wanted.join(", ")));
+            }
+        }
+    }
+}
+
 async fn run(args: MgcArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let c = &args.common;
@@ -162,47 +240,18 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     let mid = c.mid.clone().unwrap_or_else(|| domain("mgc"));
     // The highest version we speak; each reply goes out in its request's.
     let version = c.version.unwrap_or(3);
-    let ports = ports(&args).await?;
-    // Each peer is answered in its own encoding; this one is for the
-    // messages to a peer not heard from yet.
-    let first = ports.first().map_or(WireEncoding::Pretty, |p| p.0);
-    let config = config(
-        mid.clone(),
-        version,
-        first.encoding(c.dialect),
-        &args.engine,
-    );
-    let max_peers = config.transport.max_peers;
     let (log, writer) = Log::start(&args.log)?;
     let tally = Arc::new(Tally::default());
     // Installed before the first line, so that a signal right after it is
     // caught.
     let stop = stop_signal().context("installing the signal handlers")?;
-    let mut builder = Stack::builder(config);
-    let mut udp_kinds = Vec::new();
-    let mut tcp_kinds = Vec::new();
-    for (encoding, at) in &ports {
-        // What the port is for: each peer is answered in its own
-        // encoding whichever port it uses.
-        let kind = if encoding.is_binary() {
-            "binary"
-        } else {
-            "text"
-        };
-        if !args.tcp {
-            builder = builder.udp(*at);
-            udp_kinds.push(kind);
-        }
-        if !args.udp {
-            builder = builder.tcp(*at);
-            tcp_kinds.push(kind);
-        }
-    }
-    let wanted: Vec<String> = ports.iter().map(|(_, a)| a.to_string()).collect();
-    let (stack, mut incoming) = builder
-        .start()
-        .await
-        .with_context(|| format!("listening on {}", wanted.join(", ")))?;
+    let Listening {
+        stack,
+        mut incoming,
+        udp_kinds,
+        tcp_kinds,
+        max_peers,
+    } = listen(&args, &mid, version).await?;
     for ((at, kind), transport) in stack
         .udp_addrs()
         .into_iter()

@@ -110,8 +110,20 @@ impl Mgc {
             stdout.read_line(&mut line).unwrap();
             // `TIME listening on udp|tcp ADDR KIND`
             let words: Vec<&str> = line.split_whitespace().collect();
-            assert_eq!(words.len(), 6, "line: {line:?}");
-            assert_eq!(&words[1..3], ["listening", "on"]);
+            if words.len() != 6 || words[1..3] != ["listening", "on"] {
+                // Say why: the controller's exit status and standard error
+                // (it may have failed to start) beside the line it wrote.
+                let _ = child.kill();
+                let status = child.wait().unwrap();
+                let mut err = String::new();
+                child
+                    .stderr
+                    .take()
+                    .unwrap()
+                    .read_to_string(&mut err)
+                    .unwrap();
+                panic!("megaco mgc wrote {line:?} for a listening line ({status}); stderr:\n{err}");
+            }
             listening.push((
                 words[3].to_string(),
                 words[4].to_string(),
