@@ -23,9 +23,13 @@ pub(super) fn run(
     progress(&format!(
         "otp: registering {max} simulated gateways with OTP's controller"
     ));
+    // The gateways get as many threads as in our multiple setups: the
+    // most the farm gives any of our controllers, and OTP's controller
+    // gains from it too (paired runs at N = 101-901: 36.5 µs per
+    // destination against 39.6 with one thread).
     let farm = Farm::start(FarmConfig {
         mgs: max,
-        threads: 1,
+        threads: cfg.shards.max(1),
         wire: cfg.wire.clone(),
         version: cfg.version,
         register_to: vec![std::net::SocketAddr::from(([127, 0, 0, 1], node.port))],
