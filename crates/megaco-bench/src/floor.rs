@@ -1,7 +1,8 @@
 //! How far each decoder is from its bytes: per codec config, the mean
 //! time per message of the scan floor of the encoded corpus
 //! ([`megaco::floor`]: a TLV walk for BER, a tokenizer for text, a byte
-//! scan for the others), of the owned decoder, and of the borrowed view
+//! scan for the others; the fastest of the BER and text floors' copies at
+//! different code addresses), of the owned decoder, and of the borrowed view
 //! ([`megaco::view::MessageView`], for the encodings it reads) walking
 //! every item and reading the outline alone (transactions, their errors
 //! and ack ranges: what the transaction engine reads of a repeat),
@@ -16,6 +17,9 @@ use megaco::view::MessageView;
 use crate::codecs;
 use crate::meas::time_per_op;
 use crate::samples::Sample;
+
+/// A function of one message's bytes, timed.
+type Scan = Box<dyn Fn(&[u8]) -> usize>;
 
 /// One codec config against its floor; times are mean µs per message.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,13 +66,29 @@ fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<Flo
         return None;
     }
     let n = inputs.len() as f64;
-    let (floor, floor_fn): (_, fn(&[u8]) -> usize) = match codec {
-        Encoding::Ber(_) => ("TLV walk", |b| megaco::floor::ber_tlv_walk(b).unwrap_or(0)),
-        Encoding::Text { .. } => ("tokenizer", megaco::floor::text_tokens),
-        _ => ("byte scan", megaco::floor::byte_scan),
+    // The BER and text floors in each of their copies (one per code
+    // address, see `megaco::floor`); the fastest counts.
+    let (floor, floor_fns): (_, Vec<Scan>) = match codec {
+        Encoding::Ber(_) => (
+            "TLV walk",
+            megaco::floor::ber_tlv_walk_copies()
+                .into_iter()
+                .map(|walk| {
+                    Box::new(move |b: &[u8]| walk(b).unwrap_or(0)) as Box<dyn Fn(&[u8]) -> usize>
+                })
+                .collect(),
+        ),
+        Encoding::Text { .. } => (
+            "tokenizer",
+            megaco::floor::text_tokens_copies()
+                .into_iter()
+                .map(|f| Box::new(f) as Scan)
+                .collect(),
+        ),
+        _ => ("byte scan", vec![Box::new(megaco::floor::byte_scan)]),
     };
     let has_view = MessageView::parse(&inputs[0], codec).is_ok();
-    let per_message = |f: &dyn Fn(&[u8]) -> usize| {
+    let per_message = |f: &dyn Fn(&[u8]) -> usize, budget: Duration| {
         time_per_op(budget / ROUNDS, || {
             for b in &inputs {
                 black_box(f(black_box(b)));
@@ -88,11 +108,14 @@ fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<Flo
     let (mut view_us, mut outline_us) = (None::<f64>, None::<f64>);
     let keep = |best: &mut Option<f64>, t: f64| *best = Some(best.map_or(t, |b| b.min(t)));
     for _ in 0..ROUNDS {
-        floor_us = floor_us.min(per_message(&floor_fn));
-        decode_us = decode_us.min(per_message(&decode));
+        // The floor's copies share its budget.
+        for f in &floor_fns {
+            floor_us = floor_us.min(per_message(f.as_ref(), budget / floor_fns.len() as u32));
+        }
+        decode_us = decode_us.min(per_message(&decode, budget));
         if has_view {
-            keep(&mut view_us, per_message(&view));
-            keep(&mut outline_us, per_message(&outline));
+            keep(&mut view_us, per_message(&view, budget));
+            keep(&mut outline_us, per_message(&outline, budget));
         }
     }
     Some(FloorRow {
