@@ -346,7 +346,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
         out.push_str(&"| --- ".repeat(names.len() + 1 + usize::from(ones.len() == 2)));
         out.push_str("|\n");
         type F = fn(&LoadReport) -> f64;
-        let rows: [(&str, F, bool); 17] = [
+        let rows: [(&str, F, bool); 18] = [
             ("gateways registered", |r| r.registered as f64, false),
             ("transactions sent", |r| r.sent as f64, false),
             ("answered", |r| r.answered as f64, false),
@@ -373,6 +373,11 @@ fn side_text(sides: &[(&str, Side)]) -> String {
             ),
             ("latency max (ms)", |r| r.latency.max_us as f64 / 1e3, true),
             ("latency mean (ms)", |r| r.latency.mean_us / 1e3, true),
+            (
+                "longest generator stall (ms)",
+                |r| r.generator_stall_ms,
+                false,
+            ),
             (
                 "CPU per transaction, load generator (µs)",
                 |r| r.cpu_per_transaction_us.unwrap_or(f64::NAN),
@@ -415,12 +420,12 @@ fn side_text(sides: &[(&str, Side)]) -> String {
     for (name, s) in sides {
         let Side::Sweep(sw) = s else { continue };
         let _ = writeln!(out, "\n{name}: rate sweep\n");
-        out.push_str("| target (/s) | throughput (/s) | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | timed out | failed |\n");
-        out.push_str("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        out.push_str("| target (/s) | throughput (/s) | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | timed out | failed | generator stall (ms) |\n");
+        out.push_str("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for r in &sw.steps {
             let _ = writeln!(
                 out,
-                "| {:.0} | {:.0} | {} | {} | {} | {} | {} | {} |",
+                "| {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {:.3} |",
                 r.rate.unwrap_or(0.0),
                 r.throughput,
                 ms(r.latency.p50_us),
@@ -428,7 +433,8 @@ fn side_text(sides: &[(&str, Side)]) -> String {
                 ms(r.latency.p999_us),
                 ms(r.latency.max_us),
                 r.timed_out,
-                r.failed
+                r.failed,
+                r.generator_stall_ms
             );
         }
         let rate =

@@ -99,6 +99,10 @@ fn load_in_the_controller_role_reports_json_that_adds_up() {
     for k in ["p50_us", "p90_us", "p99_us", "p999_us", "max_us"] {
         assert!(r["latency"][k].is_u64(), "{k}");
     }
+    // The generator's longest stall: within the run (one second of calls,
+    // then at most the timeout for the last replies).
+    let stall = r["generator_stall_ms"].as_f64().unwrap();
+    assert!((0.0..4_000.0).contains(&stall), "{stall}");
     assert!(Path::new(&dir.path().join("load.json")).exists());
     for chart in [
         "latency.svg",

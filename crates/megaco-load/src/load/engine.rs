@@ -291,9 +291,14 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
     let mut next_tick = start + Duration::from_secs(1);
     let mut last = start;
     let mut allowance = 0.0f64;
+    // The last turn's start and the wait it chose (for the stall).
+    let (mut turn, mut waited) = (start, Duration::ZERO);
+    let mut stall = Duration::ZERO;
     g.tick_sent = 0;
     loop {
         let now = Instant::now();
+        stall = stall.max((now - turn).saturating_sub(waited));
+        turn = now;
         if now < stop_at {
             let budget = match cfg.rate {
                 Some(rate) => {
@@ -323,6 +328,7 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
         } else {
             Duration::ZERO
         };
+        waited = wait;
         g.io(
             &mut poll,
             &mut events,
@@ -366,6 +372,7 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
         let s = g.sample((Instant::now() - start).as_secs_f64());
         g.report.series.push(s);
     }
+    g.report.generator_stall_ms = stall.as_secs_f64() * 1e3;
     g.report.seconds = seconds;
     g.report.throughput = g.report.answered as f64 / seconds.max(1e-9);
     g.report.latency = latency(&g.all);

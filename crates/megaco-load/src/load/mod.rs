@@ -351,6 +351,12 @@ pub struct LoadReport {
     /// The same for the controller under load (`target_pid`), µs; read in
     /// 10 ms ticks.
     pub target_cpu_per_transaction_us: Option<f64>,
+    /// The longest time one turn of the generator's loop took beyond the
+    /// wait it chose, ms: time it was not keeping its schedule (taken off
+    /// the CPU, or busy with a burst). A reply read late is timed late,
+    /// so a latency spike no longer than this may be the generator's
+    /// rather than the controller's.
+    pub generator_stall_ms: f64,
     /// Second by second.
     pub series: Vec<Sample>,
 }
