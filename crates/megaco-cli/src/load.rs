@@ -425,7 +425,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
         for r in &sw.steps {
             let _ = writeln!(
                 out,
-                "| {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {:.3} |",
+                "| {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} |",
                 r.rate.unwrap_or(0.0),
                 r.throughput,
                 ms(r.latency.p50_us),
@@ -434,7 +434,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
                 ms(r.latency.max_us),
                 r.timed_out,
                 r.failed,
-                r.generator_stall_ms
+                ms((r.generator_stall_ms * 1e3) as u64)
             );
         }
         let rate =

@@ -128,6 +128,22 @@ fn config(target: SocketAddr, wire: Encoding) -> LoadConfig {
 }
 
 #[test]
+fn a_generator_held_up_reports_its_stall() {
+    // The progress callback runs in the generator's loop, once a second:
+    // holding it up 150 ms is a stall of at least that long.
+    let wire = Encoding::compact();
+    let mgc = Mgc::start(wire.clone(), |_| Spoil::None);
+    let cfg = config(mgc.addr, wire);
+    let r = load::run(&cfg, &mut |_| {
+        std::thread::sleep(Duration::from_millis(150))
+    })
+    .unwrap();
+    adds_up(&r);
+    assert!(r.generator_stall_ms >= 150.0, "{}", r.generator_stall_ms);
+    assert!(r.generator_stall_ms < 10_000.0, "{}", r.generator_stall_ms);
+}
+
+#[test]
 fn gateways_against_a_controller_over_udp() {
     for wire in [Encoding::compact(), Encoding::ber()] {
         let mgc = Mgc::start(wire.clone(), |_| Spoil::None);

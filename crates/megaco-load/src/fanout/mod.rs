@@ -332,6 +332,14 @@ pub struct FanoutConfig {
     pub sockets: Sockets,
 }
 
+impl FanoutConfig {
+    /// The controller shards, and gateway threads, of the multiple setups
+    /// (at least two: one would be the single setup).
+    pub fn multiple_shards(&self) -> usize {
+        self.shards.max(2)
+    }
+}
+
 impl Default for FanoutConfig {
     fn default() -> Self {
         FanoutConfig {
@@ -528,7 +536,7 @@ pub fn run(cfg: &FanoutConfig, progress: &mut dyn FnMut(&str)) -> anyhow::Result
         let k = if spread == Spread::Single {
             1
         } else {
-            cfg.shards.max(2)
+            cfg.multiple_shards()
         };
         progress(&format!(
             "registering {max} simulated gateways with {k} controller socket(s)"
@@ -568,7 +576,7 @@ pub fn run(cfg: &FanoutConfig, progress: &mut dyn FnMut(&str)) -> anyhow::Result
         wire: cfg.wire.clone(),
         request: cfg.request,
         passes: cfg.passes,
-        shards: cfg.shards.max(2),
+        shards: cfg.multiple_shards(),
         sockets: cfg
             .sockets
             .effective(SocketAddr::from(([127, 0, 0, 1], 0)), max),

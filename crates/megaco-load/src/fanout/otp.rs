@@ -29,7 +29,7 @@ pub(super) fn run(
     // destination against 39.6 with one thread).
     let farm = Farm::start(FarmConfig {
         mgs: max,
-        threads: cfg.shards.max(1),
+        threads: cfg.multiple_shards(),
         wire: cfg.wire.clone(),
         version: cfg.version,
         register_to: vec![std::net::SocketAddr::from(([127, 0, 0, 1], node.port))],

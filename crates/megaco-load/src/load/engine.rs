@@ -328,7 +328,8 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
         } else {
             Duration::ZERO
         };
-        waited = wait;
+        // What the poll will wait: it rounds up to whole milliseconds.
+        waited = Duration::from_millis(wait.as_nanos().div_ceil(1_000_000) as u64);
         g.io(
             &mut poll,
             &mut events,
@@ -372,6 +373,8 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
         let s = g.sample((Instant::now() - start).as_secs_f64());
         g.report.series.push(s);
     }
+    // The last turn too.
+    stall = stall.max((Instant::now() - turn).saturating_sub(waited));
     g.report.generator_stall_ms = stall.as_secs_f64() * 1e3;
     g.report.seconds = seconds;
     g.report.throughput = g.report.answered as f64 / seconds.max(1e-9);

@@ -352,10 +352,10 @@ pub struct LoadReport {
     /// 10 ms ticks.
     pub target_cpu_per_transaction_us: Option<f64>,
     /// The longest time one turn of the generator's loop took beyond the
-    /// wait it chose, ms: time it was not keeping its schedule (taken off
-    /// the CPU, or busy with a burst). A reply read late is timed late,
-    /// so a latency spike no longer than this may be the generator's
-    /// rather than the controller's.
+    /// wait it chose (its poll's timeout, in whole milliseconds), ms: the
+    /// system waking it late, or a burst keeping it busy. A reply that
+    /// comes in then is read, and timed, late; so where a run's worst
+    /// latency is no longer than this, it may be the generator's own.
     pub generator_stall_ms: f64,
     /// Second by second.
     pub series: Vec<Sample>,
