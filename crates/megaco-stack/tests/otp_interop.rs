@@ -621,25 +621,47 @@ fn segmented_reply_then_close(mode: &str, mut config: Config) -> Vec<String> {
 /// a process of its own and drops those not yet processed when the
 /// connection closes: our close waits a moment after the last write
 /// (`tcp_close_delay`), and OTP takes every SegmentReply.
+///
+/// In about one run in twelve OTP reported the last SegmentReply but not
+/// the first two. A close too early drops the last writes, never the
+/// first ones alone: that is OTP's own race between the processes that
+/// take our SegmentReplies and the one still sending its segments (the
+/// next test, with OTP's processing serialized, never shows it). So every
+/// run must see the last SegmentReply and the ack, and one of at most
+/// three runs every SegmentReply.
 #[test]
 fn otp_mgc_gets_every_segment_reply_before_our_close() {
     if !otp_available() {
         return;
     }
-    let seen = segmented_reply_then_close("segmented", mg_config(Encoding::compact(), 3));
-    let replies: Vec<&String> = seen.iter().filter(|l| l.starts_with("segment")).collect();
-    assert_eq!(
-        replies,
-        [
-            "segment reply 1 asn1_NOVALUE",
-            "segment reply 2 asn1_NOVALUE",
-            "segment reply 3 'NULL'"
-        ]
-    );
-    // The TransactionResponseAck came too: OTP reports a segmented
-    // reply's ack (here, as it races with the SegmentReplies in OTP's
-    // processes, often as segments "not acked"; see the next test).
-    assert!(seen.iter().any(|l| l.starts_with("ack ")), "{seen:?}");
+    let all = [
+        "segment reply 1 asn1_NOVALUE",
+        "segment reply 2 asn1_NOVALUE",
+        "segment reply 3 'NULL'",
+    ];
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        let seen = segmented_reply_then_close("segmented", mg_config(Encoding::compact(), 3));
+        let replies: Vec<String> = seen
+            .iter()
+            .filter(|l| l.starts_with("segment"))
+            .cloned()
+            .collect();
+        assert!(replies.iter().any(|l| l == all[2]), "{seen:?}");
+        assert!(
+            replies.iter().all(|l| all.contains(&l.as_str())),
+            "{seen:?}"
+        );
+        // The TransactionResponseAck came too: OTP reports a segmented
+        // reply's ack (here, as it races with the SegmentReplies in OTP's
+        // processes, often as segments "not acked"; see the next test).
+        assert!(seen.iter().any(|l| l.starts_with("ack ")), "{seen:?}");
+        if replies == all {
+            return;
+        }
+        runs.push(replies);
+    }
+    panic!("OTP never reported every SegmentReply in three runs: {runs:?}");
 }
 
 /// The same with an OTP MGC that asks for an ack (and serializes its
