@@ -18,9 +18,6 @@ use crate::codecs;
 use crate::meas::time_per_op;
 use crate::samples::Sample;
 
-/// A function of one message's bytes, timed.
-type Scan = Box<dyn Fn(&[u8]) -> usize>;
-
 /// One codec config against its floor; times are mean µs per message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FloorRow {
@@ -68,24 +65,10 @@ fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<Flo
     let n = inputs.len() as f64;
     // The BER and text floors in each of their copies (one per code
     // address, see `megaco::floor`).
-    let (floor, floor_fns): (_, Vec<Scan>) = match codec {
-        Encoding::Ber(_) => (
-            "TLV walk",
-            megaco::floor::ber_tlv_walk_copies()
-                .into_iter()
-                .map(|walk| {
-                    Box::new(move |b: &[u8]| walk(b).unwrap_or(0)) as Box<dyn Fn(&[u8]) -> usize>
-                })
-                .collect(),
-        ),
-        Encoding::Text { .. } => (
-            "tokenizer",
-            megaco::floor::text_tokens_copies()
-                .into_iter()
-                .map(|f| Box::new(f) as Scan)
-                .collect(),
-        ),
-        _ => ("byte scan", vec![Box::new(megaco::floor::byte_scan)]),
+    let (floor, floor_fns): (_, &[megaco::floor::Floor]) = match codec {
+        Encoding::Ber(_) => ("TLV walk", &megaco::floor::ber_tlv_walk_copies()),
+        Encoding::Text { .. } => ("tokenizer", &megaco::floor::text_tokens_copies()),
+        _ => ("byte scan", &[megaco::floor::byte_scan]),
     };
     let has_view = MessageView::parse(&inputs[0], codec).is_ok();
     let per_message = |f: &dyn Fn(&[u8]) -> usize, budget: Duration| {
@@ -108,14 +91,14 @@ fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<Flo
     // (a tenth of one round per copy), is then timed like the decoders.
     let floor_fn = floor_fns
         .iter()
-        .map(|f| (per_message(f.as_ref(), budget / 10), f))
+        .map(|&f| (per_message(&f, budget / 10), f))
         .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, f)| f.as_ref())?;
+        .map(|(_, f)| f)?;
     let (mut floor_us, mut decode_us) = (f64::INFINITY, f64::INFINITY);
     let (mut view_us, mut outline_us) = (None::<f64>, None::<f64>);
     let keep = |best: &mut Option<f64>, t: f64| *best = Some(best.map_or(t, |b| b.min(t)));
     for _ in 0..ROUNDS {
-        floor_us = floor_us.min(per_message(floor_fn, budget));
+        floor_us = floor_us.min(per_message(&floor_fn, budget));
         decode_us = decode_us.min(per_message(&decode, budget));
         if has_view {
             keep(&mut view_us, per_message(&view, budget));

@@ -153,20 +153,9 @@ fn floor_row<'a>(name: &'a str, copies: Vec<Scan<'a>>, inputs: &[Vec<u8>]) -> Ro
     rows.into_iter().nth(fastest).expect("a floor has copies")
 }
 
-/// The copies of the BER floor ([`megaco::floor::ber_tlv_walk`]).
-fn ber_walks() -> Vec<Scan<'static>> {
-    floor::ber_tlv_walk_copies()
-        .into_iter()
-        .map(|walk| Box::new(move |b: &[u8]| walk(b).unwrap_or(0)) as Scan)
-        .collect()
-}
-
-/// The copies of the text floor ([`megaco::floor::text_tokens`]).
-fn tokenizers() -> Vec<Scan<'static>> {
-    floor::text_tokens_copies()
-        .into_iter()
-        .map(|f| Box::new(f) as Scan)
-        .collect()
+/// A floor's copies as rows' functions.
+fn scans(copies: [floor::Floor; floor::COPIES]) -> Vec<Scan<'static>> {
+    copies.into_iter().map(|f| Box::new(f) as Scan).collect()
 }
 
 fn main() {
@@ -184,7 +173,11 @@ fn main() {
         "ber (OTP's vectors, otp dialect)",
         &ber_in,
         &[
-            floor_row("floor: TLV walk", ber_walks(), &ber_in),
+            floor_row(
+                "floor: TLV walk",
+                scans(floor::ber_tlv_walk_copies()),
+                &ber_in,
+            ),
             (
                 "owned decode",
                 Box::new(|b| ber::decode(b, &ber_cfg).map_or(0, |m| m.mess.version as usize)),
@@ -222,7 +215,11 @@ fn main() {
             dir,
             &inputs,
             &[
-                floor_row("floor: tokenizer", tokenizers(), &inputs),
+                floor_row(
+                    "floor: tokenizer",
+                    scans(floor::text_tokens_copies()),
+                    &inputs,
+                ),
                 ("byte scan", Box::new(floor::byte_scan)),
                 (
                     "owned decode",
@@ -332,7 +329,7 @@ fn text_encoders(models: &[megaco::MegacoMessage], passes: usize) {
             vec![f64::INFINITY; models.len()],
             vec![f64::INFINITY; models.len()],
         ];
-        let (_, tokens) = floor_row("floor", tokenizers(), &outputs);
+        let (_, tokens) = floor_row("floor", scans(floor::text_tokens_copies()), &outputs);
         let reps = 20;
         let mut out = Vec::with_capacity(4096);
         for _ in 0..passes {
