@@ -795,12 +795,13 @@ fn table(out: &mut String, title: &str, unit: &str, rows: &[Row]) {
 
 /// A table of OTP's figure over ours, a row per setup, a column per N
 /// (`-` where either is missing).
-fn ratio_table(
+fn ratio_table<'a>(
     out: &mut String,
     title: &str,
     otp: &SetupResult,
-    setups: &[SetupResult],
+    setups: impl IntoIterator<Item = &'a SetupResult>,
     figure: fn(&Row) -> Option<f64>,
+    ours: fn(&Row) -> Option<f64>,
 ) {
     let _ = write!(out, "\n{title}\n\n| setup |");
     for r in &otp.rows {
@@ -812,7 +813,7 @@ fn ratio_table(
     for s in setups {
         let _ = write!(out, "| {} |", s.name);
         for (o, r) in otp.rows.iter().zip(&s.rows) {
-            match (figure(o), figure(r)) {
+            match (figure(o), ours(r)) {
                 (Some(a), Some(b)) if b > 0.0 => {
                     let _ = write!(out, " {:.1} |", a / b);
                 }
@@ -914,20 +915,35 @@ pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> Strin
         );
     }
     if let Some(otp) = &report.otp {
+        let time = |r: &Row| Some(r.per_destination_us);
         ratio_table(
             &mut out,
             "OTP/ours, time per destination",
             otp,
             &report.setups,
-            |r| Some(r.per_destination_us),
+            time,
+            time,
+        );
+        // A controller doing no work of its own still makes these calls
+        // and waits for these gateways: OTP over that time alone is the
+        // most any controller could reach here.
+        ratio_table(
+            &mut out,
+            "Ceiling: OTP over the time in our send and receive calls alone (receive: with the wait for the gateways), the fastest pass of each single setup; the most a controller making the same calls could reach",
+            otp,
+            report.setups.iter().filter(|s| s.name.contains("/single")),
+            time,
+            |r| r.profile.map(|p| p.send_us + p.receive_us),
         );
         if otp.rows.iter().any(|r| r.cpu_per_destination_us.is_some()) {
+            let cpu = |r: &Row| r.cpu_per_destination_us;
             ratio_table(
                 &mut out,
                 "OTP/ours, CPU time per destination (the OTP node's / our controller thread's)",
                 otp,
                 &report.setups,
-                |r| r.cpu_per_destination_us,
+                cpu,
+                cpu,
             );
         }
     }
@@ -963,4 +979,71 @@ pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> Strin
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use megaco_load::fanout::Profile;
+
+    fn row(n: usize, per_destination_us: f64, profile: Option<Profile>) -> Row {
+        Row {
+            destinations: n,
+            time_us: per_destination_us * n as f64,
+            per_destination_us,
+            profile,
+            cpu_per_destination_us: None,
+            process_cpu_per_destination_us: None,
+            sent: n as u64,
+            answered: n as u64,
+            timeouts: 0,
+            errors: Default::default(),
+        }
+    }
+
+    fn setup(name: &str, rows: Vec<Row>) -> SetupResult {
+        SetupResult {
+            name: name.into(),
+            rows,
+        }
+    }
+
+    #[test]
+    fn the_ceiling_is_otp_over_the_send_and_receive_calls_of_single_setups() {
+        let calls = Profile {
+            send_us: 2.5,
+            receive_us: 1.5,
+            decode_us: 1.0,
+            total_us: 5.0,
+            ..Profile::default()
+        };
+        let report = FanoutReport {
+            wire: Encoding::pretty(),
+            request: Request::Audit,
+            passes: 1,
+            shards: 2,
+            sockets: Sockets::Shared,
+            setups: vec![
+                setup("template/trusted/single", vec![row(101, 5.0, Some(calls))]),
+                setup(
+                    "template/trusted/multiple",
+                    vec![row(101, 4.0, Some(calls))],
+                ),
+            ],
+            wildcard: None,
+            otp: Some(setup("otp", vec![row(101, 42.0, None)])),
+            otp_info: vec![],
+        };
+        let text = fanout_text(&report, None);
+        let (_, ceiling) = text.split_once("Ceiling:").expect("a ceiling table");
+        let ceiling = ceiling.split("\n\n").nth(1).unwrap();
+        // 42 / (2.5 + 1.5); decoding is the controller's own work.
+        assert_eq!(
+            ceiling.lines().nth(2),
+            Some("| template/trusted/single | 10.5 |")
+        );
+        assert!(!ceiling.contains("multiple"), "{ceiling}");
+        // The plain ratios still use the whole time.
+        assert!(text.contains("| template/trusted/single | 8.4 |"), "{text}");
+    }
 }
