@@ -801,7 +801,7 @@ fn ratio_table<'a>(
     otp: &SetupResult,
     setups: impl IntoIterator<Item = &'a SetupResult>,
     figure: fn(&Row) -> Option<f64>,
-    ours: fn(&Row) -> Option<f64>,
+    ours: &dyn Fn(&SetupResult, &Row) -> Option<f64>,
 ) {
     let _ = write!(out, "\n{title}\n\n| setup |");
     for r in &otp.rows {
@@ -813,7 +813,7 @@ fn ratio_table<'a>(
     for s in setups {
         let _ = write!(out, "| {} |", s.name);
         for (o, r) in otp.rows.iter().zip(&s.rows) {
-            match (figure(o), ours(r)) {
+            match (figure(o), ours(s, r)) {
                 (Some(a), Some(b)) if b > 0.0 => {
                     let _ = write!(out, " {:.1} |", a / b);
                 }
@@ -922,18 +922,24 @@ pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> Strin
             otp,
             &report.setups,
             time,
-            time,
+            &|_, r| time(r),
         );
         // A controller doing no work of its own still makes these calls
         // and waits for these gateways: OTP over that time alone is the
-        // most any controller could reach here.
+        // most a controller making them could reach. A multiple setup's
+        // stages are its shards' summed time; they run side by side.
+        let shards = report.shards.max(1) as f64;
         ratio_table(
             &mut out,
-            "Ceiling: OTP over the time in our send and receive calls alone (receive: with the wait for the gateways), the fastest pass of each single setup; the most a controller making the same calls could reach",
+            "Ceiling: OTP over the time in our send and receive calls alone (receive: with the wait for the gateways; multiple: the shards' summed time over their number), the fastest pass; the most a controller making the same calls could reach",
             otp,
-            report.setups.iter().filter(|s| s.name.contains("/single")),
+            &report.setups,
             time,
-            |r| r.profile.map(|p| p.send_us + p.receive_us),
+            &|s, r| {
+                let p = r.profile?;
+                let k = if s.name.contains("/multiple") { shards } else { 1.0 };
+                Some((p.send_us + p.receive_us) / k)
+            },
         );
         if otp.rows.iter().any(|r| r.cpu_per_destination_us.is_some()) {
             let cpu = |r: &Row| r.cpu_per_destination_us;
@@ -943,7 +949,7 @@ pub fn fanout_text(report: &FanoutReport, mem: Option<&memory::Memory>) -> Strin
                 otp,
                 &report.setups,
                 cpu,
-                cpu,
+                &|_, r| cpu(r),
             );
         }
     }
@@ -1009,7 +1015,7 @@ mod tests {
     }
 
     #[test]
-    fn the_ceiling_is_otp_over_the_send_and_receive_calls_of_single_setups() {
+    fn the_ceiling_is_otp_over_the_send_and_receive_calls_per_shard() {
         let calls = Profile {
             send_us: 2.5,
             receive_us: 1.5,
@@ -1037,12 +1043,16 @@ mod tests {
         let text = fanout_text(&report, None);
         let (_, ceiling) = text.split_once("Ceiling:").expect("a ceiling table");
         let ceiling = ceiling.split("\n\n").nth(1).unwrap();
-        // 42 / (2.5 + 1.5); decoding is the controller's own work.
+        // 42 / (2.5 + 1.5); decoding is the controller's own work. Two
+        // shards make the calls side by side.
         assert_eq!(
             ceiling.lines().nth(2),
             Some("| template/trusted/single | 10.5 |")
         );
-        assert!(!ceiling.contains("multiple"), "{ceiling}");
+        assert_eq!(
+            ceiling.lines().nth(3),
+            Some("| template/trusted/multiple | 21.0 |")
+        );
         // The plain ratios still use the whole time.
         assert!(text.contains("| template/trusted/single | 8.4 |"), "{text}");
     }
