@@ -195,6 +195,9 @@ def main():
         "also accept.",
         "oneOf": [{"type": "string", "minLength": 1}, structural_mid],
     }
+    # The versions every decoder speaks; the reader refuses others.
+    version = model.defs["Message"]["properties"]["version"]
+    version["minimum"], version["maximum"] = 1, 3
     model.defs["TerminationId"] = {
         "description": "A termination id in its text form: `ROOT`, `*`, `$`, "
         "`11111111/00000000/00000000`, `line/$`.",

@@ -80,6 +80,12 @@ pub enum JsonError {
         /// The version found.
         found: u64,
     },
+    /// A message of a protocol version other than 1 to 3.
+    #[error("message.mess.version: unsupported protocol version {found} (1 to 3)")]
+    ProtocolVersion {
+        /// The version found.
+        found: u8,
+    },
 }
 
 impl From<serde_json::Error> for JsonError {
@@ -159,13 +165,18 @@ pub fn from_value(value: Value) -> Result<MegacoMessage, JsonError> {
 }
 
 fn check(e: Envelope) -> Result<MegacoMessage, JsonError> {
-    if e.megaco_json == FORMAT_VERSION {
-        Ok(e.message)
-    } else {
-        Err(JsonError::Version {
+    if e.megaco_json != FORMAT_VERSION {
+        return Err(JsonError::Version {
             found: e.megaco_json,
-        })
+        });
     }
+    // What every decoder refuses, the JSON form refuses too: no codec
+    // could write the message.
+    let version = e.message.mess.version;
+    if !(1..=3).contains(&version) {
+        return Err(JsonError::ProtocolVersion { found: version });
+    }
+    Ok(e.message)
 }
 
 /// A version problem explains a failure better than the model's error.
@@ -211,6 +222,40 @@ mod tests {
         to_writer(&mut out, &msg).unwrap();
         assert_eq!(out, to_vec(&msg).unwrap());
         assert_eq!(from_slice(&out).unwrap(), msg);
+    }
+
+    #[test]
+    fn a_field_the_model_lacks_or_a_version_no_codec_speaks_is_refused() {
+        let msg = crate::text::decode(
+            b"!/1 [10.0.0.1] T=9{C=-{MF=11111111/00000000/00000001{M{O{MO=SR}}}}}",
+        )
+        .unwrap();
+        let good = to_value(&msg).unwrap();
+        // A misspelt field anywhere is an error that names it, not a
+        // value silently lost.
+        let mut v = good.clone();
+        let command = &mut v["message"]["mess"]["body"]["transactions"][0]["request"]["actions"][0]
+            ["command_requests"][0];
+        assert_eq!(command["optional"], false, "{command}");
+        command["optinal"] = true.into();
+        let e = from_value(v).unwrap_err().to_string();
+        assert!(e.contains("unknown field `optinal`"), "{e}");
+        // The envelope keeps room for other fields (`megaco pcap --json`).
+        let mut v = good.clone();
+        v["packet"] = 7.into();
+        assert_eq!(from_value(v).unwrap(), msg);
+        for version in [0, 4, 7] {
+            let mut v = good.clone();
+            v["message"]["mess"]["version"] = version.into();
+            let e = from_value(v).unwrap_err();
+            assert!(
+                matches!(e, JsonError::ProtocolVersion { found } if found == version),
+                "{e}"
+            );
+        }
+        let mut v = good;
+        v["message"]["mess"]["version"] = 3.into();
+        assert_eq!(from_value(v).unwrap().mess.version, 3);
     }
 
     /// The schema in `docs/json`, compiled.
@@ -288,9 +333,11 @@ mod tests {
                 state ^= state << 17;
                 *b = state as u8;
             }
-            let Ok(msg) = MegacoMessage::arbitrary(&mut Unstructured::new(&bytes)) else {
+            let Ok(mut msg) = MegacoMessage::arbitrary(&mut Unstructured::new(&bytes)) else {
                 continue;
             };
+            // The versions a reader takes (see the test above).
+            msg.mess.version = 1 + msg.mess.version % 3;
             let doc = to_value(&msg).unwrap();
             assert_valid(&v, &doc, &format!("{msg:?}"));
             assert_eq!(from_value(doc).unwrap(), msg);

@@ -103,13 +103,14 @@ pub type SmallList<T> = SmallVec<[T; 1]>;
 pub type Values = SmallList<CompactString>;
 
 /// Derives shared by every model type: equality, hashing, serde (enum
-/// variants in snake_case) and, for fuzzing, `arbitrary`.
+/// variants in snake_case; a field the model does not have is an error,
+/// not silently dropped) and, for fuzzing, `arbitrary`.
 macro_rules! model {
     ($($item:item)*) => {
         $(
             #[derive(Debug, Clone, PartialEq, Eq, Hash)]
             #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-            #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+            #[cfg_attr(feature = "serde", serde(rename_all = "snake_case", deny_unknown_fields))]
             #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
             $item
         )*
