@@ -381,6 +381,17 @@ fn unwritable_values_are_invalid() {
             .push(PropertyParm::new("x", "a\nb"));
     }
     invalid(&request(3, vec![action(c)]));
+    // A value in quotes of its own (from BER, say): written as is, `"q"`
+    // would read back as `q`.
+    for v in ["\"q\"", "\"\""] {
+        let mut c = notify("a");
+        if let Command::Notify(n) = &mut c.command {
+            n.observed_events_descriptor.observed_event_lst[0]
+                .event_par_list
+                .push(PropertyParm::new("x", v));
+        }
+        invalid(&request(3, vec![action(c)]));
+    }
     // An error code above 999.
     let mut m = err("x");
     if let MessageBody::Error(e) = &mut m.mess.body {

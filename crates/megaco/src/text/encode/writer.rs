@@ -374,6 +374,11 @@ impl Enc<'_> {
     /// bare and reads back `abc`.)
     pub(super) fn value(&mut self, s: &str) -> R {
         let sc = scan(s, "value")?;
+        if sc.quoted {
+            // Written as is, `"q"` would read back as `q`: text has no way
+            // to hold a value's own quotes.
+            return Err(invalid("value", "double quotes around a value"));
+        }
         if sc.count == 0 || !sc.safe || (!sc.quoted && s.bytes().any(|b| b.is_ascii_uppercase())) {
             self.byte(b'"');
             self.str(s);
