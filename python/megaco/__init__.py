@@ -5,7 +5,7 @@ Erlang/OTP dialects) and aligned PER; convert messages to and from the
 megaco JSON form; read the H.248 messages of pcap and pcapng captures.
 
     >>> import megaco
-    >>> msg = megaco.decode(b"!/1 [10.0.0.1]:2944 T=9{C=-{N=a/1{OE=1{al/of}}}}")
+    >>> msg = megaco.decode(b"!/1 [10.0.0.1]:2944 T=9{C=-{N=11111111/00000000/00000001{OE=1{al/of}}}}")
     >>> msg.version, msg.mid
     (1, '[10.0.0.1]:2944')
     >>> megaco.decode(megaco.encode(msg, "ber")) == msg

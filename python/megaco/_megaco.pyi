@@ -7,6 +7,8 @@ __version__: str
 
 Dialect = Literal["standard", "otp"]
 WireEncoding = Literal["compact", "pretty", "ber", "per"]
+Data = Union[bytes, bytearray, memoryview]
+"""A message's bytes; a bytearray or memoryview is copied once."""
 
 class MegacoError(ValueError):
     """Base class of the errors of this package."""
@@ -37,10 +39,14 @@ class JsonError(MegacoError):
     column: Optional[int]
 
 class CaptureError(OSError):
-    """A capture file that cannot be opened, or is not pcap or pcapng."""
+    """A capture file that cannot be opened, or is not pcap or pcapng. When
+    the system refused it (missing, a directory, no permission), ``errno``,
+    ``strerror`` and ``filename`` are set as in Python's own OSErrors."""
 
 class Message:
-    """One Megaco/H.248 message (any protocol version). Compares by value."""
+    """One Megaco/H.248 message (any protocol version). Immutable: compares
+    and hashes by value; copies are the message itself; pickles as its
+    megaco JSON form."""
 
     @property
     def version(self) -> int: ...
@@ -63,6 +69,10 @@ class Message:
         native: bool = False,
     ) -> bytes: ...
     def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __copy__(self) -> "Message": ...
+    def __deepcopy__(self, memo: Any) -> "Message": ...
+    def __reduce__(self) -> Tuple[Any, Tuple[str]]: ...
 
 class Packet:
     """One H.248 message found in a capture."""
@@ -95,7 +105,7 @@ class PcapReader(Iterator[Packet]):
     def __next__(self) -> Packet: ...
 
 def decode(
-    data: bytes,
+    data: Data,
     encoding: Literal["auto", "text", "pretty", "compact", "ber", "per"] = "auto",
     *,
     dialect: Dialect = "standard",
@@ -110,10 +120,10 @@ def encode(
     levels: Optional[Sequence[int]] = None,
     native: bool = False,
 ) -> bytes: ...
-def sniff(data: bytes) -> Optional[Literal["text", "ber", "per", "native"]]: ...
-def version_of(data: bytes, encoding: Optional[Literal["text", "pretty", "compact", "ber", "per"]] = None) -> int: ...
+def sniff(data: Data) -> Optional[Literal["text", "ber", "per", "native"]]: ...
+def version_of(data: Data, encoding: Optional[Literal["text", "pretty", "compact", "ber", "per"]] = None) -> int: ...
 def transactions(
-    data: bytes,
+    data: Data,
     encoding: Literal["auto", "text", "pretty", "compact", "ber"] = "auto",
     *,
     dialect: Dialect = "standard",

@@ -11,9 +11,9 @@ use megaco::view::{Item, MessageView, TransactionView};
 use megaco::MegacoMessage;
 use megaco_pcap::{Capture, Event, Options};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyMemoryView, PyTuple};
 
 create_exception!(
     megaco,
@@ -46,16 +46,58 @@ create_exception!(
     "A capture file that cannot be opened or is not pcap or pcapng."
 );
 
+/// A message's bytes as Python gives them: `bytes`, or a `bytearray` or
+/// `memoryview` (copied once into `bytes`, as sockets often hand those).
+struct Data<'py>(Bound<'py, PyBytes>);
+
+impl<'py> FromPyObject<'py> for Data<'py> {
+    fn extract_bound(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(b) = obj.downcast::<PyBytes>() {
+            return Ok(Data(b.clone()));
+        }
+        if obj.is_instance_of::<PyByteArray>() || obj.is_instance_of::<PyMemoryView>() {
+            let copy = obj.py().get_type::<PyBytes>().call1((obj,))?;
+            return Ok(Data(copy.downcast_into::<PyBytes>()?));
+        }
+        Err(PyTypeError::new_err(format!(
+            "expected bytes, bytearray or memoryview, not {}",
+            obj.get_type().name()?
+        )))
+    }
+}
+
+impl Data<'_> {
+    fn bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+/// `values` (an argument named `what`) as integers of type `T`, or a
+/// `ValueError` that names the argument and the value out of range.
+fn in_range<T: TryFrom<i64>>(what: &str, values: &[i64], range: &str) -> PyResult<Vec<T>> {
+    values
+        .iter()
+        .map(|&v| {
+            T::try_from(v).map_err(|_| {
+                PyValueError::new_err(format!("{what} {values:?}: {v} is out of range ({range})"))
+            })
+        })
+        .collect()
+}
+
 /// The codec options shared by `decode`, `encode` and `read_pcap`.
 fn configs(
     dialect: &str,
-    levels: Option<Vec<u8>>,
+    levels: Option<Vec<i64>>,
     native: bool,
 ) -> PyResult<(BerConfig, PerConfig)> {
     let mapping = if native {
         Mapping::Native
     } else {
-        let levels = levels.unwrap_or_else(|| vec![8, 8, 8]);
+        let levels: Vec<u8> = match levels {
+            Some(l) => in_range("levels", &l, "bits per level, 0 to 255")?,
+            None => vec![8, 8, 8],
+        };
         Mapping::Text(
             TermIdLevels::new(&levels)
                 .map_err(|e| PyValueError::new_err(format!("levels {levels:?}: {e}")))?,
@@ -172,8 +214,8 @@ fn json_error(py: Python<'_>, e: megaco::json::JsonError) -> PyErr {
 }
 
 /// One Megaco/H.248 message (any protocol version).
-#[pyclass(module = "megaco", frozen, eq)]
-#[derive(Clone, PartialEq)]
+#[pyclass(module = "megaco", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Hash)]
 pub struct Message {
     msg: MegacoMessage,
 }
@@ -188,15 +230,8 @@ impl Message {
 
     /// The sender's mid in text form (`[10.0.0.1]:2944`, `<mg.example.net>`).
     #[getter]
-    fn mid(&self) -> PyResult<String> {
-        let text = megaco::text::encode_compact(&self.msg)
-            .map_err(|e| EncodeError::new_err(e.to_string()))?;
-        let head = String::from_utf8_lossy(&text);
-        Ok(head
-            .split_whitespace()
-            .nth(1)
-            .unwrap_or_default()
-            .to_string())
+    fn mid(&self) -> String {
+        self.msg.mess.mid.to_string()
     }
 
     /// The message as a dict in the megaco JSON form (what
@@ -233,10 +268,27 @@ impl Message {
         py: Python<'py>,
         encoding: &str,
         dialect: &str,
-        levels: Option<Vec<u8>>,
+        levels: Option<Vec<i64>>,
         native: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         encode(py, self, encoding, dialect, levels, native)
+    }
+
+    /// A message is immutable: a copy is the message itself.
+    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: PyRef<'py, Self>, _memo: &Bound<'py, PyAny>) -> PyRef<'py, Self> {
+        slf
+    }
+
+    /// Pickled as its megaco JSON form (for `multiprocessing` and the
+    /// like), read back with `Message.from_json`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let from_json = py.get_type::<Message>().getattr("from_json")?;
+        let json = self.to_json(py)?;
+        PyTuple::new(py, [from_json, PyTuple::new(py, [json])?.into_any()])
     }
 
     fn __repr__(&self) -> String {
@@ -271,12 +323,13 @@ impl Message {
 #[pyo3(signature = (data, encoding="auto", *, dialect="standard", levels=None, native=false))]
 fn decode(
     py: Python<'_>,
-    data: &[u8],
+    data: Data<'_>,
     encoding: &str,
     dialect: &str,
-    levels: Option<Vec<u8>>,
+    levels: Option<Vec<i64>>,
     native: bool,
 ) -> PyResult<Message> {
+    let data = data.bytes();
     let (ber, per) = configs(dialect, levels, native)?;
     wire_codec(py, data, encoding, ber, per)?
         .decode(data)
@@ -323,7 +376,7 @@ fn encode<'py>(
     msg: &Message,
     encoding: &str,
     dialect: &str,
-    levels: Option<Vec<u8>>,
+    levels: Option<Vec<i64>>,
     native: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let (ber, per) = configs(dialect, levels, native)?;
@@ -347,15 +400,16 @@ fn encode<'py>(
 /// Guesses the encoding of a message from its first bytes: "text", "ber",
 /// "per" (a guess decoding must confirm) or None.
 #[pyfunction]
-fn sniff(data: &[u8]) -> Option<&'static str> {
-    codec::sniff(data).map(kind_name)
+fn sniff(data: Data<'_>) -> Option<&'static str> {
+    codec::sniff(data.bytes()).map(kind_name)
 }
 
 /// The protocol version of a message from its header alone, as Erlang/OTP's
 /// `version_of/2` reads it; the encoding is sniffed unless given.
 #[pyfunction]
 #[pyo3(signature = (data, encoding=None))]
-fn version_of(py: Python<'_>, data: &[u8], encoding: Option<&str>) -> PyResult<u8> {
+fn version_of(py: Python<'_>, data: Data<'_>, encoding: Option<&str>) -> PyResult<u8> {
+    let data = data.bytes();
     let kind = match encoding {
         None => sniffed(py, data)?,
         Some("text" | "pretty" | "compact") => Kind::Text,
@@ -387,18 +441,19 @@ fn version_of(py: Python<'_>, data: &[u8], encoding: Option<&str>) -> PyResult<u
 #[pyo3(signature = (data, encoding="auto", *, dialect="standard", levels=None, native=false))]
 fn transactions<'py>(
     py: Python<'py>,
-    data: &[u8],
+    data: Data<'_>,
     encoding: &str,
     dialect: &str,
-    levels: Option<Vec<u8>>,
+    levels: Option<Vec<i64>>,
     native: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let data = data.bytes();
     let (ber, per) = configs(dialect, levels, native)?;
     let codec = wire_codec(py, data, encoding, ber, per)?;
     if let Encoding::Per(_) = codec {
         let why = "the outline reads text and BER (decode() reads PER)";
         return Err(match encoding {
-            "auto" => DecodeError::new_err(format!("neither text nor BER: {why}")),
+            "auto" => unread_error(py, Some("per"), format!("neither text nor BER: {why}")),
             _ => PyValueError::new_err(format!("encoding \"per\": {why}")),
         });
     }
@@ -615,10 +670,10 @@ impl PcapReader {
 #[pyo3(signature = (path, *, ports=None, sniff=true, dialect="standard", levels=None, native=false))]
 fn read_pcap(
     path: std::path::PathBuf,
-    ports: Option<Vec<u16>>,
+    ports: Option<Vec<i64>>,
     sniff: bool,
     dialect: &str,
-    levels: Option<Vec<u8>>,
+    levels: Option<Vec<i64>>,
     native: bool,
 ) -> PyResult<PcapReader> {
     let (ber, per) = configs(dialect, levels, native)?;
@@ -628,8 +683,23 @@ fn read_pcap(
         per,
         ..Options::default()
     };
-    options.ports.extend(ports.unwrap_or_default());
-    let capture = Capture::open_with(&path, options)
+    let ports: Vec<u16> = in_range("ports", &ports.unwrap_or_default(), "0 to 65535")?;
+    options.ports.extend(ports);
+    // Opened here, so that an error of the system's keeps its errno and
+    // the file name, as Python's own OSErrors do.
+    let os_error = |e: std::io::Error| {
+        // "No such file or directory (os error 2)": the text alone.
+        let text = e.to_string();
+        let strerror = text.split(" (os error").next().unwrap_or(&text).to_string();
+        CaptureError::new_err((e.raw_os_error(), strerror, path.display().to_string()))
+    };
+    let file = std::fs::File::open(&path).map_err(os_error)?;
+    if file.metadata().map_err(os_error)?.is_dir() {
+        const EISDIR: i32 = 21;
+        return Err(os_error(std::io::Error::from_raw_os_error(EISDIR)));
+    }
+    let input = std::io::BufReader::with_capacity(1 << 16, file);
+    let capture = Capture::new(input, options)
         .map_err(|e| CaptureError::new_err(format!("{}: {e}", path.display())))?;
     Ok(PcapReader {
         capture: std::sync::Mutex::new(Some(capture)),

@@ -90,15 +90,29 @@ def test_binary_errors_carry_the_offset(corpus):
 def test_encode_and_option_errors():
     v1 = megaco.decode(b"!/1 [10.0.0.1] T=1{C=-{AV=ROOT}}")
     d = v1.to_dict()
+    # A version no codec speaks is refused on the way in.
     d["message"]["mess"]["version"] = 7
+    with pytest.raises(megaco.JsonError, match="unsupported protocol version 7"):
+        megaco.Message.from_dict(d)
+    # BER holds a message without transactions; text cannot.
+    bare = b"0\x13\xa1\x11\x80\x01\x01\xa1\x08\xa0\x06\x80\x04\n\x00\x00\x01\xa2\x02\xa1\x00"
     with pytest.raises(megaco.EncodeError):
-        megaco.Message.from_dict(d).encode("ber")
+        megaco.decode(bare, "ber").encode("compact")
     with pytest.raises(ValueError):
         v1.encode("xml")
     with pytest.raises(ValueError):
         v1.encode("ber", dialect="asn1")
     with pytest.raises(ValueError):
         v1.encode("per", levels=[])
+
+
+def test_a_misspelt_key_is_an_error_not_a_lost_value():
+    msg = megaco.decode(b"!/1 [10.0.0.1] T=1{C=-{AV=ROOT}}")
+    d = msg.to_dict()
+    command = d["message"]["mess"]["body"]["transactions"][0]["request"]["actions"][0]["command_requests"][0]
+    command["optinal"] = True
+    with pytest.raises(megaco.JsonError, match="unknown field `optinal`"):
+        megaco.Message.from_dict(d)
 
 
 def test_json_errors():
@@ -239,3 +253,70 @@ def test_decode_error_codec_takes_the_documented_values(corpus):
             megaco.decode(data, encoding)
         seen.add(e.value.codec)
     assert seen == {"text", "ber", "per", "native", None}
+
+
+def test_the_module_docstring_examples_run():
+    import doctest
+
+    result = doctest.testmod(megaco)
+    assert result.attempted >= 3
+    assert result.failed == 0
+
+
+def test_mid_is_read_from_the_model_even_without_transactions(corpus):
+    # Every vector: the mid as the compact text encoder writes it.
+    for name, data in corpus("compact"):
+        msg = megaco.decode(data)
+        assert msg.mid == data.split()[1].decode(), name
+    # A BER message with no transaction decodes; text cannot hold it, but
+    # its mid is still there.
+    bare = b"0\x13\xa1\x11\x80\x01\x01\xa1\x08\xa0\x06\x80\x04\n\x00\x00\x01\xa2\x02\xa1\x00"
+    msg = megaco.decode(bare, "ber")
+    assert msg.mid == "[10.0.0.1]"
+    with pytest.raises(megaco.EncodeError):
+        msg.encode("compact")
+
+
+def test_the_outline_of_per_bytes_is_a_decode_error_with_its_attributes():
+    per = megaco.encode(megaco.decode(b"!/1 [1.1.1.1] T=1{C=-{AV=ROOT}}"), "per")
+    with pytest.raises(megaco.DecodeError) as e:
+        megaco.transactions(per)
+    assert (e.value.codec, e.value.offset, e.value.line, e.value.column) == ("per", 0, None, None)
+    assert "decode() reads PER" in str(e.value)
+
+
+def test_bytearray_and_memoryview_read_as_bytes(corpus):
+    _, text = corpus("compact")[0]
+    _, ber = corpus("ber")[0]
+    for data, options in [(text, {}), (ber, {"dialect": "otp"})]:
+        want = megaco.decode(data, **options)
+        for view in (bytearray(data), memoryview(data), memoryview(b"xx" + data)[2:]):
+            assert megaco.decode(view, **options) == want
+            assert megaco.sniff(view) == megaco.sniff(data)
+            assert megaco.version_of(view) == want.version
+            assert megaco.transactions(view, **options) == megaco.transactions(data, **options)
+    for wrong in ["!/1 [10.0.0.1] T=1{}", None, 5, [1, 2]]:
+        with pytest.raises(TypeError, match="expected bytes, bytearray or memoryview, not "):
+            megaco.decode(wrong)
+
+
+def test_levels_out_of_range_name_the_argument():
+    msg = megaco.decode(b"!/1 [10.0.0.1] T=1{C=-{AV=ROOT}}")
+    for bad in ([256], [8, -1]):
+        with pytest.raises(ValueError, match=r"^levels \[.*\]: -?\d+ is out of range"):
+            msg.encode("ber", levels=bad)
+
+
+def test_a_message_hashes_copies_and_pickles_by_value():
+    import copy
+    import pickle
+
+    a = megaco.decode(b"!/1 [10.0.0.1] T=1{C=-{AV=ROOT}}")
+    b = megaco.decode(megaco.encode(a, "ber"))
+    c = megaco.decode(b"!/1 [10.0.0.1] T=2{C=-{AV=ROOT}}")
+    assert a == b and hash(a) == hash(b)
+    assert len({a, b, c}) == 2
+    assert copy.copy(a) is a and copy.deepcopy(a) is a
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        back = pickle.loads(pickle.dumps(c, protocol))
+        assert back == c and back.encode("compact") == c.encode("compact")

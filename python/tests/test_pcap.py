@@ -60,5 +60,20 @@ def test_not_a_capture(tmp_path):
     path.write_bytes(b"hello")
     with pytest.raises(megaco.CaptureError):
         megaco.read_pcap(path)
-    with pytest.raises(megaco.CaptureError):
+    # What the system refuses keeps its errno and the file's name.
+    import errno
+
+    with pytest.raises(megaco.CaptureError) as e:
         megaco.read_pcap(tmp_path / "missing.pcap")
+    assert isinstance(e.value, OSError)
+    assert (e.value.errno, e.value.filename) == (errno.ENOENT, str(tmp_path / "missing.pcap"))
+    assert e.value.strerror == "No such file or directory"
+    with pytest.raises(megaco.CaptureError) as e:
+        megaco.read_pcap(tmp_path)
+    assert (e.value.errno, e.value.filename) == (errno.EISDIR, str(tmp_path))
+
+
+def test_ports_out_of_range_name_the_argument(tmp_path):
+    for bad in ([70000], [-1]):
+        with pytest.raises(ValueError, match=r"^ports \[.*\]: -?\d+ is out of range \(0 to 65535\)$"):
+            megaco.read_pcap(tmp_path / "any.pcap", ports=bad)
