@@ -429,7 +429,12 @@ impl State {
         }
         let flow = self.flows.get_mut(&key).expect("present");
         flow.tcp[dir].segment(
-            Segment { seq, syn, payload },
+            Segment {
+                seq,
+                syn,
+                fin,
+                payload,
+            },
             &mut self.budget,
             max_early,
             &mut out,

@@ -219,6 +219,56 @@ fn a_tcp_stream_with_holes_reports_them_and_reads_on() {
         .any(|p| matches!(p.kind, ProblemKind::SnapCut { .. }) && p.packet == 8));
 }
 
+/// A connection with a request and a reply, then closed: by `a` alone
+/// (`b` only acknowledges the FIN) or by both. With `lost`, the last
+/// `lost` bytes of the request never reach the capture.
+fn closed_connection(both: bool, lost: usize) -> Vec<u8> {
+    use build::flags::{ACK, FIN, PSH, SYN};
+    let a: std::net::SocketAddr = "10.0.0.1:40000".parse().unwrap();
+    let b: std::net::SocketAddr = "10.0.0.2:2944".parse().unwrap();
+    let req = build::tpkt(b"!/1 [10.0.0.1]:2944 T=1{C=-{N=ROOT{OE=1{al/of}}}}");
+    let rep = build::tpkt(b"!/1 [10.0.0.2]:2944 P=1{C=-{N=ROOT}}");
+    let (ra, rb) = (req.len() as u32, rep.len() as u32);
+    let (ia, ib) = (100u32, 500u32);
+    let mut ips = vec![
+        build::tcp(a, b, ia, 0, SYN, &[]),
+        build::tcp(b, a, ib, ia + 1, SYN | ACK, &[]),
+        build::tcp(a, b, ia + 1, ib + 1, ACK, &[]),
+        build::tcp(a, b, ia + 1, ib + 1, ACK | PSH, &req[..req.len() - lost]),
+        build::tcp(b, a, ib + 1, ia + 1 + ra, ACK | PSH, &rep),
+        build::tcp(a, b, ia + 1 + ra, ib + 1 + rb, ACK | FIN, &[]),
+    ];
+    if both {
+        ips.push(build::tcp(b, a, ib + 1 + rb, ia + 2 + ra, ACK | FIN, &[]));
+        ips.push(build::tcp(a, b, ia + 2 + ra, ib + 2 + rb, ACK, &[]));
+    } else {
+        ips.push(build::tcp(b, a, ib + 1 + rb, ia + 2 + ra, ACK, &[]));
+    }
+    capture(&ips, false)
+}
+
+#[test]
+fn a_closed_tcp_connection_is_no_hole() {
+    for both in [false, true] {
+        let (messages, problems) = read(&closed_connection(both, 0));
+        assert_eq!(messages.len(), 2, "closed by both: {both}");
+        assert!(messages.iter().all(|m| m.message.is_ok()));
+        assert_eq!(problems, [], "closed by both: {both}");
+        // Bytes lost before the FIN are still a hole.
+        let (messages, problems) = read(&closed_connection(both, 7));
+        assert_eq!(messages.len(), 1, "closed by both: {both}");
+        let holes: Vec<&ProblemKind> = problems
+            .iter()
+            .map(|p| &p.kind)
+            .filter(|k| matches!(k, ProblemKind::TcpHole { .. }))
+            .collect();
+        assert!(
+            matches!(holes[..], [ProblemKind::TcpHole { bytes: 7, .. }]),
+            "{problems:?}"
+        );
+    }
+}
+
 #[test]
 fn flow_table_and_early_bytes_are_bounded() {
     let mut o = Options::default();
