@@ -4,7 +4,7 @@
 use std::fmt;
 use std::io::Read;
 
-use pcap_parser::pcapng::Block;
+use pcap_parser::pcapng::{Block, OptionCode, PcapNGOption};
 use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{PcapBlockOwned, PcapError};
 
@@ -224,9 +224,22 @@ impl<'r> Source<'r> {
                             false
                         }
                         PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
+                            let resolution = match ts_resolution(&idb.options) {
+                                Ok(r) => r,
+                                Err(reason) => {
+                                    self.done = true;
+                                    return Step::Error(FileError::Corrupt {
+                                        offset,
+                                        reason: format!(
+                                            "interface {}: {reason}",
+                                            self.interfaces.len()
+                                        ),
+                                    });
+                                }
+                            };
                             self.interfaces.push(Interface {
                                 link: LinkType(idb.linktype.0),
-                                resolution: idb.ts_resolution().unwrap_or(1_000_000).max(1),
+                                resolution,
                                 offset: idb.ts_offset(),
                             });
                             false
@@ -357,6 +370,32 @@ impl Source<'_> {
             field(4)
         }
     }
+}
+
+/// An interface's timestamp units per second, from its `if_tsresol`
+/// option (pcapng, section 4.2): without the option, microseconds; with
+/// it, a negative power of 10, or of 2 when the high bit is set. A
+/// resolution finer than a 64-bit count of units per second (past 10^19
+/// or 2^63), or an option that is not one byte, is refused: the
+/// timestamps cannot be read.
+fn ts_resolution(options: &[PcapNGOption<'_>]) -> Result<u64, String> {
+    let Some(option) = options.iter().find(|o| o.code == OptionCode::IfTsresol) else {
+        return Ok(1_000_000);
+    };
+    let value = match option.as_bytes() {
+        Ok(&[v]) => v,
+        _ => return Err(format!("if_tsresol option of {} bytes, not 1", option.len)),
+    };
+    let exponent = u32::from(value & 0x7F);
+    let units = if value & 0x80 == 0 {
+        10u64.checked_pow(exponent)
+    } else {
+        1u64.checked_shl(exponent)
+    };
+    units.ok_or_else(|| {
+        let base = if value & 0x80 == 0 { 10 } else { 2 };
+        format!("if_tsresol {value:#04x} (units of {base}^-{exponent} s) too fine to count")
+    })
 }
 
 /// A pcapng timestamp in nanoseconds since the epoch.

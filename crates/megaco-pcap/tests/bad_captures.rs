@@ -389,3 +389,85 @@ fn random_damage_never_panics() {
         }
     }
 }
+
+/// A pcapng block (little-endian): type, length, body padded, length.
+fn ng_block(kind: u32, body: &[u8]) -> Vec<u8> {
+    let padded = body.len().div_ceil(4) * 4;
+    let len = (12 + padded) as u32;
+    let mut b = kind.to_le_bytes().to_vec();
+    b.extend_from_slice(&len.to_le_bytes());
+    b.extend_from_slice(body);
+    b.resize(8 + padded, 0);
+    b.extend_from_slice(&len.to_le_bytes());
+    b
+}
+
+/// A pcapng file of one Ethernet interface whose if_tsresol option has
+/// the value `tsresol` (no option when empty) and one packet stamped
+/// `ticks`.
+fn ng_resolution(tsresol: &[u8], ticks: u64) -> Vec<u8> {
+    let mut shb = 0x1A2B_3C4Du32.to_le_bytes().to_vec();
+    shb.extend_from_slice(&[1, 0, 0, 0]);
+    shb.extend_from_slice(&(-1i64).to_le_bytes());
+    let mut idb = vec![1, 0, 0, 0];
+    idb.extend_from_slice(&0u32.to_le_bytes());
+    if !tsresol.is_empty() {
+        idb.extend_from_slice(&9u16.to_le_bytes());
+        idb.extend_from_slice(&(tsresol.len() as u16).to_le_bytes());
+        idb.extend_from_slice(tsresol);
+        idb.resize(idb.len().div_ceil(4) * 4, 0);
+        idb.extend_from_slice(&[0; 4]);
+    }
+    let frame = build::ethernet(&build::udp(
+        "10.0.0.1:2944".parse().unwrap(),
+        "10.0.0.2:2944".parse().unwrap(),
+        b"!/1 [10.0.0.1]:2944 T=1{C=-{AV=ROOT}}",
+    ));
+    let mut epb = 0u32.to_le_bytes().to_vec();
+    epb.extend_from_slice(&((ticks >> 32) as u32).to_le_bytes());
+    epb.extend_from_slice(&(ticks as u32).to_le_bytes());
+    epb.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+    epb.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+    epb.extend_from_slice(&frame);
+    [
+        ng_block(0x0A0D_0D0A, &shb),
+        ng_block(1, &idb),
+        ng_block(6, &epb),
+    ]
+    .concat()
+}
+
+#[test]
+fn pcapng_time_resolutions_in_either_base_and_absurd_ones_refused() {
+    let s = 1_700_000_000u64;
+    // Times as tshark reads them (frame.time_epoch).
+    for (tsresol, ticks, nanos) in [
+        (&[][..], s * 1_000_000 + 250_000, 250_000_000), // no option: µs
+        (&[3], s * 1000 + 123, 123_000_000),             // 10^-3 s
+        (&[9], s * 1_000_000_000 + 7, 7),                // 10^-9 s
+        (&[0x8A], (s << 10) + 600, 585_937_500),         // 2^-10 s
+        (&[0x80 | 20], (s << 20) + 1, 953),              // 2^-20 s
+    ] {
+        let (messages, problems) = read(&ng_resolution(tsresol, ticks));
+        assert_eq!(problems, [], "{tsresol:?}");
+        assert_eq!(messages.len(), 1, "{tsresol:?}");
+        assert_eq!(
+            messages[0].time,
+            megaco_pcap::Timestamp(s * 1_000_000_000 + nanos),
+            "{tsresol:?}"
+        );
+    }
+    // Finer than 64 bits of units per second, or not one byte: refused.
+    for tsresol in [&[20][..], &[0x80 | 64], &[0xFF], &[6, 0]] {
+        let (messages, problems) = read(&ng_resolution(tsresol, 5));
+        assert_eq!(messages.len(), 0, "{tsresol:?}");
+        assert!(
+            matches!(
+                &problems[..],
+                [p] if matches!(&p.kind, ProblemKind::File(FileError::Corrupt { reason, .. })
+                    if reason.contains("if_tsresol"))
+            ),
+            "{tsresol:?}: {problems:?}"
+        );
+    }
+}
