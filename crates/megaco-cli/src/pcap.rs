@@ -140,13 +140,13 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
             Capture::open_with(path, options.clone())
         }
         .with_context(|| format!("{name}: cannot read the capture"))?;
-        let mut first: Option<Timestamp> = None;
         let mut capture = capture;
         while let Some(event) = capture.next() {
             progress.tick(&capture);
+            // Times count from the file's first packet, whatever it carried.
+            let t0 = capture.first_time().unwrap_or_default();
             match event {
                 Event::Message(m) => {
-                    let t0 = *first.get_or_insert(m.time);
                     if m.message.is_err() {
                         bad += 1;
                     }
@@ -167,7 +167,6 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
                 }
                 Event::Problem(p) => {
                     bad += 1;
-                    let t0 = *first.get_or_insert(p.time);
                     let file = many.then_some(name.as_str());
                     if lines && args.json {
                         writeln!(out, "{}", problem_json(&p, file))?;

@@ -211,6 +211,59 @@ fn other_ports_by_option() {
     assert!(stdout(&o).lines().nth(1).unwrap().contains("error at byte"));
 }
 
+#[test]
+fn times_count_from_the_first_packet_of_the_file() {
+    let dir = tmp("pcap-first");
+    let (a, b) = (
+        "10.0.0.1:2944".parse().unwrap(),
+        "10.0.0.2:2944".parse().unwrap(),
+    );
+    let s = 1_700_000_000_000_000_000u64;
+    let mut w = Writer::pcap(Vec::new(), LinkType::ETHERNET).unwrap();
+    // An ARP request, then a DNS query, then H.248.
+    let mut arp = vec![0xFF; 6];
+    arp.extend_from_slice(&[0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x08, 0x06]);
+    arp.extend_from_slice(&[0; 28]);
+    w.packet(Timestamp(s), &arp).unwrap();
+    let dns = build::udp(
+        "10.0.0.1:53".parse().unwrap(),
+        "10.0.0.2:53".parse().unwrap(),
+        &[0; 12],
+    );
+    w.packet(Timestamp(s + 1_500_000_000), &build::ethernet(&dns))
+        .unwrap();
+    let req = b"!/1 [10.0.0.1]:2944 T=1{C=-{AV=ROOT}}";
+    let rep = b"!/1 [10.0.0.2]:2944 P=1{C=-{AV=ROOT}}";
+    w.packet(
+        Timestamp(s + 2_250_000_000),
+        &build::ethernet(&build::udp(a, b, req)),
+    )
+    .unwrap();
+    w.packet(
+        Timestamp(s + 2_500_000_000),
+        &build::ethernet(&build::udp(b, a, rep)),
+    )
+    .unwrap();
+    std::fs::write(dir.join("first.pcap"), w.into_inner()).unwrap();
+    let o = megaco(&["pcap", "first.pcap"], &dir);
+    assert!(o.status.success(), "{o:?}");
+    // Packet and time as tshark gives them (frame.time_relative).
+    let columns: Vec<(String, String)> = stdout(&o)
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].to_string(), f[1].to_string())
+        })
+        .collect();
+    assert_eq!(
+        columns,
+        [
+            ("3".to_string(), "2.250000".to_string()),
+            ("4".to_string(), "2.500000".to_string())
+        ]
+    );
+}
+
 /// The `sh` block of the README's `## Captures` section, run line by line
 /// in a scratch directory with `megaco` on the path.
 #[test]

@@ -132,6 +132,13 @@ impl<'r> Capture<'r> {
     pub fn offset(&self) -> u64 {
         self.source.offset()
     }
+
+    /// When the file's first packet was captured, whatever it carried
+    /// (`None` before any packet is read). Every event comes after it, so
+    /// it is the reference for times relative to the capture's start.
+    pub fn first_time(&self) -> Option<Timestamp> {
+        self.state.first_time
+    }
 }
 
 impl Iterator for Capture<'_> {
@@ -189,6 +196,7 @@ struct State {
     unsupported: Vec<i32>,
     packet: u64,
     time: Timestamp,
+    first_time: Option<Timestamp>,
     finished: bool,
 }
 
@@ -219,6 +227,7 @@ impl State {
             unsupported: Vec::new(),
             packet: 0,
             time: Timestamp::default(),
+            first_time: None,
             finished: false,
         }
     }
@@ -235,6 +244,7 @@ impl State {
     fn frame(&mut self, f: Frame<'_>) {
         self.packet = f.number;
         self.time = f.time;
+        self.first_time.get_or_insert(f.time);
         let ip = match ip_packet(f.link, f.data) {
             Ok(Some(ip)) => ip,
             Ok(None) => return,
