@@ -20,8 +20,9 @@
 //! instead of the messages; `--flow` writes the ladder diagram.
 //!
 //! Exit status: 0 when every message decoded and nothing was wrong, 1
-//! when a message did not decode or a packet had a problem, 2 when a file
-//! cannot be opened at all.
+//! when a message did not decode, a packet had a problem or one of the
+//! files cannot be read (it is reported and the others are read), 2 when
+//! none of the files can be read.
 
 use std::fs;
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -131,6 +132,7 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
     let lines = !args.stats && args.flow.is_none();
     let mut progress = Progress::new(!args.quiet && io::stderr().is_terminal());
     let mut bad = 0u64;
+    let mut unreadable = 0usize;
     let many = args.files.len() > 1;
     for path in &args.files {
         let name = path.display().to_string();
@@ -138,9 +140,18 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
             Capture::new(io::stdin(), options.clone())
         } else {
             Capture::open_with(path, options.clone())
-        }
-        .with_context(|| format!("{name}: cannot read the capture"))?;
-        let mut capture = capture;
+        };
+        let mut capture = match capture {
+            Ok(c) => c,
+            Err(e) => {
+                // The other files are still read, and what they hold is
+                // still shown.
+                progress.clear();
+                eprintln!("megaco: {name}: cannot read the capture: {e}");
+                unreadable += 1;
+                continue;
+            }
+        };
         while let Some(event) = capture.next() {
             progress.tick(&capture);
             // Times count from the file's first packet, whatever it carried.
@@ -211,7 +222,9 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
         };
         fs::write(path, body).with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok(if bad == 0 {
+    Ok(if unreadable == args.files.len() {
+        ExitCode::from(2)
+    } else if bad == 0 && unreadable == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -264,6 +264,61 @@ fn times_count_from_the_first_packet_of_the_file() {
     );
 }
 
+#[test]
+fn an_unreadable_file_is_reported_and_the_others_are_read() {
+    let dir = tmp("pcap-unreadable");
+    let (a, b) = (
+        "10.0.0.1:2944".parse().unwrap(),
+        "10.0.0.2:2944".parse().unwrap(),
+    );
+    let mut w = Writer::pcap(Vec::new(), LinkType::ETHERNET).unwrap();
+    let req = b"!/1 [10.0.0.1]:2944 T=1{C=-{AV=ROOT}}";
+    let rep = b"!/1 [10.0.0.2]:2944 P=1{C=-{AV=ROOT}}";
+    w.packet(Timestamp(0), &build::ethernet(&build::udp(a, b, req)))
+        .unwrap();
+    w.packet(Timestamp(1000), &build::ethernet(&build::udp(b, a, rep)))
+        .unwrap();
+    std::fs::write(dir.join("ok.pcap"), w.into_inner()).unwrap();
+    std::fs::create_dir(dir.join("adir")).unwrap();
+    std::fs::write(dir.join("x.pcap"), b"hello").unwrap();
+
+    // The summary of what could be read, the others named on standard
+    // error, exit status 1.
+    let o = megaco(
+        &[
+            "pcap",
+            "--stats",
+            "ok.pcap",
+            "nofile.pcap",
+            "adir",
+            "x.pcap",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(stdout(&o).contains("1 requests, 1 answered"), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("nofile.pcap: cannot read the capture"),
+        "{err}"
+    );
+    assert!(
+        err.contains("adir: cannot read the capture: read error: is a directory"),
+        "{err}"
+    );
+    assert!(
+        err.contains("x.pcap: cannot read the capture: not a pcap"),
+        "{err}"
+    );
+    // The lines of the readable file are all there, in any order of files.
+    let o = megaco(&["pcap", "nofile.pcap", "ok.pcap"], &dir);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(stdout(&o).lines().count(), 2, "{o:?}");
+    // Nothing readable at all: 2.
+    let o = megaco(&["pcap", "nofile.pcap", "adir"], &dir);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+}
+
 /// The `sh` block of the README's `## Captures` section, run line by line
 /// in a scratch directory with `megaco` on the path.
 #[test]
