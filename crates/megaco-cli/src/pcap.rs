@@ -53,9 +53,10 @@ pub struct PcapArgs {
     /// Instead of reading: write a capture of generated traffic to OUT
     /// (16 gateways sending the corpus requests to a controller that
     /// answers each 1 to 5 ms later), for trying and measuring.
-    #[arg(long, value_name = "OUT", conflicts_with_all = ["json", "stats", "flow"])]
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["files", "json", "stats", "flow"])]
     pub generate: Option<PathBuf>,
-    /// With --generate: how many messages (requests and replies).
+    /// With --generate: how many messages, requests and replies together
+    /// (an even number: each request is written with its reply).
     #[arg(long, default_value_t = 10_000, requires = "generate")]
     pub messages: u64,
     /// With --generate: the encodings.
@@ -112,6 +113,12 @@ pub fn run(args: PcapArgs) -> Result<ExitCode> {
 
 fn run_inner(args: PcapArgs) -> Result<ExitCode> {
     if let Some(out) = &args.generate {
+        if args.messages % 2 != 0 {
+            bail!(
+                "--messages {}: the count must be even (each request is written with its reply)",
+                args.messages
+            );
+        }
         let plan = generate::Plan {
             messages: args.messages,
             mix: args.encodings,
@@ -120,10 +127,22 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
         };
         generate::generate(out, &plan)?;
         if !args.quiet {
-            eprintln!("{}: {} messages", out.display(), args.messages / 2 * 2);
+            eprintln!("{}: {} messages", out.display(), args.messages);
         }
         return Ok(ExitCode::SUCCESS);
     }
+    // Refused before reading anything, not after reading it all.
+    let flow_html = match &args.flow {
+        None => false,
+        Some(path) => match path.extension().and_then(|e| e.to_str()) {
+            Some("html" | "htm") => true,
+            Some("svg") => false,
+            _ => bail!(
+                "--flow {}: the name must end in .svg or .html",
+                path.display()
+            ),
+        },
+    };
     let options = options(&args)?;
     let stdout = io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 16, stdout);
@@ -205,20 +224,17 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
     }
     out.flush()?;
     if let (Some(l), Some(path)) = (ladder, &args.flow) {
-        let body = match path.extension().and_then(|e| e.to_str()) {
-            Some("html" | "htm") => l.html(&format!(
+        let body = if flow_html {
+            l.html(&format!(
                 "H.248 flow: {}",
                 args.files
                     .iter()
                     .map(|f| f.display().to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
-            )),
-            Some("svg") => l.svg(),
-            _ => bail!(
-                "--flow {}: the name must end in .svg or .html",
-                path.display()
-            ),
+            ))
+        } else {
+            l.svg()
         };
         fs::write(path, body).with_context(|| format!("writing {}", path.display()))?;
     }

@@ -319,6 +319,38 @@ fn an_unreadable_file_is_reported_and_the_others_are_read() {
     assert_eq!(o.status.code(), Some(2), "{o:?}");
 }
 
+#[test]
+fn options_that_cannot_be_honoured_are_refused_up_front() {
+    let dir = tmp("pcap-refused");
+    let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    // The diagram's name is checked before any capture is read (this one
+    // does not even exist).
+    let o = megaco(&["pcap", "--flow", "x.png", "nofile.pcap"], &dir);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(
+        stderr(&o).contains("--flow x.png: the name must end in .svg or .html"),
+        "{o:?}"
+    );
+    assert!(!stderr(&o).contains("nofile.pcap"), "{o:?}");
+    // Generating reads no capture: files beside it are refused.
+    let o = megaco(&["pcap", "--generate", "g.pcap", "other.pcap"], &dir);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(stderr(&o).contains("cannot be used with"), "{o:?}");
+    assert!(!dir.join("g.pcap").exists());
+    // Requests are written with their replies: an odd count cannot be.
+    for n in ["1", "301"] {
+        let o = megaco(&["pcap", "--generate", "g.pcap", "--messages", n], &dir);
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        assert!(stderr(&o).contains("must be even"), "{o:?}");
+        assert!(!dir.join("g.pcap").exists());
+    }
+    let o = megaco(&["pcap", "--generate", "g.pcap", "--messages", "2"], &dir);
+    assert!(o.status.success(), "{o:?}");
+    let o = megaco(&["pcap", "g.pcap"], &dir);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o).lines().count(), 2);
+}
+
 /// The `sh` block of the README's `## Captures` section, run line by line
 /// in a scratch directory with `megaco` on the path.
 #[test]
