@@ -175,10 +175,22 @@ struct FlowKey {
 
 #[derive(Default)]
 struct Flow {
+    /// Sender and receiver of the flow's first packet seen.
+    origin: Option<(SocketAddr, SocketAddr)>,
     last: Timestamp,
     tcp: [HalfStream; 2],
     sctp: [sctp::Direction; 2],
     fin: [bool; 2],
+}
+
+impl Flow {
+    /// A flow first seen on a packet from `src` to `dst`.
+    fn opened(src: SocketAddr, dst: SocketAddr) -> Flow {
+        Flow {
+            origin: Some((src, dst)),
+            ..Flow::default()
+        }
+    }
 }
 
 struct State {
@@ -423,7 +435,7 @@ impl State {
                 return;
             }
             self.make_room();
-            self.flows.insert(key, Flow::default());
+            self.flows.insert(key, Flow::opened(src, dst));
         }
         if let Some((captured, original)) = ip.cut {
             self.problem(flow_id, ProblemKind::SnapCut { captured, original });
@@ -508,7 +520,7 @@ impl State {
         for d in chunks.into_iter().filter(|d| ours(d)) {
             if !self.flows.contains_key(&key) {
                 self.make_room();
-                self.flows.insert(key, Flow::default());
+                self.flows.insert(key, Flow::opened(src, dst));
             }
             let max = self.limits.max_message;
             let flow = self.flows.get_mut(&key).expect("inserted above");
@@ -536,8 +548,9 @@ impl State {
                 let mut out = Vec::new();
                 h.finish(&mut self.budget, &mut out);
             }
+            let (src, dst) = flow.origin.unwrap_or((key.a, key.b));
             self.problem(
-                Some((key.a, key.b, transport_of(key.proto))),
+                Some((src, dst, transport_of(key.proto))),
                 ProblemKind::FlowEvicted(held),
             );
         }

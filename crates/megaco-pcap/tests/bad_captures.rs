@@ -270,6 +270,35 @@ fn a_closed_tcp_connection_is_no_hole() {
 }
 
 #[test]
+fn a_dropped_flow_is_named_in_its_own_direction() {
+    // The gateway's address sorts after the controller's: the flow is
+    // named as its first packet went, not in address order.
+    let mut o = Options::default();
+    o.limits.max_flows = 1;
+    let mut ips = Vec::new();
+    for port in [40000, 40001] {
+        let side = TcpSide::new(&format!("10.0.0.9:{port}"), "10.0.0.2:2944", 1);
+        ips.push(side.syn());
+        ips.push(side.segment(&[0u8; 10], 0, 10));
+    }
+    let (_, problems) = read_with(&capture(&ips, false), o);
+    let evicted: Vec<_> = problems
+        .iter()
+        .filter(|p| matches!(p.kind, ProblemKind::FlowEvicted(_)))
+        .collect();
+    assert_eq!(evicted.len(), 1, "{problems:?}");
+    assert_eq!(evicted[0].packet, 3);
+    assert_eq!(
+        evicted[0].flow,
+        Some((
+            "10.0.0.9:40000".parse().unwrap(),
+            "10.0.0.2:2944".parse().unwrap(),
+            megaco_pcap::Transport::Tcp
+        ))
+    );
+}
+
+#[test]
 fn flow_table_and_early_bytes_are_bounded() {
     let mut o = Options::default();
     o.limits.max_flows = 4;
