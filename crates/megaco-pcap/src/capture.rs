@@ -288,7 +288,7 @@ impl State {
                 .add(src, dst, proto, frag, payload, f.number, f.time);
             self.report_dropped();
             match outcome {
-                Outcome::Held | Outcome::Duplicate => {}
+                Outcome::Held | Outcome::Duplicate | Outcome::Conflict => {}
                 Outcome::Refused(why) => self.problem(None, ProblemKind::Fragment(why)),
                 Outcome::Complete(data) => self.transport(Ip {
                     src,
@@ -562,6 +562,8 @@ impl State {
             self.problem(
                 None,
                 ProblemKind::Datagram {
+                    src: d.src,
+                    dst: d.dst,
                     id: d.id,
                     first_packet: d.first_packet,
                     received: d.received,

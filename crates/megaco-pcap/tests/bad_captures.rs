@@ -500,3 +500,47 @@ fn pcapng_time_resolutions_in_either_base_and_absurd_ones_refused() {
         );
     }
 }
+
+#[test]
+fn overlapping_fragments_with_different_bytes_drop_the_datagram() {
+    let msg = &vectors("pretty")
+        .into_iter()
+        .find(|v| v.bytes.len() > 400)
+        .unwrap()
+        .bytes;
+    for (src, dst) in [
+        ("10.0.0.1:2944", "10.0.0.2:2944"),
+        ("[2001:db8::1]:2944", "[2001:db8::2]:2944"),
+    ] {
+        let (src, dst): (std::net::SocketAddr, std::net::SocketAddr) =
+            (src.parse().unwrap(), dst.parse().unwrap());
+        let udp = build::udp_datagram(src, dst, msg);
+        let frags = build::ip_fragments(src.ip(), dst.ip(), 17, &udp, 5, 128);
+        assert!(frags.len() >= 4);
+        // The second fragment once with other bytes (the IP header, and
+        // so the offset, unchanged), then as it should be.
+        let mut other = frags[1].clone();
+        let n = other.len();
+        for b in &mut other[n - 64..] {
+            *b ^= 0x5A;
+        }
+        let mut ips = vec![frags[0].clone(), frags[1].clone(), other];
+        ips.extend(frags[2..].iter().cloned());
+        let (messages, problems) = read(&capture(&ips, false));
+        assert_eq!(messages.len(), 0, "{src}");
+        assert!(
+            matches!(
+                &problems[..],
+                [p] if p.packet == 3 && matches!(&p.kind, ProblemKind::Datagram {
+                    id: 5, first_packet: 1, reason, ..
+                } if reason.contains("overlap"))
+            ),
+            "{problems:?}"
+        );
+        let line = problems[0].kind.to_string();
+        assert!(
+            line.contains(&format!("{} -> {}", src.ip(), dst.ip())),
+            "{line}"
+        );
+    }
+}
