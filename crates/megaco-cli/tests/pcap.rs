@@ -392,4 +392,15 @@ fn readme_capture_commands_run() {
     }
     assert!(ran >= 5);
     assert!(dir.join("calls.html").is_file());
+    // The sample listing is what `megaco pcap calls.pcap | head -3` prints.
+    let sample = section
+        .split("Each line shows the packet number")
+        .nth(1)
+        .and_then(|s| s.split("```text\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("the sample listing");
+    let o = megaco(&["pcap", "calls.pcap"], &dir);
+    let listing = stdout(&o);
+    let head: Vec<&str> = listing.lines().take(3).collect();
+    assert_eq!(sample.lines().collect::<Vec<_>>(), head);
 }
