@@ -20,8 +20,9 @@
 //! instead of the messages; `--flow` writes the ladder diagram.
 //!
 //! Exit status: 0 when every message decoded and nothing was wrong, 1
-//! when a message did not decode or a packet had a problem, 2 when a file
-//! cannot be opened at all.
+//! when a message did not decode, a packet had a problem or one of the
+//! files cannot be read (it is reported and the others are read), 2 when
+//! none of the files can be read.
 
 use std::fs;
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -52,9 +53,10 @@ pub struct PcapArgs {
     /// Instead of reading: write a capture of generated traffic to OUT
     /// (16 gateways sending the corpus requests to a controller that
     /// answers each 1 to 5 ms later), for trying and measuring.
-    #[arg(long, value_name = "OUT", conflicts_with_all = ["json", "stats", "flow"])]
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["files", "json", "stats", "flow"])]
     pub generate: Option<PathBuf>,
-    /// With --generate: how many messages (requests and replies).
+    /// With --generate: how many messages, requests and replies together
+    /// (an even number: each request is written with its reply).
     #[arg(long, default_value_t = 10_000, requires = "generate")]
     pub messages: u64,
     /// With --generate: the encodings.
@@ -111,6 +113,12 @@ pub fn run(args: PcapArgs) -> Result<ExitCode> {
 
 fn run_inner(args: PcapArgs) -> Result<ExitCode> {
     if let Some(out) = &args.generate {
+        if args.messages % 2 != 0 {
+            bail!(
+                "--messages {}: the count must be even (each request is written with its reply)",
+                args.messages
+            );
+        }
         let plan = generate::Plan {
             messages: args.messages,
             mix: args.encodings,
@@ -119,10 +127,22 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
         };
         generate::generate(out, &plan)?;
         if !args.quiet {
-            eprintln!("{}: {} messages", out.display(), args.messages / 2 * 2);
+            eprintln!("{}: {} messages", out.display(), args.messages);
         }
         return Ok(ExitCode::SUCCESS);
     }
+    // Refused before reading anything, not after reading it all.
+    let flow_html = match &args.flow {
+        None => false,
+        Some(path) => match path.extension().and_then(|e| e.to_str()) {
+            Some("html" | "htm") => true,
+            Some("svg") => false,
+            _ => bail!(
+                "--flow {}: the name must end in .svg or .html",
+                path.display()
+            ),
+        },
+    };
     let options = options(&args)?;
     let stdout = io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 16, stdout);
@@ -131,6 +151,7 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
     let lines = !args.stats && args.flow.is_none();
     let mut progress = Progress::new(!args.quiet && io::stderr().is_terminal());
     let mut bad = 0u64;
+    let mut unreadable = 0usize;
     let many = args.files.len() > 1;
     for path in &args.files {
         let name = path.display().to_string();
@@ -138,15 +159,24 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
             Capture::new(io::stdin(), options.clone())
         } else {
             Capture::open_with(path, options.clone())
-        }
-        .with_context(|| format!("{name}: cannot read the capture"))?;
-        let mut first: Option<Timestamp> = None;
-        let mut capture = capture;
+        };
+        let mut capture = match capture {
+            Ok(c) => c,
+            Err(e) => {
+                // The other files are still read, and what they hold is
+                // still shown.
+                progress.clear();
+                eprintln!("megaco: {name}: cannot read the capture: {e}");
+                unreadable += 1;
+                continue;
+            }
+        };
         while let Some(event) = capture.next() {
             progress.tick(&capture);
+            // Times count from the file's first packet, whatever it carried.
+            let t0 = capture.first_time().unwrap_or_default();
             match event {
                 Event::Message(m) => {
-                    let t0 = *first.get_or_insert(m.time);
                     if m.message.is_err() {
                         bad += 1;
                     }
@@ -167,7 +197,6 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
                 }
                 Event::Problem(p) => {
                     bad += 1;
-                    let t0 = *first.get_or_insert(p.time);
                     let file = many.then_some(name.as_str());
                     if lines && args.json {
                         writeln!(out, "{}", problem_json(&p, file))?;
@@ -195,24 +224,23 @@ fn run_inner(args: PcapArgs) -> Result<ExitCode> {
     }
     out.flush()?;
     if let (Some(l), Some(path)) = (ladder, &args.flow) {
-        let body = match path.extension().and_then(|e| e.to_str()) {
-            Some("html" | "htm") => l.html(&format!(
+        let body = if flow_html {
+            l.html(&format!(
                 "H.248 flow: {}",
                 args.files
                     .iter()
                     .map(|f| f.display().to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
-            )),
-            Some("svg") => l.svg(),
-            _ => bail!(
-                "--flow {}: the name must end in .svg or .html",
-                path.display()
-            ),
+            ))
+        } else {
+            l.svg()
         };
         fs::write(path, body).with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok(if bad == 0 {
+    Ok(if unreadable == args.files.len() {
+        ExitCode::from(2)
+    } else if bad == 0 && unreadable == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -211,6 +211,146 @@ fn other_ports_by_option() {
     assert!(stdout(&o).lines().nth(1).unwrap().contains("error at byte"));
 }
 
+#[test]
+fn times_count_from_the_first_packet_of_the_file() {
+    let dir = tmp("pcap-first");
+    let (a, b) = (
+        "10.0.0.1:2944".parse().unwrap(),
+        "10.0.0.2:2944".parse().unwrap(),
+    );
+    let s = 1_700_000_000_000_000_000u64;
+    let mut w = Writer::pcap(Vec::new(), LinkType::ETHERNET).unwrap();
+    // An ARP request, then a DNS query, then H.248.
+    let mut arp = vec![0xFF; 6];
+    arp.extend_from_slice(&[0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x08, 0x06]);
+    arp.extend_from_slice(&[0; 28]);
+    w.packet(Timestamp(s), &arp).unwrap();
+    let dns = build::udp(
+        "10.0.0.1:53".parse().unwrap(),
+        "10.0.0.2:53".parse().unwrap(),
+        &[0; 12],
+    );
+    w.packet(Timestamp(s + 1_500_000_000), &build::ethernet(&dns))
+        .unwrap();
+    let req = b"!/1 [10.0.0.1]:2944 T=1{C=-{AV=ROOT}}";
+    let rep = b"!/1 [10.0.0.2]:2944 P=1{C=-{AV=ROOT}}";
+    w.packet(
+        Timestamp(s + 2_250_000_000),
+        &build::ethernet(&build::udp(a, b, req)),
+    )
+    .unwrap();
+    w.packet(
+        Timestamp(s + 2_500_000_000),
+        &build::ethernet(&build::udp(b, a, rep)),
+    )
+    .unwrap();
+    std::fs::write(dir.join("first.pcap"), w.into_inner()).unwrap();
+    let o = megaco(&["pcap", "first.pcap"], &dir);
+    assert!(o.status.success(), "{o:?}");
+    // Packet and time as tshark gives them (frame.time_relative).
+    let columns: Vec<(String, String)> = stdout(&o)
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].to_string(), f[1].to_string())
+        })
+        .collect();
+    assert_eq!(
+        columns,
+        [
+            ("3".to_string(), "2.250000".to_string()),
+            ("4".to_string(), "2.500000".to_string())
+        ]
+    );
+}
+
+#[test]
+fn an_unreadable_file_is_reported_and_the_others_are_read() {
+    let dir = tmp("pcap-unreadable");
+    let (a, b) = (
+        "10.0.0.1:2944".parse().unwrap(),
+        "10.0.0.2:2944".parse().unwrap(),
+    );
+    let mut w = Writer::pcap(Vec::new(), LinkType::ETHERNET).unwrap();
+    let req = b"!/1 [10.0.0.1]:2944 T=1{C=-{AV=ROOT}}";
+    let rep = b"!/1 [10.0.0.2]:2944 P=1{C=-{AV=ROOT}}";
+    w.packet(Timestamp(0), &build::ethernet(&build::udp(a, b, req)))
+        .unwrap();
+    w.packet(Timestamp(1000), &build::ethernet(&build::udp(b, a, rep)))
+        .unwrap();
+    std::fs::write(dir.join("ok.pcap"), w.into_inner()).unwrap();
+    std::fs::create_dir(dir.join("adir")).unwrap();
+    std::fs::write(dir.join("x.pcap"), b"hello").unwrap();
+
+    // The summary of what could be read, the others named on standard
+    // error, exit status 1.
+    let o = megaco(
+        &[
+            "pcap",
+            "--stats",
+            "ok.pcap",
+            "nofile.pcap",
+            "adir",
+            "x.pcap",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(stdout(&o).contains("1 requests, 1 answered"), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("nofile.pcap: cannot read the capture"),
+        "{err}"
+    );
+    assert!(
+        err.contains("adir: cannot read the capture: read error: is a directory"),
+        "{err}"
+    );
+    assert!(
+        err.contains("x.pcap: cannot read the capture: not a pcap"),
+        "{err}"
+    );
+    // The lines of the readable file are all there, in any order of files.
+    let o = megaco(&["pcap", "nofile.pcap", "ok.pcap"], &dir);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(stdout(&o).lines().count(), 2, "{o:?}");
+    // Nothing readable at all: 2.
+    let o = megaco(&["pcap", "nofile.pcap", "adir"], &dir);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+}
+
+#[test]
+fn options_that_cannot_be_honoured_are_refused_up_front() {
+    let dir = tmp("pcap-refused");
+    let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    // The diagram's name is checked before any capture is read (this one
+    // does not even exist).
+    let o = megaco(&["pcap", "--flow", "x.png", "nofile.pcap"], &dir);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(
+        stderr(&o).contains("--flow x.png: the name must end in .svg or .html"),
+        "{o:?}"
+    );
+    assert!(!stderr(&o).contains("nofile.pcap"), "{o:?}");
+    // Generating reads no capture: files beside it are refused.
+    let o = megaco(&["pcap", "--generate", "g.pcap", "other.pcap"], &dir);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(stderr(&o).contains("cannot be used with"), "{o:?}");
+    assert!(!dir.join("g.pcap").exists());
+    // Requests are written with their replies: an odd count cannot be.
+    for n in ["1", "301"] {
+        let o = megaco(&["pcap", "--generate", "g.pcap", "--messages", n], &dir);
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        assert!(stderr(&o).contains("must be even"), "{o:?}");
+        assert!(!dir.join("g.pcap").exists());
+    }
+    let o = megaco(&["pcap", "--generate", "g.pcap", "--messages", "2"], &dir);
+    assert!(o.status.success(), "{o:?}");
+    let o = megaco(&["pcap", "g.pcap"], &dir);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o).lines().count(), 2);
+}
+
 /// The `sh` block of the README's `## Captures` section, run line by line
 /// in a scratch directory with `megaco` on the path.
 #[test]
@@ -252,4 +392,15 @@ fn readme_capture_commands_run() {
     }
     assert!(ran >= 5);
     assert!(dir.join("calls.html").is_file());
+    // The sample listing is what `megaco pcap calls.pcap | head -3` prints.
+    let sample = section
+        .split("Each line shows the packet number")
+        .nth(1)
+        .and_then(|s| s.split("```text\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("the sample listing");
+    let o = megaco(&["pcap", "calls.pcap"], &dir);
+    let listing = stdout(&o);
+    let head: Vec<&str> = listing.lines().take(3).collect();
+    assert_eq!(sample.lines().collect::<Vec<_>>(), head);
 }

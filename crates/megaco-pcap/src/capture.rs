@@ -132,6 +132,13 @@ impl<'r> Capture<'r> {
     pub fn offset(&self) -> u64 {
         self.source.offset()
     }
+
+    /// When the file's first packet was captured, whatever it carried
+    /// (`None` before any packet is read). Every event comes after it, so
+    /// it is the reference for times relative to the capture's start.
+    pub fn first_time(&self) -> Option<Timestamp> {
+        self.state.first_time
+    }
 }
 
 impl Iterator for Capture<'_> {
@@ -168,10 +175,22 @@ struct FlowKey {
 
 #[derive(Default)]
 struct Flow {
+    /// Sender and receiver of the flow's first packet seen.
+    origin: Option<(SocketAddr, SocketAddr)>,
     last: Timestamp,
     tcp: [HalfStream; 2],
     sctp: [sctp::Direction; 2],
     fin: [bool; 2],
+}
+
+impl Flow {
+    /// A flow first seen on a packet from `src` to `dst`.
+    fn opened(src: SocketAddr, dst: SocketAddr) -> Flow {
+        Flow {
+            origin: Some((src, dst)),
+            ..Flow::default()
+        }
+    }
 }
 
 struct State {
@@ -189,6 +208,7 @@ struct State {
     unsupported: Vec<i32>,
     packet: u64,
     time: Timestamp,
+    first_time: Option<Timestamp>,
     finished: bool,
 }
 
@@ -219,6 +239,7 @@ impl State {
             unsupported: Vec::new(),
             packet: 0,
             time: Timestamp::default(),
+            first_time: None,
             finished: false,
         }
     }
@@ -235,6 +256,7 @@ impl State {
     fn frame(&mut self, f: Frame<'_>) {
         self.packet = f.number;
         self.time = f.time;
+        self.first_time.get_or_insert(f.time);
         let ip = match ip_packet(f.link, f.data) {
             Ok(Some(ip)) => ip,
             Ok(None) => return,
@@ -266,7 +288,7 @@ impl State {
                 .add(src, dst, proto, frag, payload, f.number, f.time);
             self.report_dropped();
             match outcome {
-                Outcome::Held | Outcome::Duplicate => {}
+                Outcome::Held | Outcome::Duplicate | Outcome::Conflict => {}
                 Outcome::Refused(why) => self.problem(None, ProblemKind::Fragment(why)),
                 Outcome::Complete(data) => self.transport(Ip {
                     src,
@@ -413,7 +435,7 @@ impl State {
                 return;
             }
             self.make_room();
-            self.flows.insert(key, Flow::default());
+            self.flows.insert(key, Flow::opened(src, dst));
         }
         if let Some((captured, original)) = ip.cut {
             self.problem(flow_id, ProblemKind::SnapCut { captured, original });
@@ -429,7 +451,12 @@ impl State {
         }
         let flow = self.flows.get_mut(&key).expect("present");
         flow.tcp[dir].segment(
-            Segment { seq, syn, payload },
+            Segment {
+                seq,
+                syn,
+                fin,
+                payload,
+            },
             &mut self.budget,
             max_early,
             &mut out,
@@ -493,7 +520,7 @@ impl State {
         for d in chunks.into_iter().filter(|d| ours(d)) {
             if !self.flows.contains_key(&key) {
                 self.make_room();
-                self.flows.insert(key, Flow::default());
+                self.flows.insert(key, Flow::opened(src, dst));
             }
             let max = self.limits.max_message;
             let flow = self.flows.get_mut(&key).expect("inserted above");
@@ -521,8 +548,9 @@ impl State {
                 let mut out = Vec::new();
                 h.finish(&mut self.budget, &mut out);
             }
+            let (src, dst) = flow.origin.unwrap_or((key.a, key.b));
             self.problem(
-                Some((key.a, key.b, transport_of(key.proto))),
+                Some((src, dst, transport_of(key.proto))),
                 ProblemKind::FlowEvicted(held),
             );
         }
@@ -534,6 +562,8 @@ impl State {
             self.problem(
                 None,
                 ProblemKind::Datagram {
+                    src: d.src,
+                    dst: d.dst,
                     id: d.id,
                     first_packet: d.first_packet,
                     received: d.received,

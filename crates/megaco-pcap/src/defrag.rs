@@ -17,7 +17,7 @@ const TIMEOUT_NS: u64 = 30_000_000_000;
 /// How long a fragment of a datagram just completed counts as a duplicate
 /// (rather than the start of a new datagram reusing the id).
 const DUPLICATE_NS: u64 = 2_000_000_000;
-/// Datagrams remembered as completed.
+/// Datagrams remembered as done with.
 const COMPLETED: usize = 256;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,6 +68,9 @@ pub enum Outcome {
     Complete(Vec<u8>),
     /// The fragment itself was refused.
     Refused(&'static str),
+    /// The fragment overlaps bytes received before with other bytes: the
+    /// datagram is ambiguous and dropped (reported by `take_dropped`).
+    Conflict,
 }
 
 /// Datagrams being reassembled.
@@ -81,7 +84,7 @@ pub struct Defrag {
     max_bytes: usize,
     /// Datagrams given up on since the last `take_dropped`.
     dropped: Vec<Dropped>,
-    /// Datagrams recently completed, and when.
+    /// Datagrams recently completed or dropped for overlaps, and when.
     completed: VecDeque<(Key, Timestamp)>,
 }
 
@@ -162,6 +165,19 @@ impl Defrag {
             }
             d.total = Some(end);
         }
+        // Overlaps must bring the same bytes: otherwise which copy the
+        // receiver kept is anyone's guess (RFC 5722, RFC 8200 4.5).
+        let conflict = d.have.iter().any(|&(s, e)| {
+            let (from, to) = (s.max(frag.offset), e.min(end));
+            from < to && d.data[from..to] != payload[from - frag.offset..to - frag.offset]
+        });
+        if conflict {
+            let generation = d.generation;
+            self.drop_entry(key, generation, "fragments overlap with different bytes");
+            // Its other fragments are dropped too.
+            self.remember(key, time);
+            return Outcome::Conflict;
+        }
         if d.data.len() < end {
             self.bytes += end - d.data.len();
             d.data.resize(end, 0);
@@ -171,10 +187,7 @@ impl Defrag {
         if d.total.is_some_and(|t| d.have == [(0, t)]) {
             let d = self.pending.remove(&key).expect("present");
             self.bytes -= d.data.len();
-            if self.completed.len() == COMPLETED {
-                self.completed.pop_front();
-            }
-            self.completed.push_back((key, time));
+            self.remember(key, time);
             return Outcome::Complete(d.data);
         }
         if self.bytes > self.max_bytes {
@@ -189,6 +202,15 @@ impl Defrag {
         while let Some((key, generation)) = self.order.pop_front() {
             self.drop_entry(key, generation, "capture ended before its last fragment");
         }
+    }
+
+    /// Remembers a datagram done with (completed or dropped), so that
+    /// late copies of its fragments do not start it again.
+    fn remember(&mut self, key: Key, time: Timestamp) {
+        if self.completed.len() == COMPLETED {
+            self.completed.pop_front();
+        }
+        self.completed.push_back((key, time));
     }
 
     /// Datagrams given up on since the last call.

@@ -2,7 +2,7 @@
 //! to the packet it came from.
 
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use megaco::codec::{DecodeError, Kind};
 use megaco::MegacoMessage;
@@ -98,11 +98,16 @@ pub enum ProblemKind {
     /// An IP fragment refused.
     #[error("IP fragment dropped: {0}")]
     Fragment(&'static str),
-    /// A datagram whose fragments never all arrived.
+    /// A datagram given up on: its fragments never all arrived, or they
+    /// overlap with different bytes.
     #[error(
-        "IP datagram {id:#x} incomplete ({received} bytes from packet {first_packet} on): {reason}"
+        "IP datagram {id:#x} {src} -> {dst} dropped ({received} bytes from packet {first_packet} on): {reason}"
     )]
     Datagram {
+        /// Its source.
+        src: IpAddr,
+        /// Its destination.
+        dst: IpAddr,
         /// Its identification.
         id: u32,
         /// Packet of its first fragment.

@@ -30,7 +30,7 @@ use megaco::model::{MessageBody, Transaction, TransactionResult};
 
 use crate::event::Record;
 use crate::source::Timestamp;
-use crate::stats::command_name;
+use crate::stats::{command_error, command_name};
 
 struct Row {
     packet: u64,
@@ -162,9 +162,12 @@ impl Ladder {
                     }
                     let err = match &rep.result {
                         TransactionResult::Error(e) => Some(e.error_code),
-                        TransactionResult::ActionReplies(a) => a
-                            .iter()
-                            .find_map(|a| a.error_descriptor.as_ref().map(|e| e.error_code)),
+                        TransactionResult::ActionReplies(a) => a.iter().find_map(|a| {
+                            a.error_descriptor
+                                .as_ref()
+                                .or_else(|| a.command_reply.iter().find_map(command_error))
+                                .map(|e| e.error_code)
+                        }),
                     };
                     if let Some(code) = err {
                         let _ = write!(s, " error {code}");

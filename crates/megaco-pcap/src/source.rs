@@ -2,9 +2,10 @@
 //! of fixed size: a file of any length is read in constant memory.
 
 use std::fmt;
-use std::io::Read;
+use std::io::{self, Read};
+use std::sync::{Arc, Mutex};
 
-use pcap_parser::pcapng::Block;
+use pcap_parser::pcapng::{Block, OptionCode, PcapNGOption};
 use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{PcapBlockOwned, PcapError};
 
@@ -149,6 +150,28 @@ pub struct Source<'r> {
     capacity: usize,
     /// The current section (or file) is big-endian.
     big_endian: bool,
+    /// The last error the input gave (the parser only says it failed).
+    read_error: Arc<Mutex<Option<String>>>,
+}
+
+/// A reader that keeps its last error, to say why reading failed.
+struct Remember<R> {
+    inner: R,
+    error: Arc<Mutex<Option<String>>>,
+}
+
+impl<R: Read> Read for Remember<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).inspect_err(|e| {
+            let why = match e.kind() {
+                io::ErrorKind::IsADirectory => "is a directory".to_string(),
+                _ => e.to_string(),
+            };
+            if let Ok(mut slot) = self.error.lock() {
+                *slot = Some(why);
+            }
+        })
+    }
 }
 
 /// What [`Source::next`] found.
@@ -165,8 +188,13 @@ impl<'r> Source<'r> {
     /// Opens a capture from its bytes: pcap (either byte order,
     /// microsecond or nanosecond timestamps) or pcapng.
     pub fn new(input: impl Read + Send + 'r) -> Result<Self, FileError> {
+        let read_error = Arc::new(Mutex::new(None));
+        let input = Remember {
+            inner: input,
+            error: Arc::clone(&read_error),
+        };
         let reader = pcap_parser::create_reader(FIRST_BUFFER, input).map_err(|e| match e {
-            PcapError::ReadError => FileError::Io("cannot read the file".into()),
+            PcapError::ReadError => FileError::Io(last_error(&read_error)),
             _ => FileError::NotACapture,
         })?;
         Ok(Source {
@@ -177,6 +205,7 @@ impl<'r> Source<'r> {
             done: false,
             capacity: FIRST_BUFFER,
             big_endian: false,
+            read_error,
         })
     }
 
@@ -224,9 +253,22 @@ impl<'r> Source<'r> {
                             false
                         }
                         PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
+                            let resolution = match ts_resolution(&idb.options) {
+                                Ok(r) => r,
+                                Err(reason) => {
+                                    self.done = true;
+                                    return Step::Error(FileError::Corrupt {
+                                        offset,
+                                        reason: format!(
+                                            "interface {}: {reason}",
+                                            self.interfaces.len()
+                                        ),
+                                    });
+                                }
+                            };
                             self.interfaces.push(Interface {
                                 link: LinkType(idb.linktype.0),
-                                resolution: idb.ts_resolution().unwrap_or(1_000_000).max(1),
+                                resolution,
                                 offset: idb.ts_offset(),
                             });
                             false
@@ -301,7 +343,10 @@ impl Source<'_> {
             Ok(()) => None,
             Err(e) => {
                 s.done = true;
-                Some(Step::Error(FileError::Io(e.to_string())))
+                Some(Step::Error(FileError::Io(match e {
+                    PcapError::ReadError => last_error(&s.read_error),
+                    e => e.to_string(),
+                })))
             }
         };
         match e {
@@ -328,7 +373,7 @@ impl Source<'_> {
                 Some(Step::Error(match e {
                     PcapError::UnexpectedEof => FileError::Truncated { offset },
                     PcapError::BufferTooSmall => FileError::AbsurdLength { offset },
-                    PcapError::ReadError => FileError::Io("read failed".into()),
+                    PcapError::ReadError => FileError::Io(last_error(&self.read_error)),
                     other => FileError::Corrupt {
                         offset,
                         reason: other.to_string(),
@@ -357,6 +402,40 @@ impl Source<'_> {
             field(4)
         }
     }
+}
+
+/// What the input said when it failed.
+fn last_error(slot: &Mutex<Option<String>>) -> String {
+    slot.lock()
+        .ok()
+        .and_then(|mut e| e.take())
+        .unwrap_or_else(|| "cannot read the file".into())
+}
+
+/// An interface's timestamp units per second, from its `if_tsresol`
+/// option (pcapng, section 4.2): without the option, microseconds; with
+/// it, a negative power of 10, or of 2 when the high bit is set. A
+/// resolution finer than a 64-bit count of units per second (past 10^19
+/// or 2^63), or an option that is not one byte, is refused: the
+/// timestamps cannot be read.
+fn ts_resolution(options: &[PcapNGOption<'_>]) -> Result<u64, String> {
+    let Some(option) = options.iter().find(|o| o.code == OptionCode::IfTsresol) else {
+        return Ok(1_000_000);
+    };
+    let value = match option.as_bytes() {
+        Ok(&[v]) => v,
+        _ => return Err(format!("if_tsresol option of {} bytes, not 1", option.len)),
+    };
+    let exponent = u32::from(value & 0x7F);
+    let units = if value & 0x80 == 0 {
+        10u64.checked_pow(exponent)
+    } else {
+        1u64.checked_shl(exponent)
+    };
+    units.ok_or_else(|| {
+        let base = if value & 0x80 == 0 { 10 } else { 2 };
+        format!("if_tsresol {value:#04x} (units of {base}^-{exponent} s) too fine to count")
+    })
 }
 
 /// A pcapng timestamp in nanoseconds since the epoch.

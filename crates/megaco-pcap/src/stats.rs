@@ -40,8 +40,8 @@ use std::fmt;
 use std::net::SocketAddr;
 
 use megaco::model::{
-    AuditReply, Command, CommandReply, ErrorDescriptor, MessageBody, ServiceChangeResult,
-    Transaction, TransactionResult,
+    AuditReply, AuditReturnParameter, Command, CommandReply, ErrorDescriptor, MessageBody,
+    ServiceChangeResult, Transaction, TransactionResult,
 };
 
 use crate::event::{Record, Transport};
@@ -413,10 +413,28 @@ pub fn command_name(c: &Command) -> &'static str {
     }
 }
 
-fn command_error(c: &CommandReply) -> Option<&ErrorDescriptor> {
+/// The error a command reply carries, if any: a Notify's or a
+/// ServiceChange's error descriptor, an audit answered with an error, or
+/// an error among the audited values of an Add, Move, Modify, Subtract or
+/// audit reply.
+pub fn command_error(c: &CommandReply) -> Option<&ErrorDescriptor> {
+    fn in_audit(params: &[AuditReturnParameter]) -> Option<&ErrorDescriptor> {
+        params.iter().find_map(|p| match p {
+            AuditReturnParameter::Error(e) => Some(e),
+            _ => None,
+        })
+    }
     match c {
-        CommandReply::AuditCapability(AuditReply::Error(e))
-        | CommandReply::AuditValue(AuditReply::Error(e)) => Some(e),
+        CommandReply::Add(r)
+        | CommandReply::Move(r)
+        | CommandReply::Modify(r)
+        | CommandReply::Subtract(r) => r.termination_audit.as_deref().and_then(in_audit),
+        CommandReply::AuditCapability(a) | CommandReply::AuditValue(a) => match a {
+            AuditReply::Error(e) => Some(e),
+            AuditReply::AuditResult(r) => in_audit(&r.termination_audit_result),
+            AuditReply::AuditResultTermList(r) => in_audit(&r.termination_audit_result),
+            _ => None,
+        },
         CommandReply::Notify(n) => n.error_descriptor.as_ref(),
         CommandReply::ServiceChange(s) => match &s.service_change_result {
             ServiceChangeResult::ErrorDescriptor(e) => Some(e),

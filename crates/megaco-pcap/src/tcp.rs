@@ -52,6 +52,8 @@ pub struct Segment<'a> {
     pub seq: u32,
     /// SYN flag.
     pub syn: bool,
+    /// FIN flag.
+    pub fin: bool,
     /// The payload.
     pub payload: &'a [u8],
 }
@@ -62,6 +64,10 @@ pub struct HalfStream {
     started: bool,
     /// Sequence number of the next byte expected.
     next_seq: u32,
+    /// Sequence number of the FIN, once seen: the stream's data ends
+    /// there, and the FIN itself takes one sequence number that is no
+    /// data (the peer's acknowledgement of it is no hole).
+    fin_seq: Option<u32>,
     /// Stream offset of the next byte expected.
     pos: u64,
     /// Early segments by stream offset.
@@ -110,6 +116,9 @@ impl HalfStream {
         } else {
             seg.seq
         };
+        if seg.fin {
+            self.fin_seq = Some(data_seq.wrapping_add(seg.payload.len() as u32));
+        }
         if seg.payload.is_empty() {
             return;
         }
@@ -169,6 +178,11 @@ impl HalfStream {
         if !self.started {
             return;
         }
+        // Past the FIN, the acknowledgement counts the FIN, not data.
+        let ack = match self.fin_seq {
+            Some(fin) if ack.wrapping_sub(fin) as i32 > 0 => fin,
+            _ => ack,
+        };
         let ahead = ack.wrapping_sub(self.next_seq) as i32;
         if ahead <= 0 {
             return;
@@ -367,6 +381,7 @@ mod tests {
         Segment {
             seq,
             syn: false,
+            fin: false,
             payload,
         }
     }
@@ -385,6 +400,7 @@ mod tests {
             Segment {
                 seq: base - 1,
                 syn: true,
+                fin: false,
                 payload: &[],
             },
             &mut budget,

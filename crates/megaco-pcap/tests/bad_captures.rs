@@ -219,6 +219,85 @@ fn a_tcp_stream_with_holes_reports_them_and_reads_on() {
         .any(|p| matches!(p.kind, ProblemKind::SnapCut { .. }) && p.packet == 8));
 }
 
+/// A connection with a request and a reply, then closed: by `a` alone
+/// (`b` only acknowledges the FIN) or by both. With `lost`, the last
+/// `lost` bytes of the request never reach the capture.
+fn closed_connection(both: bool, lost: usize) -> Vec<u8> {
+    use build::flags::{ACK, FIN, PSH, SYN};
+    let a: std::net::SocketAddr = "10.0.0.1:40000".parse().unwrap();
+    let b: std::net::SocketAddr = "10.0.0.2:2944".parse().unwrap();
+    let req = build::tpkt(b"!/1 [10.0.0.1]:2944 T=1{C=-{N=ROOT{OE=1{al/of}}}}");
+    let rep = build::tpkt(b"!/1 [10.0.0.2]:2944 P=1{C=-{N=ROOT}}");
+    let (ra, rb) = (req.len() as u32, rep.len() as u32);
+    let (ia, ib) = (100u32, 500u32);
+    let mut ips = vec![
+        build::tcp(a, b, ia, 0, SYN, &[]),
+        build::tcp(b, a, ib, ia + 1, SYN | ACK, &[]),
+        build::tcp(a, b, ia + 1, ib + 1, ACK, &[]),
+        build::tcp(a, b, ia + 1, ib + 1, ACK | PSH, &req[..req.len() - lost]),
+        build::tcp(b, a, ib + 1, ia + 1 + ra, ACK | PSH, &rep),
+        build::tcp(a, b, ia + 1 + ra, ib + 1 + rb, ACK | FIN, &[]),
+    ];
+    if both {
+        ips.push(build::tcp(b, a, ib + 1 + rb, ia + 2 + ra, ACK | FIN, &[]));
+        ips.push(build::tcp(a, b, ia + 2 + ra, ib + 2 + rb, ACK, &[]));
+    } else {
+        ips.push(build::tcp(b, a, ib + 1 + rb, ia + 2 + ra, ACK, &[]));
+    }
+    capture(&ips, false)
+}
+
+#[test]
+fn a_closed_tcp_connection_is_no_hole() {
+    for both in [false, true] {
+        let (messages, problems) = read(&closed_connection(both, 0));
+        assert_eq!(messages.len(), 2, "closed by both: {both}");
+        assert!(messages.iter().all(|m| m.message.is_ok()));
+        assert_eq!(problems, [], "closed by both: {both}");
+        // Bytes lost before the FIN are still a hole.
+        let (messages, problems) = read(&closed_connection(both, 7));
+        assert_eq!(messages.len(), 1, "closed by both: {both}");
+        let holes: Vec<&ProblemKind> = problems
+            .iter()
+            .map(|p| &p.kind)
+            .filter(|k| matches!(k, ProblemKind::TcpHole { .. }))
+            .collect();
+        assert!(
+            matches!(holes[..], [ProblemKind::TcpHole { bytes: 7, .. }]),
+            "{problems:?}"
+        );
+    }
+}
+
+#[test]
+fn a_dropped_flow_is_named_in_its_own_direction() {
+    // The gateway's address sorts after the controller's: the flow is
+    // named as its first packet went, not in address order.
+    let mut o = Options::default();
+    o.limits.max_flows = 1;
+    let mut ips = Vec::new();
+    for port in [40000, 40001] {
+        let side = TcpSide::new(&format!("10.0.0.9:{port}"), "10.0.0.2:2944", 1);
+        ips.push(side.syn());
+        ips.push(side.segment(&[0u8; 10], 0, 10));
+    }
+    let (_, problems) = read_with(&capture(&ips, false), o);
+    let evicted: Vec<_> = problems
+        .iter()
+        .filter(|p| matches!(p.kind, ProblemKind::FlowEvicted(_)))
+        .collect();
+    assert_eq!(evicted.len(), 1, "{problems:?}");
+    assert_eq!(evicted[0].packet, 3);
+    assert_eq!(
+        evicted[0].flow,
+        Some((
+            "10.0.0.9:40000".parse().unwrap(),
+            "10.0.0.2:2944".parse().unwrap(),
+            megaco_pcap::Transport::Tcp
+        ))
+    );
+}
+
 #[test]
 fn flow_table_and_early_bytes_are_bounded() {
     let mut o = Options::default();
@@ -337,5 +416,131 @@ fn random_damage_never_panics() {
             let events = Capture::new(&f[..], Options::default()).map(|c| c.count());
             assert!(events.unwrap_or(0) < 1000);
         }
+    }
+}
+
+/// A pcapng block (little-endian): type, length, body padded, length.
+fn ng_block(kind: u32, body: &[u8]) -> Vec<u8> {
+    let padded = body.len().div_ceil(4) * 4;
+    let len = (12 + padded) as u32;
+    let mut b = kind.to_le_bytes().to_vec();
+    b.extend_from_slice(&len.to_le_bytes());
+    b.extend_from_slice(body);
+    b.resize(8 + padded, 0);
+    b.extend_from_slice(&len.to_le_bytes());
+    b
+}
+
+/// A pcapng file of one Ethernet interface whose if_tsresol option has
+/// the value `tsresol` (no option when empty) and one packet stamped
+/// `ticks`.
+fn ng_resolution(tsresol: &[u8], ticks: u64) -> Vec<u8> {
+    let mut shb = 0x1A2B_3C4Du32.to_le_bytes().to_vec();
+    shb.extend_from_slice(&[1, 0, 0, 0]);
+    shb.extend_from_slice(&(-1i64).to_le_bytes());
+    let mut idb = vec![1, 0, 0, 0];
+    idb.extend_from_slice(&0u32.to_le_bytes());
+    if !tsresol.is_empty() {
+        idb.extend_from_slice(&9u16.to_le_bytes());
+        idb.extend_from_slice(&(tsresol.len() as u16).to_le_bytes());
+        idb.extend_from_slice(tsresol);
+        idb.resize(idb.len().div_ceil(4) * 4, 0);
+        idb.extend_from_slice(&[0; 4]);
+    }
+    let frame = build::ethernet(&build::udp(
+        "10.0.0.1:2944".parse().unwrap(),
+        "10.0.0.2:2944".parse().unwrap(),
+        b"!/1 [10.0.0.1]:2944 T=1{C=-{AV=ROOT}}",
+    ));
+    let mut epb = 0u32.to_le_bytes().to_vec();
+    epb.extend_from_slice(&((ticks >> 32) as u32).to_le_bytes());
+    epb.extend_from_slice(&(ticks as u32).to_le_bytes());
+    epb.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+    epb.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+    epb.extend_from_slice(&frame);
+    [
+        ng_block(0x0A0D_0D0A, &shb),
+        ng_block(1, &idb),
+        ng_block(6, &epb),
+    ]
+    .concat()
+}
+
+#[test]
+fn pcapng_time_resolutions_in_either_base_and_absurd_ones_refused() {
+    let s = 1_700_000_000u64;
+    // Times as tshark reads them (frame.time_epoch).
+    for (tsresol, ticks, nanos) in [
+        (&[][..], s * 1_000_000 + 250_000, 250_000_000), // no option: µs
+        (&[3], s * 1000 + 123, 123_000_000),             // 10^-3 s
+        (&[9], s * 1_000_000_000 + 7, 7),                // 10^-9 s
+        (&[0x8A], (s << 10) + 600, 585_937_500),         // 2^-10 s
+        (&[0x80 | 20], (s << 20) + 1, 953),              // 2^-20 s
+    ] {
+        let (messages, problems) = read(&ng_resolution(tsresol, ticks));
+        assert_eq!(problems, [], "{tsresol:?}");
+        assert_eq!(messages.len(), 1, "{tsresol:?}");
+        assert_eq!(
+            messages[0].time,
+            megaco_pcap::Timestamp(s * 1_000_000_000 + nanos),
+            "{tsresol:?}"
+        );
+    }
+    // Finer than 64 bits of units per second, or not one byte: refused.
+    for tsresol in [&[20][..], &[0x80 | 64], &[0xFF], &[6, 0]] {
+        let (messages, problems) = read(&ng_resolution(tsresol, 5));
+        assert_eq!(messages.len(), 0, "{tsresol:?}");
+        assert!(
+            matches!(
+                &problems[..],
+                [p] if matches!(&p.kind, ProblemKind::File(FileError::Corrupt { reason, .. })
+                    if reason.contains("if_tsresol"))
+            ),
+            "{tsresol:?}: {problems:?}"
+        );
+    }
+}
+
+#[test]
+fn overlapping_fragments_with_different_bytes_drop_the_datagram() {
+    let msg = &vectors("pretty")
+        .into_iter()
+        .find(|v| v.bytes.len() > 400)
+        .unwrap()
+        .bytes;
+    for (src, dst) in [
+        ("10.0.0.1:2944", "10.0.0.2:2944"),
+        ("[2001:db8::1]:2944", "[2001:db8::2]:2944"),
+    ] {
+        let (src, dst): (std::net::SocketAddr, std::net::SocketAddr) =
+            (src.parse().unwrap(), dst.parse().unwrap());
+        let udp = build::udp_datagram(src, dst, msg);
+        let frags = build::ip_fragments(src.ip(), dst.ip(), 17, &udp, 5, 128);
+        assert!(frags.len() >= 4);
+        // The second fragment once with other bytes (the IP header, and
+        // so the offset, unchanged), then as it should be.
+        let mut other = frags[1].clone();
+        let n = other.len();
+        for b in &mut other[n - 64..] {
+            *b ^= 0x5A;
+        }
+        let mut ips = vec![frags[0].clone(), frags[1].clone(), other];
+        ips.extend(frags[2..].iter().cloned());
+        let (messages, problems) = read(&capture(&ips, false));
+        assert_eq!(messages.len(), 0, "{src}");
+        assert!(
+            matches!(
+                &problems[..],
+                [p] if p.packet == 3 && matches!(&p.kind, ProblemKind::Datagram {
+                    id: 5, first_packet: 1, reason, ..
+                } if reason.contains("overlap"))
+            ),
+            "{problems:?}"
+        );
+        let line = problems[0].kind.to_string();
+        assert!(
+            line.contains(&format!("{} -> {}", src.ip(), dst.ip())),
+            "{line}"
+        );
     }
 }

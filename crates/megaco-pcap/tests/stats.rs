@@ -253,3 +253,47 @@ fn pendings_resends_segments_acks_errors_and_the_unanswered() {
         "{text}"
     );
 }
+
+#[test]
+fn errors_inside_command_replies_are_counted_and_drawn_red() {
+    use megaco_pcap::flow::Ladder;
+    // Requests and replies whose errors sit inside a command reply, not
+    // in the action: a Modify's audited values, a Notify, a
+    // ServiceChange.
+    let exchanges: [(&[u8], &[u8]); 3] = [
+        (
+            b"!/1 [10.0.0.1]:2944 T=3{C=-{MF=ROOT}}",
+            b"!/1 [10.0.0.2]:2944 P=3{C=-{MF=ROOT{ER=501{\"Not Implemented\"}}}}",
+        ),
+        (
+            b"!/1 [10.0.0.1]:2944 T=4{C=-{N=ROOT{OE=1{al/of}}}}",
+            b"!/1 [10.0.0.2]:2944 P=4{C=-{N=ROOT{ER=502{\"Not ready\"}}}}",
+        ),
+        (
+            b"!/1 [10.0.0.1]:2944 T=5{C=-{SC=ROOT{SV{MT=RS,RE=\"901\"}}}}",
+            b"!/1 [10.0.0.2]:2944 P=5{C=-{SC=ROOT{ER=503{\"Service Unavailable\"}}}}",
+        ),
+    ];
+    let mut ips = Vec::new();
+    for (req, rep) in exchanges {
+        ips.push(build::udp(mg(), mgc(), req));
+        ips.push(build::udp(mgc(), mg(), rep));
+    }
+    let (records, problems) = read(&capture(&ips, false));
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(records.len(), 6);
+    let mut stats = Stats::default();
+    let mut ladder = Ladder::new(100);
+    for r in &records {
+        assert!(r.message.is_ok(), "{:?}", r.message);
+        stats.add(r);
+        ladder.add(r);
+    }
+    let report = stats.finish();
+    assert_eq!(report.errors, [(501, 1), (502, 1), (503, 1)]);
+    let svg = ladder.svg();
+    for code in [501, 502, 503] {
+        assert!(svg.contains(&format!(" error {code}")), "{code}: {svg}");
+    }
+    assert_eq!(svg.matches("<g class=\"err\">").count(), 3, "{svg}");
+}
