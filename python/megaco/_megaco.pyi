@@ -95,6 +95,8 @@ class Problem:
     """Something in a capture that could not be read."""
 
     number: int
+    """The packet concerned; for an error of the file itself (a record cut
+    short, a corrupt block), the last packet read before it (0 if none was)."""
     time: float
     description: str
 

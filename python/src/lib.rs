@@ -585,7 +585,9 @@ impl Packet {
 /// frame cut by the snapshot length, bytes missing from a TCP stream, ...).
 #[pyclass(module = "megaco", frozen, get_all)]
 pub struct Problem {
-    /// The packet concerned.
+    /// The packet concerned; for an error of the file itself (a record
+    /// cut short, a corrupt block), the last packet read before it (0 if
+    /// none was).
     number: u64,
     /// When it was captured: seconds since the epoch.
     time: f64,
