@@ -138,6 +138,9 @@ pub struct Errors {
     pub mismatched: u64,
     /// An answer carrying an error descriptor.
     pub error_replies: u64,
+    /// A message whose whole body is an error descriptor: it answers no
+    /// transaction.
+    pub message_errors: u64,
 }
 
 impl Errors {
@@ -149,6 +152,7 @@ impl Errors {
         self.late += o.late;
         self.mismatched += o.mismatched;
         self.error_replies += o.error_replies;
+        self.message_errors += o.message_errors;
     }
 
     /// All of them.
@@ -159,5 +163,13 @@ impl Errors {
             + self.late
             + self.mismatched
             + self.error_replies
+            + self.message_errors
+    }
+
+    /// Replies that answered no request in flight (malformed, unexpected,
+    /// duplicate, late, message-level errors): those a load run counts
+    /// beside its failed and timed-out requests.
+    pub fn stray(&self) -> u64 {
+        self.malformed + self.unexpected + self.duplicate + self.late + self.message_errors
     }
 }

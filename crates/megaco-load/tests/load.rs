@@ -1,7 +1,7 @@
 //! `megaco load`'s counts add up, in both roles, over UDP and TCP, and a
 //! misbehaving controller's replies are counted as errors.
 use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -16,6 +16,8 @@ use megaco_load::msg::{self, Gateway};
 /// n-th request's answer.
 struct Mgc {
     addr: SocketAddr,
+    /// How many answers of each kind of [`Spoil`] went out.
+    spoiled: Arc<[AtomicU64; SPOILS]>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -27,8 +29,15 @@ enum Spoil {
     Duplicate,
     Error,
     Silent,
+    /// A transaction id above any sent.
     Stray,
+    /// A transaction id below the first one sent.
+    Below,
+    /// An error descriptor as the whole message, instead of a reply.
+    MessageError,
 }
+
+const SPOILS: usize = 8;
 
 impl Mgc {
     fn start(wire: Encoding, fault: fn(u64) -> Spoil) -> Mgc {
@@ -38,6 +47,8 @@ impl Mgc {
         let addr = sock.local_addr().unwrap();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
+        let spoiled: Arc<[AtomicU64; SPOILS]> = Arc::new(Default::default());
+        let count = spoiled.clone();
         let thread = std::thread::spawn(move || {
             let enc = wire;
             let mut gw = Gateway::new("00000001", 1);
@@ -66,6 +77,7 @@ impl Mgc {
                         n += 1;
                         fault(n)
                     };
+                    count[spoil as usize].fetch_add(1, Ordering::Relaxed);
                     let mut result = gw.answer(&r.actions);
                     let mut tid = r.transaction_id;
                     match spoil {
@@ -81,6 +93,23 @@ impl Mgc {
                             })
                         }
                         Spoil::Stray => tid += 1_000_000,
+                        Spoil::Below => tid = tid.saturating_sub(1_000_000),
+                        Spoil::MessageError => {
+                            let body = MessageBody::Error(ErrorDescriptor {
+                                error_code: 400,
+                                error_text: None,
+                            });
+                            let m = MegacoMessage {
+                                auth_header: None,
+                                mess: Message {
+                                    version: 1,
+                                    mid: me.clone(),
+                                    body,
+                                },
+                            };
+                            sock.send_to(&enc.encode(&m).unwrap(), from).unwrap();
+                            continue;
+                        }
                         _ => {}
                     }
                     let bytes = enc.encode(&msg::reply(me.clone(), 1, tid, result)).unwrap();
@@ -93,6 +122,7 @@ impl Mgc {
         });
         Mgc {
             addr,
+            spoiled,
             stop,
             thread: Some(thread),
         }
@@ -176,12 +206,14 @@ fn gateways_against_a_controller_over_udp() {
 
 #[test]
 fn misbehaving_controller_is_counted() {
-    let mgc = Mgc::start(Encoding::pretty(), |n| match n % 10 {
+    let mgc = Mgc::start(Encoding::pretty(), |n| match n % 12 {
         1 => Spoil::Garbage,
         3 => Spoil::Duplicate,
         5 => Spoil::Error,
         7 => Spoil::Silent,
         9 => Spoil::Stray,
+        10 => Spoil::Below,
+        11 => Spoil::MessageError,
         _ => Spoil::None,
     });
     let cfg = LoadConfig {
@@ -197,6 +229,17 @@ fn misbehaving_controller_is_counted() {
     );
     assert_eq!(r.failed, r.errors.error_replies);
     assert!(r.failed > 0 && r.timed_out > 0, "{r:#?}");
+    // Ids never sent, above or below those sent, are unexpected, not
+    // duplicates; an error as the whole message answers nothing.
+    let spoiled = |s: Spoil| mgc.spoiled[s as usize].load(Ordering::Relaxed);
+    assert!(spoiled(Spoil::Below) > 0 && spoiled(Spoil::MessageError) > 0);
+    assert_eq!(
+        r.errors.unexpected,
+        spoiled(Spoil::Stray) + spoiled(Spoil::Below),
+        "{r:#?}"
+    );
+    assert!(r.errors.duplicate <= spoiled(Spoil::Duplicate), "{r:#?}");
+    assert_eq!(r.errors.message_errors, spoiled(Spoil::MessageError));
 }
 
 #[test]

@@ -161,6 +161,9 @@ fn latency(h: &Histogram<u64>) -> Latency {
     }
 }
 
+/// The most resends of one request within its timeout.
+pub const MAX_RESENDS: u32 = 100;
+
 /// Runs the load; `progress` gets one [`Sample`] a second.
 pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Result<LoadReport> {
     if cfg.mgs == 0 || cfg.mgs > 10_000 {
@@ -168,6 +171,14 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
     }
     if cfg.duration > Duration::from_secs(3600) {
         bail!("--duration is at most an hour");
+    }
+    // Each resend waits its share of the timeout; more than this many
+    // would be a flood, not a retry.
+    if cfg.resends > MAX_RESENDS {
+        bail!(
+            "--resends is at most {MAX_RESENDS} (asked for {})",
+            cfg.resends
+        );
     }
     let mut poll = Poll::new()?;
     let resends = if cfg.tcp { 0 } else { cfg.resends };
@@ -732,7 +743,7 @@ impl Gen<'_> {
         };
         let ts = match m.mess.body {
             MessageBody::Error(_) => {
-                self.report.errors.error_replies += 1;
+                self.report.errors.message_errors += 1;
                 return;
             }
             MessageBody::Transactions(ts) => ts,
@@ -806,7 +817,8 @@ impl Gen<'_> {
         let Some(o) = l.out.remove(&tid) else {
             if l.given_up.contains(&tid) {
                 self.report.errors.late += 1;
-            } else if tid < l.next_tid {
+            } else if (self.first_tid..l.next_tid).contains(&tid) {
+                // Sent on this link, and answered already.
                 self.report.errors.duplicate += 1;
             } else {
                 self.report.errors.unexpected += 1;
@@ -880,8 +892,8 @@ impl Gen<'_> {
             sent: self.tick_sent,
             answered: self.tick_answered,
             outstanding: self.outstanding,
-            errors: self.report.failed + self.report.timed_out + self.report.errors.total()
-                - self.report.errors.error_replies.min(self.report.failed),
+            // A failed request's reply is counted once, as failed.
+            errors: self.report.failed + self.report.timed_out + self.report.errors.stray(),
             latency: latency(&self.tick),
         };
         self.tick.reset();
