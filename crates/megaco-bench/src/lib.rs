@@ -82,7 +82,8 @@ pub struct CommonArgs {
     #[arg(long, global = true)]
     pub limit: Option<usize>,
     /// Also measure Erlang/OTP's codecs on the same messages (needs
-    /// `escript` and OTP's megaco application) and print OTP/ours ratios.
+    /// `escript` and OTP's megaco application) and print OTP/ours ratios;
+    /// with `fanout`, fan out from OTP's controller too.
     #[arg(long, global = true)]
     pub vs_otp: bool,
     /// Without a subcommand, leave OTP's codecs out (they are included

@@ -64,8 +64,9 @@ pub struct LoadArgs {
     /// Seconds a request waits for its reply, resends included.
     #[arg(long, value_name = "SECS", default_value_t = 2.0)]
     pub timeout: f64,
-    /// Resends over UDP within --timeout.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    /// Resends over UDP within --timeout (at most 100).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(0..=load::MAX_RESENDS as i64))]
     pub resends: u32,
     /// Controller role: wait (up to 10 s) for --mgs gateways started
     /// elsewhere to register, e.g. `megaco mg --mgc ADDR --stay`, instead
@@ -117,6 +118,12 @@ pub enum RoleArg {
     Mgc,
 }
 
+/// The output directory, created before a run rather than after it, so
+/// that a name that cannot be a directory loses no measurement.
+fn create_out(dir: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))
+}
+
 fn secs(s: f64, what: &str) -> Result<Duration> {
     if !(s > 0.0 && s <= 3600.0) {
         bail!("--{what} must be between 0 and 3600 seconds");
@@ -136,6 +143,16 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
     check_wire(&args.encoding)?;
     if args.rate.is_some_and(|r| !(r > 0.0 && r <= 10_000_000.0)) {
         bail!("--rate must be a positive number of transactions per second");
+    }
+    if !(args.knee_p99 > 0.0 && args.knee_p99 <= 60_000.0) {
+        bail!("--knee-p99 must be between 0 and 60,000 milliseconds");
+    }
+    // What would fail after the run, found before it.
+    if args.vs_otp {
+        otp_codec(&args.encoding)?;
+    }
+    if let Some(dir) = &args.out {
+        create_out(dir)?;
     }
     let default_listen = SocketAddr::from(([127, 0, 0, 1], 2944));
     let mut cfg = LoadConfig {
@@ -227,7 +244,6 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
         ));
     }
     if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for (name, side) in &sides {
             let last = match side {
                 Side::One(r) => r,
@@ -299,8 +315,9 @@ fn parse_sweep(s: &str) -> Result<Vec<f64>> {
     let [from, to, step] = parts[..] else {
         bail!("--sweep FROM:TO:STEP, e.g. 20000:200000:20000");
     };
-    if !(from > 0.0 && to >= from && step > 0.0) || (to - from) / step > 50.0 {
-        bail!("--sweep {s:?}: FROM > 0, TO >= FROM, STEP > 0, at most 50 steps");
+    let max = load::MAX_SWEEP_STEPS;
+    if !(from > 0.0 && to >= from && step > 0.0) || (to - from) / step + 1.0 > max as f64 + 1e-9 {
+        bail!("--sweep {s:?}: FROM > 0, TO >= FROM, STEP > 0, at most {max} steps");
     }
     let mut v = Vec::new();
     let mut r = from;
@@ -346,18 +363,37 @@ fn side_text(sides: &[(&str, Side)]) -> String {
         out.push_str(&"| --- ".repeat(names.len() + 1 + usize::from(ones.len() == 2)));
         out.push_str("|\n");
         type F = fn(&LoadReport) -> f64;
-        let rows: [(&str, F, bool); 18] = [
+        let rows: [(&str, F, bool); 24] = [
             ("gateways registered", |r| r.registered as f64, false),
             ("transactions sent", |r| r.sent as f64, false),
             ("answered", |r| r.answered as f64, false),
             ("failed", |r| r.failed as f64, false),
-            ("timed out", |r| r.timed_out as f64, false),
             (
-                "stray replies (malformed, unexpected, duplicate, late)",
-                |r| {
-                    (r.errors.malformed + r.errors.unexpected + r.errors.duplicate + r.errors.late)
-                        as f64
-                },
+                "failed: an error descriptor",
+                |r| r.errors.error_replies as f64,
+                false,
+            ),
+            (
+                "failed: a reply to another command",
+                |r| r.errors.mismatched as f64,
+                false,
+            ),
+            ("timed out", |r| r.timed_out as f64, false),
+            ("stray: malformed", |r| r.errors.malformed as f64, false),
+            (
+                "stray: unexpected (never sent)",
+                |r| r.errors.unexpected as f64,
+                false,
+            ),
+            (
+                "stray: duplicate (answered already)",
+                |r| r.errors.duplicate as f64,
+                false,
+            ),
+            ("stray: late (given up)", |r| r.errors.late as f64, false),
+            (
+                "stray: message-level error",
+                |r| r.errors.message_errors as f64,
                 false,
             ),
             ("resent", |r| r.resent as f64, false),
@@ -381,7 +417,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
             (
                 "CPU per transaction, load generator (µs)",
                 |r| r.cpu_per_transaction_us.unwrap_or(f64::NAN),
-                true,
+                false,
             ),
             (
                 "CPU per transaction, controller (µs)",
@@ -528,7 +564,22 @@ pub enum BenchCommand {
 pub fn run_bench(args: BenchArgs) -> Result<ExitCode> {
     let command = match args.command {
         Some(BenchCommand::Fanout(mut fanout)) => {
-            fanout.vs_otp = args.common.vs_otp;
+            let c = &args.common;
+            let ignored = [
+                ("--corpus", c.corpus.is_some()),
+                ("--codec", !c.codecs.is_empty()),
+                ("--message", !c.messages.is_empty()),
+                ("--limit", c.limit.is_some()),
+                ("--no-otp", c.no_otp),
+                ("--quick", c.quick),
+                ("--no-progress", c.no_progress),
+            ];
+            if let Some((flag, _)) = ignored.iter().find(|(_, given)| *given) {
+                bail!(
+                    "{flag} is an option of the codec benchmarks; `bench fanout` does not take it"
+                );
+            }
+            fanout.vs_otp = c.vs_otp;
             return run_fanout(fanout);
         }
         Some(BenchCommand::Codecs(c)) => Some(c),
@@ -686,6 +737,7 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
             SocketsArg::Own => Sockets::Own,
         },
     };
+    create_out(&args.out)?;
     let mut progress = |s: &str| eprintln!("== {s}");
     let report = fanout::run(&cfg, &mut progress)?;
     let mem = if args.memory {
@@ -703,8 +755,6 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     } else {
         None
     };
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
     let json = serde_json::json!({ "fanout": report, "memory": mem });
     std::fs::write(
         args.out.join("fanout.json"),

@@ -153,6 +153,69 @@ fn bounds_are_checked() {
     }
 }
 
+/// What could only fail after a run is refused before it: no load starts
+/// (its first note, `== ours`, never shows), and the error says why.
+#[test]
+fn refusals_come_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let under_file = file.join("out");
+    let under_file = under_file.to_str().unwrap();
+    let load = [
+        "load",
+        "--mgc",
+        "127.0.0.1:9",
+        "--mgs",
+        "1",
+        "--duration",
+        "1",
+    ];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--resends", "4294967295"], "--resends"),
+        (vec!["--resends", "101"], "--resends"),
+        (vec!["--sweep", "1:1:1", "--knee-p99=-1"], "--knee-p99"),
+        (vec!["--sweep", "1:1:1", "--knee-p99", "1e30"], "--knee-p99"),
+        (vec!["--sweep", "100:150:1"], "at most 50 steps"),
+        (vec!["--out", under_file], "creating"),
+        (vec!["--vs-otp", "--encoding", "per"], "OTP's side"),
+    ];
+    for (extra, why) in cases {
+        let out = megaco().args(load).args(&extra).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(why), "{extra:?}: {err}");
+        assert!(!err.contains("== ours"), "{extra:?} ran first: {err}");
+    }
+    // A sweep is an hour of load at most, its steps together.
+    let out = megaco()
+        .args(["load", "--mgc", "127.0.0.1:9", "--mgs", "1"])
+        .args(["--sweep", "1:10:1", "--duration", "3600"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("more than an hour"), "{err}");
+    // The codec benchmarks' options are refused by fanout, not ignored.
+    let fanout = ["bench", "fanout", "--ns", "1", "--passes", "1"];
+    for flag in [&["--quick"][..], &["--limit", "3"], &["--codec", "pretty"]] {
+        let out = megaco().args(fanout).args(flag).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}: {err}");
+        assert!(err.contains("does not take it"), "{flag:?}: {err}");
+        assert!(!err.contains("== registering"), "{flag:?} ran: {err}");
+    }
+    let out = megaco()
+        .args(fanout)
+        .args(["--out", under_file])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("creating") && !err.contains("== registering"),
+        "{err}"
+    );
+}
+
 /// A `megaco mgc` on a free UDP port of 127.0.0.1, with the extra
 /// arguments; stopped when dropped.
 struct Mgc(std::process::Child, std::net::SocketAddr);

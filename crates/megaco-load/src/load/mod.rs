@@ -43,7 +43,7 @@ use crate::batch::Io;
 use crate::msg::Expect;
 use crate::Errors;
 
-pub use engine::run;
+pub use engine::{run, MAX_RESENDS};
 
 /// Which side the generator plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -375,6 +375,9 @@ pub struct Sweep {
     pub p99_limit_us: u64,
 }
 
+/// The most steps of a [`sweep`].
+pub const MAX_SWEEP_STEPS: usize = 50;
+
 /// Runs `config` at each of `rates` in turn and finds the knee.
 pub fn sweep(
     config: &LoadConfig,
@@ -383,6 +386,20 @@ pub fn sweep(
     progress: &mut dyn FnMut(&Sample),
     note: &mut dyn FnMut(&str),
 ) -> anyhow::Result<Sweep> {
+    if rates.len() > MAX_SWEEP_STEPS {
+        bail!(
+            "a sweep has at most {MAX_SWEEP_STEPS} steps (asked for {})",
+            rates.len()
+        );
+    }
+    // Bounded like one run: an hour of load in all.
+    if config.duration * rates.len() as u32 > Duration::from_secs(3600) {
+        bail!(
+            "a sweep of {} steps of {:?} is more than an hour of load",
+            rates.len(),
+            config.duration
+        );
+    }
     let limit = p99_limit.as_micros() as u64;
     let mut steps = Vec::new();
     let (mut knee, mut knee_p99) = (None, None);
