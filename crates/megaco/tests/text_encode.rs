@@ -369,11 +369,16 @@ fn unwritable_values_are_invalid() {
         )
     };
     invalid(&err("say \"hi\""));
-    invalid(&err(""));
+    // Quotes of its own would be lost: `"hi"` reads back as `hi`.
+    invalid(&err("\"hi\""));
     assert_eq!(
         encode_compact(&err("Syntax error")).unwrap(),
         b"!/2 [124.124.124.222]:55555\nER=400{\"Syntax error\"}"
     );
+    // An empty text is `""`, which the decoder reads back.
+    let empty = encode_compact(&err("")).unwrap();
+    assert_eq!(empty, b"!/2 [124.124.124.222]:55555\nER=400{\"\"}");
+    assert_eq!(megaco::text::decode(&empty).unwrap(), err(""));
     let mut c = notify("a");
     if let Command::Notify(n) = &mut c.command {
         n.observed_events_descriptor.observed_event_lst[0]

@@ -310,7 +310,9 @@ impl Enc<'_> {
             _ => Err(invalid(
                 "parameter value",
                 format!(
-                    "{} value(s) with {:?} cannot be written",
+                    "{} value(s) with extra_info {:?} have no text form (one value, \
+                     with no extra_info or a relation; two with Range(true); any \
+                     number with Sublist)",
                     values.len(),
                     extra
                 ),

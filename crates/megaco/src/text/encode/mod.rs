@@ -71,7 +71,9 @@ pub enum Style {
 /// What text cannot tell apart: an action's `ContextRequest` or
 /// `ContextAttrAuditRequest` with nothing set writes nothing (its items
 /// are elements of the action's list; the grammar has no empty form), so
-/// it reads back as `None`.
+/// it reads back as `None`. In version 1, `emergency: Some(false)` writes
+/// nothing either (v1 has `EmergencyToken` alone; `EmergencyOffToken`
+/// came with v2, as OTP has it), so it reads back as `None`.
 ///
 /// ```
 /// use megaco::model::*;

@@ -390,21 +390,19 @@ impl Enc<'_> {
     }
 
     /// A quoted string (error text, ServiceChange reason).
+    ///
+    /// The model holds the text without its quotes; quotes of its own
+    /// would be lost (`"x"` reads back as `x`), so they are refused, as a
+    /// quote inside is. An empty string is `""` (the grammar's
+    /// `quotedString` may be empty, and the decoder reads it).
     pub(super) fn quoted_string(&mut self, s: &str, what: &'static str) -> R {
         let sc = scan(s, what)?;
         if sc.quoted {
-            if sc.count < 3 {
-                return Err(invalid(what, "quoted string too short"));
-            }
-            self.str(s);
-        } else {
-            if sc.count < 1 {
-                return Err(invalid(what, "empty string"));
-            }
-            self.byte(b'"');
-            self.str(s);
-            self.byte(b'"');
+            return Err(invalid(what, "double quotes around the text"));
         }
+        self.byte(b'"');
+        self.str(s);
+        self.byte(b'"');
         Ok(())
     }
 
