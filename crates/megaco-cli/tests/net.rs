@@ -641,3 +641,125 @@ fn mgc_takes_host_names_and_addresses_without_a_port() {
         stderr(&out)
     );
 }
+
+/// A TCP listener whose accept queue is full: connecting to it never
+/// completes (the kernel drops the SYNs). Kept alive by what it returns.
+fn full_accept_queue() -> (
+    tokio::runtime::Runtime,
+    tokio::net::TcpListener,
+    Vec<std::net::TcpStream>,
+    String,
+) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .unwrap();
+    let listener = rt.block_on(async {
+        let s = tokio::net::TcpSocket::new_v4().unwrap();
+        s.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        s.listen(0).unwrap()
+    });
+    let addr = listener.local_addr().unwrap();
+    // Connections never accepted fill the queue (of one, with a backlog
+    // of 0); the attempts that find it full are given up on.
+    let queued = (0..3)
+        .filter_map(|_| {
+            std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_millis(200)).ok()
+        })
+        .collect();
+    (rt, listener, queued, addr.to_string())
+}
+
+/// Runs `megaco` to completion, killed (and the test failed) if it is
+/// still running after 30 s (a bound against hanging, not a timing).
+fn megaco_bounded(args: &[&str]) -> std::process::Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    bounded(child)
+}
+
+fn bounded(mut child: std::process::Child) -> std::process::Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("still running after 30 s; stderr:\n{}", stderr(&out));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_tcp_connect_that_never_completes_gives_up_after_the_timeout() {
+    let (_rt, _listener, _queued, addr) = full_accept_queue();
+    let out = megaco_bounded(&["mg", "--tcp", "--mgc", &addr, "--timeout", "0.5"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("cannot connect to {addr} over TCP")) && err.contains("(timed out)"),
+        "{err}"
+    );
+    let out = megaco_bounded(&[
+        "send",
+        "--tcp",
+        "--to",
+        &addr,
+        "--timeout",
+        "0.5",
+        &vector("pretty/msg03.txt"),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("(timed out)"), "{}", stderr(&out));
+}
+
+/// Waits until process `pid` catches SIGTERM (its handlers are in place).
+#[cfg(target_os = "linux")]
+fn catches_sigterm(pid: u32) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .map(|m| u64::from_str_radix(m.trim(), 16).unwrap())
+            .unwrap();
+        if caught & (1 << (15 - 1)) != 0 {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "no SIGTERM handler");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn sigterm_stops_mg_while_it_connects() {
+    let (_rt, _listener, _queued, addr) = full_accept_queue();
+    let runs: [Vec<&str>; 1] = [vec!["mg", "--tcp", "--mgc", &addr, "--timeout", "60"]];
+    for args in runs {
+        let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        catches_sigterm(child.id());
+        let kill = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let out = bounded(child);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(": stopped by SIGTERM after "), "{err}");
+    }
+}

@@ -608,3 +608,37 @@ async fn udp_burst_beyond_the_user_queue_is_served_not_refused() {
     assert_eq!(served, N);
     assert_eq!(mgc.stats().requests_refused, 0);
 }
+
+/// A peer whose accept queue is full never completes the handshake: the
+/// connect gives up after the request timer's lifetime, as a request
+/// would.
+#[tokio::test]
+async fn tcp_connect_to_a_full_accept_queue_times_out() {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(any_port()).unwrap();
+    let listener = socket.listen(0).unwrap();
+    let addr = listener.local_addr().unwrap();
+    // Connections never accepted fill the queue (of one, with a backlog
+    // of 0); the attempts that find it full are given up on.
+    let mut queued = Vec::new();
+    for _ in 0..3 {
+        if let Ok(Ok(s)) = tokio::time::timeout(
+            Duration::from_millis(200),
+            tokio::net::TcpStream::connect(addr),
+        )
+        .await
+        {
+            queued.push(s);
+        }
+    }
+    let mut cfg = config(2, Encoding::compact());
+    cfg.request_timer = RequestTimer {
+        initial: Duration::from_millis(100),
+        factor: 1,
+        max_interval: Duration::from_millis(100),
+        max_retries: 2,
+    };
+    let err = within(tcp::connect(addr, cfg)).await.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::TimedOut, "{err}");
+    drop((listener, queued));
+}

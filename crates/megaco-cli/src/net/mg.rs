@@ -74,9 +74,17 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     let (log, writer) = Log::start(&args.log)?;
     let tally = Arc::new(Tally::default());
     let stop = stop_signal().context("installing the signal handlers")?;
-    let Some((mut client, incoming, errors)) =
-        client::open(&args.client, remote, config, log.clone(), tally.clone()).await
-    else {
+    tokio::pin!(stop);
+    // A TCP connect may take up to --timeout: a signal stops it.
+    let opened = tokio::select! {
+        sig = &mut stop => {
+            tally.summary(&log, &format!("mg: stopped by {sig}"), started);
+            writer.finish(log, Duration::from_secs(1));
+            return Ok(Outcome::Failed.exit_code());
+        }
+        opened = client::open(&args.client, remote, config, log.clone(), tally.clone()) => opened,
+    };
+    let Some((mut client, incoming, errors)) = opened else {
         writer.finish(log, Duration::from_secs(1));
         return Ok(Outcome::NoReply.exit_code());
     };
@@ -96,7 +104,6 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     let mut answering = tokio::spawn(answer(incoming, server, style, errors, requests_tx));
 
     let mut script = Script::new(scenario.steps.clone()).repeat(scenario.mg.repeat);
-    tokio::pin!(stop);
     let work = async {
         if scenario.mg.register || args.scenario.is_none() {
             let sc = build::service_change(

@@ -470,8 +470,19 @@ impl Driver {
             }
             Cmd::Connect { addr, tx } => {
                 let input = self.input_tx.clone();
+                // A peer that never completes the handshake (a full accept
+                // queue drops our SYNs) is given up on after a request's
+                // whole lifetime, not after the system's minutes of SYN
+                // retries.
+                let limit = self.ep.config().request_timer.lifetime();
                 tokio::spawn(async move {
-                    let stream = TcpStream::connect(addr).await;
+                    let stream = match tokio::time::timeout(limit, TcpStream::connect(addr)).await {
+                        Ok(r) => r,
+                        Err(_) => Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!("no connection within {limit:?} (timed out)"),
+                        )),
+                    };
                     let _ = input.send(Input::Connected { stream, tx }).await;
                 });
             }
