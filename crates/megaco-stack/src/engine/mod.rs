@@ -291,7 +291,10 @@ pub enum Event {
         /// The error.
         error: ErrorDescriptor,
     },
-    /// A received message could not be decoded.
+    /// A received message could not be decoded. An
+    /// [`Endpoint`](crate::endpoint::Endpoint) hands out one per peer per
+    /// report interval and counts the rest
+    /// ([`DropReport::decode_errors`](crate::endpoint::DropReport::decode_errors)).
     DecodeError {
         /// Why.
         error: DecodeError,
