@@ -466,3 +466,62 @@ fn a_script_waits_for_the_controllers_request() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The first datagram `sock` receives, as text (bounded by a 10 s read
+/// timeout against hanging).
+fn receive(sock: &UdpSocket) -> String {
+    sock.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut buf = [0u8; 65_536];
+    let n = sock.recv(&mut buf).expect("a datagram within 10 s");
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+/// A request a scenario leaves unanswered: its duplicate gets a pending
+/// (logged as one) while the pending timer runs, and nothing with
+/// `--pending-timer none`, as the README's Scenarios section says.
+#[cfg(unix)]
+#[test]
+fn a_duplicate_gets_a_pending_only_while_the_pending_timer_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("none.toml");
+    std::fs::write(
+        &rules,
+        "[[rule]]\ncommand = \"auditvalue\"\nreply = \"none\"\n",
+    )
+    .unwrap();
+    let rules = rules.to_str().unwrap();
+    let held = b"!/1 [127.0.0.1]:5555 T=11{C=-{AV=tdm/99}}";
+    let answered = b"!/1 [127.0.0.1]:5555 T=12{C=-{N=tdm/1{OE=1{al/of}}}}";
+    for (timer, pending) in [(None, true), (Some("none"), false)] {
+        let mut args = vec!["--udp", "--encoding", "compact", "--scenario", rules];
+        if let Some(t) = timer {
+            args.extend(["--pending-timer", t]);
+        }
+        let mut mgc = Mgc::start(&args);
+        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+        sock.connect(&mgc.addr).unwrap();
+        sock.send(held).unwrap();
+        sock.send(held).unwrap();
+        // The controller handles datagrams in order: a pending for the
+        // duplicate comes before the reply to the request after it.
+        sock.send(answered).unwrap();
+        let first = receive(&sock);
+        if pending {
+            assert!(first.contains("PN=11"), "{first}");
+            assert!(receive(&sock).contains("P=12{"));
+        } else {
+            assert!(first.contains("P=12{"), "{first}");
+        }
+        // Stopped (its queued log lines written), its log read to the end.
+        let kill = Command::new("kill")
+            .args(["-TERM", &mgc.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let mut log = String::new();
+        mgc.stdout.read_to_string(&mut log).unwrap();
+        let logged = log.contains(&format!("-> {} Pending=11", sock.local_addr().unwrap()));
+        assert_eq!(logged, pending, "{log}");
+    }
+}

@@ -137,8 +137,10 @@ pub struct Config {
     /// `recv_pending_limit`, unlimited); `None` for no limit.
     pub recv_pending_limit: Option<u32>,
     /// Send a pending this often while the user has not replied (OTP
-    /// `pending_timer`, 30 s); `None` to send pendings only on duplicates
-    /// and [`Connection::send_pending`](crate::engine::Connection::send_pending).
+    /// `pending_timer`, 30 s), and answer a duplicate of such a request
+    /// with one; `None` to send pendings only when the user asks
+    /// ([`Connection::send_pending`](crate::engine::Connection::send_pending)):
+    /// a duplicate then gets nothing.
     pub pending_timer: Option<Duration>,
     /// How many pendings we send for one request before aborting it (OTP
     /// `sent_pending_limit`, unlimited); `None` for no limit.

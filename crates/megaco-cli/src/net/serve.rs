@@ -363,6 +363,11 @@ pub fn event(log: &Log, tally: &Tally, peer: SocketAddr, event: &Event) {
                 || json!({ "peer": p, "code": error.error_code, "text": error.error_text }),
             );
         }
+        Event::PendingSent { transaction_id } => log.info(
+            "pending_sent",
+            || format!("-> {peer} Pending={transaction_id}"),
+            || json!({ "peer": p, "transaction_id": transaction_id }),
+        ),
         Event::PendingReceived { transaction_id } => log.info(
             "pending_received",
             || format!("<- {peer} Pending={transaction_id}"),

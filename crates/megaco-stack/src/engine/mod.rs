@@ -29,7 +29,9 @@
 //!   A duplicate while the user has not replied is answered with a
 //!   TransactionPending; a duplicate after the reply gets the cached reply
 //!   again. While the user has not replied, a pending is also sent every
-//!   [`Config::pending_timer`]. Sending more than
+//!   [`Config::pending_timer`]; with that timer off (`None`), the engine
+//!   sends no pending by itself, not even for a duplicate. Each pending
+//!   it sends by itself is an [`Event::PendingSent`]. Sending more than
 //!   [`Config::sent_pending_limit`] pendings aborts the transaction: the
 //!   peer gets error 506 ("Pending limit exceeded", as OTP words it) and
 //!   the user [`Event::RequestAborted`].
@@ -226,6 +228,14 @@ pub enum Event {
         transaction_id: u32,
         /// The result.
         result: TransactionResult,
+    },
+    /// We told the peer, by ourselves, that we are still working on its
+    /// request: a duplicate of it came, or [`Config::pending_timer`]
+    /// expired (pendings the user sends with [`Connection::send_pending`]
+    /// are not reported).
+    PendingSent {
+        /// The request's transaction id.
+        transaction_id: u32,
     },
     /// The peer is still working on one of our requests.
     PendingReceived {
