@@ -147,6 +147,7 @@ impl Server {
         self.replies.spawn(async move {
             if let Some(wait) = answer.pending {
                 match req.send_pending().await {
+                    Err(megaco_stack::Error::Closed) => return,
                     Ok(()) => log.info(
                         "pending_sent",
                         || format!("-> {peer} Pending={id}"),
@@ -238,6 +239,9 @@ fn reply_outcome(
 ) {
     match outcome {
         Ok(()) => Tally::bump(&tally.replied),
+        // The peer is gone (its connection closed, which is logged once),
+        // and its requests with it: not a warning per reply.
+        Err(megaco_stack::Error::Closed) => {}
         Err(e) => {
             Tally::bump(&tally.errors);
             log.warn(
