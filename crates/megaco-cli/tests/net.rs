@@ -763,3 +763,24 @@ fn sigterm_stops_mg_while_it_connects() {
         assert!(err.contains(": stopped by SIGTERM after "), "{err}");
     }
 }
+
+/// `mg --tcp` closes the connection itself at the end: that is no
+/// warning (one the controller closes still is).
+#[test]
+fn mg_over_tcp_ends_without_a_close_warning() {
+    let mgc = Mgc::start(&["--tcp"]);
+    let out = megaco_bounded(&[
+        "mg",
+        "--mgc",
+        &mgc.addr,
+        "--tcp",
+        "--timeout",
+        "5",
+        "--notify",
+        "tdm/1",
+    ]);
+    assert_ok(&out);
+    let err = stderr(&out);
+    assert!(!err.contains("closed the connection"), "{err}");
+    assert!(err.contains("mg: done after "), "{err}");
+}

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use megaco::model::*;
+use megaco_stack::endpoint::CloseReason;
 use megaco_stack::engine::Event;
 use megaco_stack::scenario::{Next, Role, Script, TermIdStyle};
 use megaco_stack::{build, Inbound, Incoming};
@@ -263,6 +264,11 @@ async fn answer(
                 }
             }
             Inbound::Endpoint(ev) => server.endpoint(&ev),
+            // We closed it ourselves, at the end of the run.
+            Inbound::Closed {
+                error: Some(CloseReason::Requested),
+                ..
+            } => break,
             Inbound::Closed { peer, error } => {
                 let why = error.map(|e| format!(": {e}")).unwrap_or_default();
                 log.warn(
