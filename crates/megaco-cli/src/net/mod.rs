@@ -274,8 +274,10 @@ impl Tally {
     fn summary(&self, log: &log::Log, what: &str, started: Instant) {
         // What is queued is written (or found unwritable) first, so that
         // the count of dropped lines is whole; a stuck output is waited
-        // for only briefly.
+        // for only briefly, and what it has not taken by then is given up
+        // and counted.
         log.flush(Duration::from_millis(500));
+        log.abandon_queued();
         let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
         let peers = self.peers.lock().map(|p| p.len()).unwrap_or(0);
         let secs = started.elapsed().as_secs_f64();
