@@ -784,3 +784,64 @@ fn mg_over_tcp_ends_without_a_close_warning() {
     assert!(!err.contains("closed the connection"), "{err}");
     assert!(err.contains("mg: done after "), "{err}");
 }
+
+/// A TCP peer's connection and its end are logged, as the README's Logs
+/// section documents them: `connected` and `closed`, each with `peer`,
+/// `closed` with a `reason` only when we closed it.
+#[cfg(unix)]
+#[test]
+fn tcp_connections_are_logged_when_they_open_and_close() {
+    let mgc = Mgc::start(&["--tcp"]);
+    let out = megaco_bounded(&["mg", "--mgc", &mgc.addr, "--tcp", "--timeout", "5"]);
+    assert_ok(&out);
+    let log = bodies(&mgc.stop_with_log());
+    let port = |l: &str| l.split_whitespace().nth(1).unwrap().to_string();
+    let connected: Vec<&str> = log.lines().filter(|l| l.ends_with(" connected")).collect();
+    let closed: Vec<&str> = log.lines().filter(|l| l.contains(" closed")).collect();
+    assert_eq!(connected.len(), 1, "{log}");
+    assert_eq!(closed.len(), 1, "{log}");
+    assert_eq!(port(connected[0]), port(closed[0]), "{log}");
+    assert!(closed[0].ends_with(" closed"), "the mg closed it: {log}");
+
+    // The same in JSON (the address read from the first line).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(["mgc", "--host", "127.0.0.1", "--text-port", "0"])
+        .args(["--encoding", "pretty", "--tcp", "--json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    let listening: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let at = listening["address"].as_str().unwrap().to_string();
+    let out = megaco_bounded(&["mg", "--mgc", &at, "--tcp", "--timeout", "5"]);
+    assert_ok(&out);
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut log).unwrap();
+    assert!(child.wait().unwrap().success());
+    let events: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |name: &str| {
+        events
+            .iter()
+            .filter(|e| e["event"] == name)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (connected, closed) = (of("connected"), of("closed"));
+    assert_eq!(connected.len(), 1, "{log}");
+    assert_eq!(closed.len(), 1, "{log}");
+    assert_eq!(connected[0]["peer"], closed[0]["peer"], "{log}");
+    assert!(closed[0].get("error").is_none(), "{log}");
+    assert!(closed[0].get("reason").is_none(), "the mg closed it: {log}");
+}

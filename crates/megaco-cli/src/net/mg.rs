@@ -270,11 +270,14 @@ async fn answer(
                 ..
             } => break,
             Inbound::Closed { peer, error } => {
-                let why = error.map(|e| format!(": {e}")).unwrap_or_default();
+                let why = error.as_ref().map(|e| format!(": {e}")).unwrap_or_default();
                 log.warn(
                     "closed",
                     || format!("megaco: {peer} closed the connection{why}"),
-                    || json!({ "peer": addr(peer.addr), "error": why.trim_start_matches(": ") }),
+                    || match &error {
+                        Some(r) => json!({ "peer": addr(peer.addr), "reason": r.to_string() }),
+                        None => json!({ "peer": addr(peer.addr) }),
+                    },
                 );
                 break;
             }

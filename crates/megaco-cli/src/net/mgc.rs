@@ -321,14 +321,7 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
                 }
                 Some(Inbound::Event { peer, event }) => serve::event(&log, &tally, peer.addr, &event),
                 Some(Inbound::Endpoint(ev)) => server.endpoint(&ev),
-                Some(Inbound::Closed { peer, error }) => {
-                    let why = error.map(|e| format!(": {e}")).unwrap_or_default();
-                    log.info(
-                        "closed",
-                        || format!("-- {peer} closed{why}"),
-                        || json!({ "peer": addr(peer.addr), "error": why.trim_start_matches(": ") }),
-                    );
-                }
+                Some(Inbound::Closed { peer, error }) => server.closed(peer, error.as_ref()),
                 Some(_) => {}
             }
         }

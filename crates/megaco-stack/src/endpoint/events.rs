@@ -222,6 +222,13 @@ pub enum EndpointEvent {
         /// The peer.
         peer: Peer,
     },
+    /// A TCP connection was opened (accepted, or connected by us); the
+    /// peer is unproven until its first decodable message when it is an
+    /// accepted one.
+    Connected {
+        /// The peer.
+        peer: Peer,
+    },
     /// A peer was forgotten after its idle timeout.
     PeerExpired {
         /// The peer.

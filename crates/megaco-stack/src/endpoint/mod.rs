@@ -344,6 +344,9 @@ impl Endpoint {
         } else {
             self.admit_unproven(now, peer, Some(stream))
         };
+        if ok {
+            self.events.push_back(EndpointEvent::Connected { peer });
+        }
         self.flush(now);
         ok
     }
