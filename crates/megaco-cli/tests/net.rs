@@ -740,10 +740,13 @@ fn catches_sigterm(pid: u32) {
 
 #[cfg(target_os = "linux")]
 #[test]
-fn sigterm_stops_mg_while_it_connects() {
+fn sigterm_stops_mg_and_send_while_they_connect() {
     let (_rt, _listener, _queued, addr) = full_accept_queue();
-    let runs: [Vec<&str>; 1] = [vec!["mg", "--tcp", "--mgc", &addr, "--timeout", "60"]];
-    for args in runs {
+    let msg = vector("pretty/msg03.txt");
+    for args in [
+        vec!["mg", "--tcp", "--mgc", &addr, "--timeout", "60"],
+        vec!["send", "--tcp", "--to", &addr, "--timeout", "60", &msg],
+    ] {
         let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
             .args(&args)
             .stdin(Stdio::null())
@@ -844,4 +847,62 @@ fn tcp_connections_are_logged_when_they_open_and_close() {
     assert_eq!(connected[0]["peer"], closed[0]["peer"], "{log}");
     assert!(closed[0].get("error").is_none(), "{log}");
     assert!(closed[0].get("reason").is_none(), "the mg closed it: {log}");
+}
+
+/// `send` shows the pendings it receives, as `mg` does, and ends with its
+/// summary (exit status 2) when stopped by a signal while it waits.
+#[cfg(target_os = "linux")]
+#[test]
+fn send_shows_pendings_and_stops_on_a_signal_with_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[rule]]\ncommand = \"notify\"\npending = 0.2\n\n\
+         [[rule]]\ncommand = \"auditvalue\"\nreply = \"none\"\n",
+    )
+    .unwrap();
+    let mgc = Mgc::start(&["--udp", "--scenario", rules.to_str().unwrap()]);
+    let notify = dir.path().join("notify.txt");
+    std::fs::write(
+        &notify,
+        "!/1 [127.0.0.1]:5555 T=7{C=-{N=tdm/1{OE=1{al/of}}}}",
+    )
+    .unwrap();
+    let out = megaco_bounded(&[
+        "send",
+        "--to",
+        &mgc.addr,
+        "--timeout",
+        "10",
+        notify.to_str().unwrap(),
+    ]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].ends_with(" Pending=7"), "{text}");
+    assert!(lines[1].contains(" P=7{"), "{text}");
+
+    // A request the controller never answers: SIGTERM while waiting.
+    let held = dir.path().join("held.txt");
+    std::fs::write(&held, "!/1 [127.0.0.1]:5555 T=8{C=-{AV=tdm/1}}").unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(["send", "--to", &mgc.addr, "--timeout", "60"])
+        .arg(&held)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    catches_sigterm(child.id());
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = bounded(child);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("send: stopped by SIGTERM after "), "{err}");
 }

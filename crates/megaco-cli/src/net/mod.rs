@@ -13,8 +13,10 @@
 //! Exit status of `mg` and `send`: 0 when every request got a reply
 //! without an error descriptor (`mg --scenario`: the script passed), 1
 //! when a reply carried one (or did not meet the script), 3 when a request
-//! got no reply (timeout, connection refused or closed), 2 for anything
-//! else (bad arguments, unreadable file, ...).
+//! got no reply (timeout, connection refused, closed or not made within
+//! the timeout), 2 for anything else (bad arguments, unreadable file, a
+//! step the scenario rejects, a request that cannot be encoded, a stop by
+//! SIGINT or SIGTERM, ...).
 
 mod client;
 mod flags;
