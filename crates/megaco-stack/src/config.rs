@@ -101,7 +101,8 @@ pub struct Config {
     /// The highest protocol version we speak (1 to 3): the version of our
     /// messages to a peer until a ServiceChange negotiates another
     /// ([`Config::negotiate_version`]). Replies always go out in the
-    /// version of the request. Default 1.
+    /// version of the request; a message in a higher version is answered
+    /// with error 406. Default 1.
     pub version: u8,
     /// The wire encoding of our messages to a peer we have not heard
     /// from yet (and, with [`Config::recognise_encoding`] off, of every

@@ -153,8 +153,11 @@
 //!   update_conn_info(CH, protocol_version, V)` on the ServiceChange), and
 //!   with its default `strict_version` a message in another version than
 //!   the connection's is answered with 406 "Not negotiated version". Ours
-//!   negotiates by itself and accepts any version it decodes, answering
-//!   in the request's version.
+//!   negotiates by itself and accepts any version it decodes up to
+//!   [`Config::version`], answering in the request's version; a message
+//!   in a higher version is answered with 406 "Version not supported"
+//!   (in ours) and none of its transactions is taken, unless it carries a
+//!   registration (which negotiates the version down).
 
 mod incoming;
 mod outgoing;
@@ -769,6 +772,28 @@ impl Connection {
             && transactions
                 .iter()
                 .all(|t| matches!(t, Transaction::Reply(r) if only_errors(&r.result)));
+        // A version above the highest we speak (Config::version): none of
+        // its transactions is taken, the peer gets 406 in ours. A
+        // registration is the exception: it negotiates the version
+        // (H.248.1 section 11.3), and is answered in its own.
+        let registers = || {
+            transactions.iter().any(|t| {
+                matches!(t, Transaction::Request(r)
+                    if util::offered_version(&r.actions, version).is_some())
+            })
+        };
+        if version > self.config.version && !registers() {
+            if !errors_only {
+                self.send_message_error(
+                    self.config.version,
+                    ErrorDescriptor {
+                        error_code: ERR_VERSION,
+                        error_text: Some("Version not supported".into()),
+                    },
+                );
+            }
+            return;
+        }
         let mut acks: Vec<u32> = Vec::new();
         for t in transactions {
             match t {
