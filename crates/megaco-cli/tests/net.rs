@@ -641,3 +641,268 @@ fn mgc_takes_host_names_and_addresses_without_a_port() {
         stderr(&out)
     );
 }
+
+/// A TCP listener whose accept queue is full: connecting to it never
+/// completes (the kernel drops the SYNs). Kept alive by what it returns.
+fn full_accept_queue() -> (
+    tokio::runtime::Runtime,
+    tokio::net::TcpListener,
+    Vec<std::net::TcpStream>,
+    String,
+) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .unwrap();
+    let listener = rt.block_on(async {
+        let s = tokio::net::TcpSocket::new_v4().unwrap();
+        s.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        s.listen(0).unwrap()
+    });
+    let addr = listener.local_addr().unwrap();
+    // Connections never accepted fill the queue (of one, with a backlog
+    // of 0); the attempts that find it full are given up on.
+    let queued = (0..3)
+        .filter_map(|_| {
+            std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_millis(200)).ok()
+        })
+        .collect();
+    (rt, listener, queued, addr.to_string())
+}
+
+/// Runs `megaco` to completion, killed (and the test failed) if it is
+/// still running after 30 s (a bound against hanging, not a timing).
+fn megaco_bounded(args: &[&str]) -> std::process::Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    bounded(child)
+}
+
+fn bounded(mut child: std::process::Child) -> std::process::Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("still running after 30 s; stderr:\n{}", stderr(&out));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_tcp_connect_that_never_completes_gives_up_after_the_timeout() {
+    let (_rt, _listener, _queued, addr) = full_accept_queue();
+    let out = megaco_bounded(&["mg", "--tcp", "--mgc", &addr, "--timeout", "0.5"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("cannot connect to {addr} over TCP")) && err.contains("(timed out)"),
+        "{err}"
+    );
+    let out = megaco_bounded(&[
+        "send",
+        "--tcp",
+        "--to",
+        &addr,
+        "--timeout",
+        "0.5",
+        &vector("pretty/msg03.txt"),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("(timed out)"), "{}", stderr(&out));
+}
+
+/// Waits until process `pid` catches SIGTERM (its handlers are in place).
+#[cfg(target_os = "linux")]
+fn catches_sigterm(pid: u32) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .map(|m| u64::from_str_radix(m.trim(), 16).unwrap())
+            .unwrap();
+        if caught & (1 << (15 - 1)) != 0 {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "no SIGTERM handler");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn sigterm_stops_mg_and_send_while_they_connect() {
+    let (_rt, _listener, _queued, addr) = full_accept_queue();
+    let msg = vector("pretty/msg03.txt");
+    for args in [
+        vec!["mg", "--tcp", "--mgc", &addr, "--timeout", "60"],
+        vec!["send", "--tcp", "--to", &addr, "--timeout", "60", &msg],
+    ] {
+        let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        catches_sigterm(child.id());
+        let kill = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let out = bounded(child);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(": stopped by SIGTERM after "), "{err}");
+    }
+}
+
+/// `mg --tcp` closes the connection itself at the end: that is no
+/// warning (one the controller closes still is).
+#[test]
+fn mg_over_tcp_ends_without_a_close_warning() {
+    let mgc = Mgc::start(&["--tcp"]);
+    let out = megaco_bounded(&[
+        "mg",
+        "--mgc",
+        &mgc.addr,
+        "--tcp",
+        "--timeout",
+        "5",
+        "--notify",
+        "tdm/1",
+    ]);
+    assert_ok(&out);
+    let err = stderr(&out);
+    assert!(!err.contains("closed the connection"), "{err}");
+    assert!(err.contains("mg: done after "), "{err}");
+}
+
+/// A TCP peer's connection and its end are logged, as the README's Logs
+/// section documents them: `connected` and `closed`, each with `peer`,
+/// `closed` with a `reason` only when we closed it.
+#[cfg(unix)]
+#[test]
+fn tcp_connections_are_logged_when_they_open_and_close() {
+    let mgc = Mgc::start(&["--tcp"]);
+    let out = megaco_bounded(&["mg", "--mgc", &mgc.addr, "--tcp", "--timeout", "5"]);
+    assert_ok(&out);
+    let log = bodies(&mgc.stop_with_log());
+    let port = |l: &str| l.split_whitespace().nth(1).unwrap().to_string();
+    let connected: Vec<&str> = log.lines().filter(|l| l.ends_with(" connected")).collect();
+    let closed: Vec<&str> = log.lines().filter(|l| l.contains(" closed")).collect();
+    assert_eq!(connected.len(), 1, "{log}");
+    assert_eq!(closed.len(), 1, "{log}");
+    assert_eq!(port(connected[0]), port(closed[0]), "{log}");
+    assert!(closed[0].ends_with(" closed"), "the mg closed it: {log}");
+
+    // The same in JSON (the address read from the first line).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(["mgc", "--host", "127.0.0.1", "--text-port", "0"])
+        .args(["--encoding", "pretty", "--tcp", "--json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    let listening: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let at = listening["address"].as_str().unwrap().to_string();
+    let out = megaco_bounded(&["mg", "--mgc", &at, "--tcp", "--timeout", "5"]);
+    assert_ok(&out);
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut log).unwrap();
+    assert!(child.wait().unwrap().success());
+    let events: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |name: &str| {
+        events
+            .iter()
+            .filter(|e| e["event"] == name)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (connected, closed) = (of("connected"), of("closed"));
+    assert_eq!(connected.len(), 1, "{log}");
+    assert_eq!(closed.len(), 1, "{log}");
+    assert_eq!(connected[0]["peer"], closed[0]["peer"], "{log}");
+    assert!(closed[0].get("error").is_none(), "{log}");
+    assert!(closed[0].get("reason").is_none(), "the mg closed it: {log}");
+}
+
+/// `send` shows the pendings it receives, as `mg` does, and ends with its
+/// summary (exit status 2) when stopped by a signal while it waits.
+#[cfg(target_os = "linux")]
+#[test]
+fn send_shows_pendings_and_stops_on_a_signal_with_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[rule]]\ncommand = \"notify\"\npending = 0.2\n\n\
+         [[rule]]\ncommand = \"auditvalue\"\nreply = \"none\"\n",
+    )
+    .unwrap();
+    let mgc = Mgc::start(&["--udp", "--scenario", rules.to_str().unwrap()]);
+    let notify = dir.path().join("notify.txt");
+    std::fs::write(
+        &notify,
+        "!/1 [127.0.0.1]:5555 T=7{C=-{N=tdm/1{OE=1{al/of}}}}",
+    )
+    .unwrap();
+    let out = megaco_bounded(&[
+        "send",
+        "--to",
+        &mgc.addr,
+        "--timeout",
+        "10",
+        notify.to_str().unwrap(),
+    ]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].ends_with(" Pending=7"), "{text}");
+    assert!(lines[1].contains(" P=7{"), "{text}");
+
+    // A request the controller never answers: SIGTERM while waiting.
+    let held = dir.path().join("held.txt");
+    std::fs::write(&held, "!/1 [127.0.0.1]:5555 T=8{C=-{AV=tdm/1}}").unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(["send", "--to", &mgc.addr, "--timeout", "60"])
+        .arg(&held)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    catches_sigterm(child.id());
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = bounded(child);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("send: stopped by SIGTERM after "), "{err}");
+}

@@ -466,3 +466,162 @@ fn a_script_waits_for_the_controllers_request() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The first datagram `sock` receives, as text (bounded by a 10 s read
+/// timeout against hanging).
+fn receive(sock: &UdpSocket) -> String {
+    sock.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut buf = [0u8; 65_536];
+    let n = sock.recv(&mut buf).expect("a datagram within 10 s");
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+/// A request a scenario leaves unanswered: its duplicate gets a pending
+/// (logged as one) while the pending timer runs, and nothing with
+/// `--pending-timer none`, as the README's Scenarios section says.
+#[cfg(unix)]
+#[test]
+fn a_duplicate_gets_a_pending_only_while_the_pending_timer_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("none.toml");
+    std::fs::write(
+        &rules,
+        "[[rule]]\ncommand = \"auditvalue\"\nreply = \"none\"\n",
+    )
+    .unwrap();
+    let rules = rules.to_str().unwrap();
+    let held = b"!/1 [127.0.0.1]:5555 T=11{C=-{AV=tdm/99}}";
+    let answered = b"!/1 [127.0.0.1]:5555 T=12{C=-{N=tdm/1{OE=1{al/of}}}}";
+    for (timer, pending) in [(None, true), (Some("none"), false)] {
+        let mut args = vec!["--udp", "--encoding", "compact", "--scenario", rules];
+        if let Some(t) = timer {
+            args.extend(["--pending-timer", t]);
+        }
+        let mut mgc = Mgc::start(&args);
+        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+        sock.connect(&mgc.addr).unwrap();
+        sock.send(held).unwrap();
+        sock.send(held).unwrap();
+        // The controller handles datagrams in order: a pending for the
+        // duplicate comes before the reply to the request after it.
+        sock.send(answered).unwrap();
+        let first = receive(&sock);
+        if pending {
+            assert!(first.contains("PN=11"), "{first}");
+            assert!(receive(&sock).contains("P=12{"));
+        } else {
+            assert!(first.contains("P=12{"), "{first}");
+        }
+        // Stopped (its queued log lines written), its log read to the end.
+        let kill = Command::new("kill")
+            .args(["-TERM", &mgc.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let mut log = String::new();
+        mgc.stdout.read_to_string(&mut log).unwrap();
+        let logged = log.contains(&format!("-> {} Pending=11", sock.local_addr().unwrap()));
+        assert_eq!(logged, pending, "{log}");
+    }
+}
+
+/// `megaco mgc | sleep 120` with room to queue every line: the dropped
+/// lines are reported every `--report-interval`, and the lines still
+/// queued at the end, never written, are counted in the summary.
+#[cfg(unix)]
+#[test]
+fn log_lines_lost_to_a_stuck_output_are_reported_and_counted() {
+    let mut mgc = Mgc::start(&[
+        "--udp",
+        "--encoding",
+        "compact",
+        "--pretty",
+        "--log-queue",
+        "100000",
+        "--report-interval",
+        "0.1",
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("many.txt");
+    let notifies: Vec<String> = (1..=400)
+        .map(|i| format!("T={i}{{C=-{{N=tdm/{i}{{OE=1{{al/of}}}}}}}}"))
+        .collect();
+    std::fs::write(
+        &file,
+        format!("!/1 [127.0.0.1]:2944\n{}", notifies.join("\n")),
+    )
+    .unwrap();
+    let out = megaco(&[
+        "send",
+        "--to",
+        &mgc.addr,
+        "--timeout",
+        "10",
+        "--quiet",
+        file.to_str().unwrap(),
+    ]);
+    assert_ok(&out);
+    let mut stdout = std::mem::replace(&mut mgc.stdout, BufReader::new(dummy_stdout()));
+    let err = mgc.stop("-TERM");
+    let summary = err.lines().last().unwrap();
+    assert!(
+        summary.contains("received 400, sent 0, replied 400"),
+        "{err}"
+    );
+    // 400 requests and 400 replies, in pretty lines: beyond the pipe's
+    // 64 KiB, most were never written, and are counted.
+    let mut written = String::new();
+    stdout.read_to_string(&mut written).unwrap();
+    let messages = written
+        .lines()
+        .filter(|l| l.contains(" <- ") || l.contains(" -> "))
+        .count() as u64;
+    assert!(dropped(summary) > 0, "{err}");
+    assert!(
+        messages + dropped(summary) >= 800,
+        "{messages} written\n{err}"
+    );
+
+    // Drops while running are reported at the interval given.
+    let mgc = Mgc::start(&[
+        "--udp",
+        "--encoding",
+        "compact",
+        "--pretty",
+        "--log-queue",
+        "16",
+        "--report-interval",
+        "0.1",
+    ]);
+    let mut mgc = mgc;
+    let mut stderr = BufReader::new(mgc.child.stderr.take().unwrap());
+    let out = megaco(&[
+        "send",
+        "--to",
+        &mgc.addr,
+        "--timeout",
+        "10",
+        "--quiet",
+        file.to_str().unwrap(),
+    ]);
+    assert_ok(&out);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        while stderr.read_line(&mut line).unwrap_or(0) > 0 {
+            if line.contains("log lines dropped in the last") {
+                let _ = tx.send(line.clone());
+                return;
+            }
+            line.clear();
+        }
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("no report of the dropped log lines");
+    assert!(
+        line.contains("log lines dropped in the last 0.1 s"),
+        "{line}"
+    );
+}

@@ -101,7 +101,8 @@ pub struct Config {
     /// The highest protocol version we speak (1 to 3): the version of our
     /// messages to a peer until a ServiceChange negotiates another
     /// ([`Config::negotiate_version`]). Replies always go out in the
-    /// version of the request. Default 1.
+    /// version of the request; a message in a higher version is answered
+    /// with error 406. Default 1.
     pub version: u8,
     /// The wire encoding of our messages to a peer we have not heard
     /// from yet (and, with [`Config::recognise_encoding`] off, of every
@@ -137,8 +138,10 @@ pub struct Config {
     /// `recv_pending_limit`, unlimited); `None` for no limit.
     pub recv_pending_limit: Option<u32>,
     /// Send a pending this often while the user has not replied (OTP
-    /// `pending_timer`, 30 s); `None` to send pendings only on duplicates
-    /// and [`Connection::send_pending`](crate::engine::Connection::send_pending).
+    /// `pending_timer`, 30 s), and answer a duplicate of such a request
+    /// with one; `None` to send pendings only when the user asks
+    /// ([`Connection::send_pending`](crate::engine::Connection::send_pending)):
+    /// a duplicate then gets nothing.
     pub pending_timer: Option<Duration>,
     /// How many pendings we send for one request before aborting it (OTP
     /// `sent_pending_limit`, unlimited); `None` for no limit.

@@ -169,6 +169,9 @@ impl Stack {
     }
 
     /// Opens a TCP connection to `addr` (TPKT framed), proven at once.
+    /// A handshake that does not complete within the request timer's
+    /// [lifetime](crate::engine::RequestTimer::lifetime) fails with
+    /// [`io::ErrorKind::TimedOut`].
     pub async fn connect_tcp(&self, addr: SocketAddr) -> io::Result<Connection> {
         let (tx, rx) = oneshot::channel();
         self.handle

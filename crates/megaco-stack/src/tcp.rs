@@ -48,7 +48,11 @@ use crate::engine::Config;
 use crate::{Connection, Stack};
 
 /// Connects to `remote`. `config.reliable` is forced on. The stack stops
-/// when the connection closes.
+/// when the connection closes. A peer that does not complete the
+/// handshake within `config.request_timer`'s
+/// [lifetime](crate::engine::RequestTimer::lifetime) (105 s by default:
+/// as long as a request would wait for its reply) fails the connect with
+/// [`io::ErrorKind::TimedOut`].
 pub async fn connect(remote: SocketAddr, mut config: Config) -> io::Result<(Connection, Incoming)> {
     config.reliable = true;
     let (stack, incoming) = Stack::builder(config).stop_with_streams().start().await?;

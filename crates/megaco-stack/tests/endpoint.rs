@@ -430,3 +430,90 @@ fn caches_of_all_peers_stay_within_the_budgets() {
     assert_eq!(answered + dropped, 200, "{after:?}");
     assert!(answered > 0 && dropped > 0, "{after:?}");
 }
+
+/// A peer that sent one valid message and then a stream of garbage, and
+/// peers refused by a full table, each get one event per report interval;
+/// every message is counted and reported.
+#[test]
+fn garbage_and_refusals_are_counted_not_an_event_each() {
+    let mut config = Config::new(mid(2));
+    config.transport.max_peers = 1;
+    let mut pair = Pair::new(Config::new(mid(1)), config, Link::default(), 12);
+    let to_b = pair.a.peer(pair.b.addr);
+    pair.a.ep.send_request(pair.now, to_b, vec![sc()]).unwrap();
+    let mut executed = std::collections::HashMap::new();
+    pair.run_for(Duration::from_millis(10));
+    answer_all(&mut pair, &mut executed);
+    pair.run_for(Duration::from_millis(10));
+    assert_eq!(pair.b.ep.stats().registered, 1);
+    let _ = std::iter::from_fn(|| pair.b.ep.poll_event()).count();
+
+    let (udp, now) = (pair.b.udp, pair.now);
+    let events = |pair: &mut Pair| -> Vec<EndpointEvent> {
+        while pair.b.ep.poll_transmit().is_some() {}
+        std::iter::from_fn(|| pair.b.ep.poll_event()).collect()
+    };
+    let is_decode_error = |e: &EndpointEvent| {
+        matches!(
+            e,
+            EndpointEvent::Transaction {
+                event: Event::DecodeError { .. },
+                ..
+            }
+        )
+    };
+    let mut seen = Vec::new();
+    for _ in 0..1000 {
+        pair.b.ep.handle_datagram(
+            now,
+            Peer::new(udp, pair.a.addr),
+            b"!/1 [127.0.0.1]:5555 T=1{ garbage",
+        );
+        seen.extend(events(&mut pair));
+    }
+    let other = std::net::SocketAddr::from(([127, 0, 1, 9], 2944));
+    for id in 1..=1000u32 {
+        let request = format!("!/1 [127.0.1.9]:2944 T={id}{{C=-{{N=tdm/1{{OE=1{{al/of}}}}}}}}");
+        pair.b
+            .ep
+            .handle_datagram(now, Peer::new(udp, other), request.as_bytes());
+        seen.extend(events(&mut pair));
+    }
+    assert_eq!(seen.iter().filter(|e| is_decode_error(e)).count(), 1);
+    let refused = seen
+        .iter()
+        .filter(|e| matches!(e, EndpointEvent::PeerRefused { .. }))
+        .count();
+    assert_eq!(refused, 1);
+    let stats = pair.b.ep.stats();
+    assert_eq!((stats.decode_errors, stats.peers_refused), (1000, 1000));
+    // The reports count them all.
+    let (mut decode_errors, mut peers_refused) = (0, 0);
+    for after in [1, 11_000] {
+        pair.b.ep.handle_timeout(now + Duration::from_millis(after));
+        for e in events(&mut pair) {
+            if let EndpointEvent::Dropped(r) = e {
+                decode_errors += r.decode_errors;
+                peers_refused += r.peers_refused;
+            }
+        }
+    }
+    assert_eq!((decode_errors, peers_refused), (1000, 1000));
+    // A new interval: the next of each is handed out again.
+    let later = now + secs(11);
+    pair.b.ep.handle_datagram(
+        later,
+        Peer::new(udp, pair.a.addr),
+        b"!/1 [127.0.0.1]:5555 T=1{ garbage",
+    );
+    pair.b.ep.handle_datagram(
+        later,
+        Peer::new(udp, other),
+        b"!/1 [127.0.1.9]:2944 T=5000{C=-{N=tdm/1{OE=1{al/of}}}}",
+    );
+    let seen = events(&mut pair);
+    assert_eq!(seen.iter().filter(|e| is_decode_error(e)).count(), 1);
+    assert!(seen
+        .iter()
+        .any(|e| matches!(e, EndpointEvent::PeerRefused { .. })));
+}

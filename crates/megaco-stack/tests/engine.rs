@@ -269,7 +269,11 @@ fn duplicate_request_before_reply_gets_pending() {
     mg.handle_timeout(t0 + secs(7));
     let dup = mg.poll_transmit().unwrap();
     mgc.handle_input(t0 + secs(7), &dup);
-    assert_eq!(mgc.poll_event(), None, "a duplicate is not a new request");
+    assert_eq!(
+        events(&mut mgc),
+        [Event::PendingSent { transaction_id: id }],
+        "a duplicate is not a new request"
+    );
     let sent = drain(&mut mgc);
     assert_eq!(sent.len(), 1);
     assert_eq!(
@@ -282,6 +286,31 @@ fn duplicate_request_before_reply_gets_pending() {
     mg.handle_input(t0 + secs(7), &sent[0]);
     mg.handle_timeout(t0 + secs(21));
     assert_eq!(mg.poll_transmit(), None);
+}
+
+/// With the pending timer off the engine sends no pending by itself: a
+/// duplicate of a request the user has not answered gets nothing (the
+/// user may still send one).
+#[test]
+fn duplicate_request_with_the_pending_timer_off_gets_no_pending() {
+    let mut cfg = otp_like(2);
+    cfg.pending_timer = None;
+    let (mut mg, mut mgc) = (Connection::new(otp_like(1)), Connection::new(cfg));
+    let t0 = Instant::now();
+    mg.send_request(t0, vec![sc()]).unwrap();
+    let id = deliver_request(&mut mg, &mut mgc, t0);
+    let mut now = t0;
+    for _ in 0..3 {
+        now = mg.poll_timeout().unwrap();
+        mg.handle_timeout(now);
+        let dup = mg.poll_transmit().unwrap();
+        mgc.handle_input(now, &dup);
+        assert_eq!(events(&mut mgc), []);
+        assert!(drain(&mut mgc).is_empty());
+    }
+    mgc.send_pending(now, id).unwrap();
+    assert_eq!(drain(&mut mgc).len(), 1);
+    assert_eq!(events(&mut mgc), [], "the user knows of its own pendings");
 }
 
 #[test]
@@ -526,7 +555,11 @@ fn pending_timer_and_sent_pending_limit() {
     assert_eq!(e.error_code, 506);
     assert_eq!(
         events(&mut mgc),
-        [Event::RequestAborted { transaction_id: id }]
+        [
+            Event::PendingSent { transaction_id: id },
+            Event::PendingSent { transaction_id: id },
+            Event::RequestAborted { transaction_id: id }
+        ]
     );
     assert!(mgc.reply(t0 + secs(7), id, sc_reply()).is_err());
     // A duplicate now gets the error reply again.

@@ -406,13 +406,14 @@ async fn send_request_tells_ids_and_incoming_requests_tell_their_sender() {
         let mut mg_config = config(2, Encoding::compact());
         mg_config.version = 2;
         mg_config.min_trans_id = 40;
+        // The controller speaks up to v3, so takes the gateway's v2.
+        let mut mgc_config = config(1, Encoding::compact());
+        mgc_config.version = 3;
         // The controller's end (a TCP connection or a UDP endpoint) is kept
         // alive in `_keep` for the exchange.
         let (conn, _mg_incoming, incoming, _keep): (_, _, _, Box<dyn std::any::Any>) =
             if tcp_transport {
-                let listener = tcp::Listener::bind(any_port(), config(1, Encoding::compact()))
-                    .await
-                    .unwrap();
+                let listener = tcp::Listener::bind(any_port(), mgc_config).await.unwrap();
                 let addr = listener.local_addr().unwrap();
                 let (conn, mg_incoming) = tcp::connect(addr, mg_config).await.unwrap();
                 // The listener hands a connection out with its first
@@ -431,9 +432,7 @@ async fn send_request_tells_ids_and_incoming_requests_tell_their_sender() {
                     Box::new(keep),
                 )
             } else {
-                let (mgc, incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
-                    .await
-                    .unwrap();
+                let (mgc, incoming) = udp::bind(any_port(), mgc_config).await.unwrap();
                 let (conn, mg_incoming) = udp::connect(any_port(), mgc.local_addr(), mg_config)
                     .await
                     .unwrap();
@@ -607,4 +606,68 @@ async fn udp_burst_beyond_the_user_queue_is_served_not_refused() {
     .await;
     assert_eq!(served, N);
     assert_eq!(mgc.stats().requests_refused, 0);
+}
+
+/// A peer whose accept queue is full never completes the handshake: the
+/// connect gives up after the request timer's lifetime, as a request
+/// would.
+#[tokio::test]
+async fn tcp_connect_to_a_full_accept_queue_times_out() {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(any_port()).unwrap();
+    let listener = socket.listen(0).unwrap();
+    let addr = listener.local_addr().unwrap();
+    // Connections never accepted fill the queue (of one, with a backlog
+    // of 0); the attempts that find it full are given up on.
+    let mut queued = Vec::new();
+    for _ in 0..3 {
+        if let Ok(Ok(s)) = tokio::time::timeout(
+            Duration::from_millis(200),
+            tokio::net::TcpStream::connect(addr),
+        )
+        .await
+        {
+            queued.push(s);
+        }
+    }
+    let mut cfg = config(2, Encoding::compact());
+    cfg.request_timer = RequestTimer {
+        initial: Duration::from_millis(100),
+        factor: 1,
+        max_interval: Duration::from_millis(100),
+        max_retries: 2,
+    };
+    let err = within(tcp::connect(addr, cfg)).await.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::TimedOut, "{err}");
+    drop((listener, queued));
+}
+
+/// A request in a version above the highest we speak is not taken: the
+/// peer gets 406 "Version not supported" in ours. A registration in it is
+/// taken, to negotiate the version down.
+#[tokio::test]
+async fn a_request_in_a_version_we_do_not_speak_gets_406() {
+    let (mgc, mut incoming) = udp::bind(any_port(), config(1, Encoding::compact()))
+        .await
+        .unwrap();
+    let peer = tokio::net::UdpSocket::bind(any_port()).await.unwrap();
+    let mut buf = vec![0u8; 65_535];
+    let ask = |req: &'static str| {
+        let (peer, to) = (&peer, mgc.local_addr());
+        async move {
+            peer.send_to(req.as_bytes(), to).await.unwrap();
+        }
+    };
+    ask("!/3 [127.0.0.9]:2944 T=21{C=-{N=tdm/1{OE=1{al/of}}}}").await;
+    let n = within(peer.recv(&mut buf)).await.unwrap();
+    let msg = megaco::text::decode(&buf[..n]).unwrap();
+    assert_eq!(msg.mess.version, 1);
+    let MessageBody::Error(e) = msg.mess.body else {
+        panic!("{msg:?}")
+    };
+    assert_eq!(e.error_code, 406);
+    // The registration is taken (and answered in its version).
+    ask("!/3 [127.0.0.9]:2944 T=22{C=-{SC=ROOT{SV{MT=RS,RE=\"901\",V=3}}}}").await;
+    let req = within(incoming.next_request()).await.unwrap();
+    assert_eq!((req.transaction_id(), req.version()), (22, 3));
 }

@@ -409,3 +409,67 @@ async fn silent_tcp_connection_is_closed_after_the_idle_timeout() {
     }
     assert_eq!(listener.refused(), 0);
 }
+
+/// A TCP peer that sends requests and never reads is dropped
+/// ([`CloseReason::SlowReader`](megaco_stack::endpoint::CloseReason)); the
+/// user, behind with its queue full meanwhile, still learns of the close
+/// after the requests queued, and replying to them says the peer is gone.
+#[tokio::test]
+async fn a_close_is_reported_even_when_the_queue_is_full() {
+    use tokio::io::AsyncWriteExt;
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 4;
+    cfg.transport.tcp_write_queue = 1;
+    let (stack, mut incoming) = megaco_stack::Stack::builder(cfg)
+        .tcp(any_port())
+        .start()
+        .await
+        .unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut raw = socket.connect(stack.tcp_addrs()[0]).await.unwrap();
+    // Requests until the stack gives up on us: the ones beyond the queue
+    // get 503s, which we never read.
+    let batch: Vec<u8> = (1..=1000u32)
+        .flat_map(|id| {
+            let body = format!("!/1 [127.0.0.9]:2944 T={id}{{C=1{{N=t1{{OE=3{{al/on}}}}}}}}");
+            let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
+            framed.extend_from_slice(body.as_bytes());
+            framed
+        })
+        .collect();
+    let sending = tokio::time::timeout(Duration::from_secs(60), async {
+        while raw.write_all(&batch).await.is_ok() {}
+    });
+    let reason = tokio::select! {
+        _ = sending => panic!("the stack never dropped the peer that does not read"),
+        // The user reads only once the stack dropped the peer.
+        s = until(|| stack.stats(), |s| s.connections_closed == 1) => s,
+    };
+    assert!(reason.requests_refused > 0);
+    let mut requests = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match incoming.recv().await {
+                Some(Inbound::Request(req)) => requests.push(req),
+                Some(Inbound::Closed { error, .. }) => break error,
+                Some(_) => {}
+                None => panic!("the queue ended without the close"),
+            }
+        }
+    })
+    .await
+    .expect("no close reported");
+    assert_eq!(
+        closed,
+        Some(megaco_stack::endpoint::CloseReason::SlowReader)
+    );
+    assert!(!requests.is_empty());
+    for req in requests {
+        let result = build::default_replies(&req.actions);
+        assert!(matches!(
+            req.reply(result).await,
+            Err(megaco_stack::Error::Closed)
+        ));
+    }
+}

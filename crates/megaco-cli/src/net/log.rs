@@ -54,13 +54,23 @@ enum Stream {
 }
 
 enum Entry {
-    Line(String),
+    /// A line and its sequence number.
+    Line(u64, String),
     Flush(mpsc::Sender<()>),
 }
 
 #[derive(Debug, Default)]
 struct Shared {
     dropped: AtomicU64,
+    /// The sequence number of the next line.
+    next: AtomicU64,
+    /// Lines queued and not yet taken by their writer.
+    queued: AtomicU64,
+    /// Lines taken by the writers and not yet flushed to their output.
+    in_flight: AtomicU64,
+    /// Lines numbered below this are abandoned: counted as dropped when
+    /// abandoned, skipped by the writers ([`Log::abandon_queued`]).
+    abandoned_below: AtomicU64,
 }
 
 /// One output and the thread that writes it.
@@ -166,10 +176,26 @@ impl Log {
         self.shared.dropped.load(Ordering::Relaxed)
     }
 
+    /// Gives up on the lines still queued (an output stuck, at the end
+    /// of a run): they are counted as dropped now and never written.
+    /// Lines put afterwards (the summary) are written as usual.
+    pub fn abandon_queued(&self) {
+        let shared = &self.shared;
+        shared
+            .abandoned_below
+            .store(shared.next.load(Ordering::SeqCst), Ordering::SeqCst);
+        let lost =
+            shared.queued.swap(0, Ordering::SeqCst) + shared.in_flight.swap(0, Ordering::SeqCst);
+        shared.dropped.fetch_add(lost, Ordering::Relaxed);
+    }
+
     fn put(&self, stream: Stream, line: String) {
         let send = |tx: &SyncSender<Entry>, line: String| {
-            if tx.try_send(Entry::Line(line)).is_err() {
+            let seq = self.shared.next.fetch_add(1, Ordering::SeqCst);
+            self.shared.queued.fetch_add(1, Ordering::SeqCst);
+            if tx.try_send(Entry::Line(seq, line)).is_err() {
                 self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+                untake(&self.shared);
             }
         };
         match stream {
@@ -244,6 +270,19 @@ impl Log {
     }
 }
 
+/// One queued line fewer (never below zero: [`Log::abandon_queued`]
+/// may have counted it already).
+fn untake(shared: &Shared) {
+    sub(&shared.queued, 1);
+}
+
+/// `n` fewer, never below zero.
+fn sub(counter: &AtomicU64, n: u64) {
+    let _ = counter.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |c| {
+        Some(c.saturating_sub(n))
+    });
+}
+
 /// `try_send`, retried until `end`.
 fn send_until(tx: &SyncSender<Entry>, mut e: Entry, end: Instant) -> bool {
     loop {
@@ -292,6 +331,7 @@ fn write_lines(rx: Receiver<Entry>, mut out: Box<dyn Write + Send>, shared: &Sha
                     ok = false;
                     shared.dropped.fetch_add(unflushed, Ordering::Relaxed);
                 }
+                sub(&shared.in_flight, unflushed);
                 unflushed = 0;
                 for a in acks.drain(..) {
                     let _ = a.send(());
@@ -303,6 +343,7 @@ fn write_lines(rx: Receiver<Entry>, mut out: Box<dyn Write + Send>, shared: &Sha
             }
             Err(mpsc::TryRecvError::Disconnected) => {
                 let _ = out.flush();
+                sub(&shared.in_flight, unflushed);
                 for a in acks.drain(..) {
                     let _ = a.send(());
                 }
@@ -311,15 +352,22 @@ fn write_lines(rx: Receiver<Entry>, mut out: Box<dyn Write + Send>, shared: &Sha
         };
         match entry {
             Entry::Flush(a) => acks.push(a),
-            Entry::Line(line) => {
+            Entry::Line(seq, line) => {
+                if seq < shared.abandoned_below.load(Ordering::SeqCst) {
+                    // Counted when it was abandoned.
+                    continue;
+                }
+                untake(shared);
                 if !ok {
                     shared.dropped.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
                 unflushed += 1;
+                shared.in_flight.fetch_add(1, Ordering::SeqCst);
                 if writeln!(out, "{line}").is_err() {
                     ok = false;
                     shared.dropped.fetch_add(unflushed, Ordering::Relaxed);
+                    sub(&shared.in_flight, unflushed);
                     unflushed = 0;
                 }
             }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use megaco::model::*;
+use megaco_stack::endpoint::CloseReason;
 use megaco_stack::engine::Event;
 use megaco_stack::scenario::{Next, Role, Script, TermIdStyle};
 use megaco_stack::{build, Inbound, Incoming};
@@ -74,9 +75,17 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     let (log, writer) = Log::start(&args.log)?;
     let tally = Arc::new(Tally::default());
     let stop = stop_signal().context("installing the signal handlers")?;
-    let Some((mut client, incoming, errors)) =
-        client::open(&args.client, remote, config, log.clone(), tally.clone()).await
-    else {
+    tokio::pin!(stop);
+    // A TCP connect may take up to --timeout: a signal stops it.
+    let opened = tokio::select! {
+        sig = &mut stop => {
+            tally.summary(&log, &format!("mg: stopped by {sig}"), started);
+            writer.finish(log, Duration::from_secs(1));
+            return Ok(Outcome::Failed.exit_code());
+        }
+        opened = client::open(&args.client, remote, config, log.clone(), tally.clone()) => opened,
+    };
+    let Some((mut client, incoming, errors)) = opened else {
         writer.finish(log, Duration::from_secs(1));
         return Ok(Outcome::NoReply.exit_code());
     };
@@ -96,7 +105,6 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     let mut answering = tokio::spawn(answer(incoming, server, style, errors, requests_tx));
 
     let mut script = Script::new(scenario.steps.clone()).repeat(scenario.mg.repeat);
-    tokio::pin!(stop);
     let work = async {
         if scenario.mg.register || args.scenario.is_none() {
             let sc = build::service_change(
@@ -256,12 +264,20 @@ async fn answer(
                 }
             }
             Inbound::Endpoint(ev) => server.endpoint(&ev),
+            // We closed it ourselves, at the end of the run.
+            Inbound::Closed {
+                error: Some(CloseReason::Requested),
+                ..
+            } => break,
             Inbound::Closed { peer, error } => {
-                let why = error.map(|e| format!(": {e}")).unwrap_or_default();
+                let why = error.as_ref().map(|e| format!(": {e}")).unwrap_or_default();
                 log.warn(
                     "closed",
                     || format!("megaco: {peer} closed the connection{why}"),
-                    || json!({ "peer": addr(peer.addr), "error": why.trim_start_matches(": ") }),
+                    || match &error {
+                        Some(r) => json!({ "peer": addr(peer.addr), "reason": r.to_string() }),
+                        None => json!({ "peer": addr(peer.addr) }),
+                    },
                 );
                 break;
             }

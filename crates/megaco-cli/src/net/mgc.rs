@@ -289,8 +289,10 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     let mut server = Server::new(log.clone(), tally.clone(), role, scenario.rules, max_peers);
     let mut served: u64 = 0;
     tokio::pin!(stop);
-    let mut report =
-        tokio::time::interval_at(tokio::time::Instant::now() + REPORT_EVERY, REPORT_EVERY);
+    // The log's drops are reported as often as the stack's.
+    let every = args.engine.report_interval.0.max(Duration::from_millis(1));
+    let every_secs = every.as_secs_f64();
+    let mut report = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     let mut log_dropped = 0;
     let ended = loop {
         tokio::select! {
@@ -302,8 +304,8 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
                     let n = now - log_dropped;
                     log.warn(
                         "log_dropped",
-                        || format!("mgc: {n} log lines dropped in the last {} s (output full or closed)", REPORT_EVERY.as_secs()),
-                        || json!({ "seconds": REPORT_EVERY.as_secs(), "log_lines_dropped": n }),
+                        || format!("mgc: {n} log lines dropped in the last {every_secs} s (output full or closed)"),
+                        || json!({ "seconds": every_secs, "log_lines_dropped": n }),
                     );
                 }
                 log_dropped = now;
@@ -319,14 +321,7 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
                 }
                 Some(Inbound::Event { peer, event }) => serve::event(&log, &tally, peer.addr, &event),
                 Some(Inbound::Endpoint(ev)) => server.endpoint(&ev),
-                Some(Inbound::Closed { peer, error }) => {
-                    let why = error.map(|e| format!(": {e}")).unwrap_or_default();
-                    log.info(
-                        "closed",
-                        || format!("-- {peer} closed{why}"),
-                        || json!({ "peer": addr(peer.addr), "error": why.trim_start_matches(": ") }),
-                    );
-                }
+                Some(Inbound::Closed { peer, error }) => server.closed(peer, error.as_ref()),
                 Some(_) => {}
             }
         }
@@ -339,9 +334,6 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     writer.finish(log, Duration::from_secs(1));
     Ok(ExitCode::SUCCESS)
 }
-
-/// How often the log's dropped lines are reported (when there were any).
-const REPORT_EVERY: Duration = Duration::from_secs(10);
 
 #[cfg(test)]
 mod tests {

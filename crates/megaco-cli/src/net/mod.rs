@@ -13,8 +13,10 @@
 //! Exit status of `mg` and `send`: 0 when every request got a reply
 //! without an error descriptor (`mg --scenario`: the script passed), 1
 //! when a reply carried one (or did not meet the script), 3 when a request
-//! got no reply (timeout, connection refused or closed), 2 for anything
-//! else (bad arguments, unreadable file, ...).
+//! got no reply (timeout, connection refused, closed or not made within
+//! the timeout), 2 for anything else (bad arguments, unreadable file, a
+//! step the scenario rejects, a request that cannot be encoded, a stop by
+//! SIGINT or SIGTERM, ...).
 
 mod client;
 mod flags;
@@ -274,8 +276,10 @@ impl Tally {
     fn summary(&self, log: &log::Log, what: &str, started: Instant) {
         // What is queued is written (or found unwritable) first, so that
         // the count of dropped lines is whole; a stuck output is waited
-        // for only briefly.
+        // for only briefly, and what it has not taken by then is given up
+        // and counted.
         log.flush(Duration::from_millis(500));
+        log.abandon_queued();
         let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
         let peers = self.peers.lock().map(|p| p.len()).unwrap_or(0);
         let secs = started.elapsed().as_secs_f64();

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use megaco::model::*;
 use megaco_stack::engine::Event;
@@ -18,7 +18,9 @@ use super::client::{self, ClientArgs, Outcome};
 use super::log::{Log, LogArgs};
 use super::serve;
 use super::show::describe;
-use super::{config, resolve, runtime, Common, EngineArgs, Tally, WireEncoding, MID_HELP};
+use super::{
+    config, resolve, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding, MID_HELP,
+};
 use megaco::codec::Kind;
 
 use crate::codec::{self, BinaryOptions, Input};
@@ -135,71 +137,91 @@ async fn run(args: SendArgs) -> Result<ExitCode> {
     // up: the file's first id, when the rest fit after it.
     config.min_trans_id = first_id(&requests);
     let tally = Arc::new(Tally::default());
-    let Some((mut client, incoming, errors)) =
-        client::open(&args.client, remote, config, log.clone(), tally.clone()).await
-    else {
+    let stop = stop_signal().context("installing the signal handlers")?;
+    tokio::pin!(stop);
+    // A TCP connect may take up to --timeout: a signal stops it.
+    let opened = tokio::select! {
+        sig = &mut stop => {
+            tally.summary(&log, &format!("send: stopped by {sig}"), started);
+            writer.finish(log, Duration::from_secs(1));
+            return Ok(Outcome::Failed.exit_code());
+        }
+        opened = client::open(&args.client, remote, config, log.clone(), tally.clone()) => opened,
+    };
+    let Some((mut client, incoming, errors)) = opened else {
         writer.finish(log, Duration::from_secs(1));
         return Ok(Outcome::NoReply.exit_code());
     };
     client.log_requests = false;
-    // `send` shows the replies: of the other events only the warnings.
-    let mut events = log.clone();
-    events.quiet = true;
-    let watcher = tokio::spawn(watch(incoming, events, tally.clone(), errors));
-    // All the requests go out at once; the replies are taken in the file's
-    // order.
-    let mut sent = Vec::with_capacity(requests.len());
-    for r in requests {
-        let what = format!("transaction {} of {name}", r.transaction_id);
-        let request = client.send(&what, r.actions.into_vec()).await;
-        if let Ok(request) = &request {
-            let id = request.transaction_id();
-            if id != r.transaction_id {
-                let text = format!("megaco: {what} is sent as transaction {id}");
-                log.warn("renumbered", || text.clone(), || json!({ "detail": text }));
+    let watcher = tokio::spawn(watch(incoming, log.clone(), tally.clone(), errors));
+    let work = async {
+        // All the requests go out at once; the replies are taken in the
+        // file's order.
+        let mut sent = Vec::with_capacity(requests.len());
+        for r in requests {
+            let what = format!("transaction {} of {name}", r.transaction_id);
+            let request = client.send(&what, r.actions.into_vec()).await;
+            if let Ok(request) = &request {
+                let id = request.transaction_id();
+                if id != r.transaction_id {
+                    let text = format!("megaco: {what} is sent as transaction {id}");
+                    log.warn("renumbered", || text.clone(), || json!({ "detail": text }));
+                }
             }
+            sent.push(request);
         }
-        sent.push(request);
-    }
-    let mut worst = Outcome::Replied;
-    for request in sent {
-        let outcome = match request {
-            Ok(request) => client.finish(request).await.0,
-            Err(outcome) => outcome,
-        };
-        worst = worst.max(outcome);
-    }
+        let mut worst = Outcome::Replied;
+        for request in sent {
+            let outcome = match request {
+                Ok(request) => client.finish(request).await.0,
+                Err(outcome) => outcome,
+            };
+            worst = worst.max(outcome);
+        }
+        worst
+    };
+    let (worst, ended) = tokio::select! {
+        sig = &mut stop => (Outcome::Failed, format!("send: stopped by {sig}")),
+        worst = work => {
+            let how = if worst == Outcome::Replied { "done" } else { "failed" };
+            (worst, format!("send: {how}"))
+        }
+    };
     // TCP: the SegmentReplies and acks we wrote last reach the peer before
     // the connection closes.
     let _ = tokio::time::timeout(Duration::from_secs(5), client.conn.close()).await;
     watcher.abort();
-    let how = if worst == Outcome::Replied {
-        "done"
-    } else {
-        "failed"
-    };
-    tally.summary(&log, &format!("send: {how}"), started);
+    tally.summary(&log, &ended, started);
     writer.finish(log, Duration::from_secs(1));
     Ok(worst.exit_code())
 }
 
-/// Logs what arrives besides the replies (events, requests from the
-/// peer, which get error 501 as the stack answers when nobody serves).
+/// Logs what arrives besides the replies: pendings (as `mg` shows them)
+/// and warnings; of the other events, which `send` does not show, none.
+/// Requests from the peer get error 501 as the stack answers when nobody
+/// serves.
 async fn watch(
     mut incoming: Incoming,
     log: Log,
     tally: Arc<Tally>,
     errors: mpsc::Sender<ErrorDescriptor>,
 ) {
+    let mut quiet = log.clone();
+    quiet.quiet = true;
     while let Some(item) = incoming.recv().await {
         match item {
             Inbound::Event { peer, event } => {
-                serve::event(&log, &tally, peer.addr, &event);
+                let shown = if matches!(event, Event::PendingReceived { .. }) {
+                    &log
+                } else {
+                    &quiet
+                };
+                serve::event(shown, &tally, peer.addr, &event);
                 if let Event::MessageError { error } = event {
                     let _ = errors.try_send(error);
                 }
             }
-            Inbound::Endpoint(ev) => serve::endpoint_event(&log, &ev),
+            Inbound::Endpoint(ev) => serve::endpoint_event(&quiet, &ev),
             Inbound::Closed { .. } => break,
             _ => {}
         }

@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use megaco_stack::endpoint::{DropReport, EndpointEvent};
+use megaco_stack::endpoint::{CloseReason, DropReport, EndpointEvent};
 use megaco_stack::engine::Event;
 use megaco_stack::scenario::{Responder, Role, Rule, TermIdStyle};
 use megaco_stack::{IncomingRequest, Peer, ReplySent};
@@ -147,6 +147,7 @@ impl Server {
         self.replies.spawn(async move {
             if let Some(wait) = answer.pending {
                 match req.send_pending().await {
+                    Err(megaco_stack::Error::Closed) => return,
                     Ok(()) => log.info(
                         "pending_sent",
                         || format!("-> {peer} Pending={id}"),
@@ -192,13 +193,23 @@ impl Server {
             }
             EndpointEvent::PeerEvicted { peer }
             | EndpointEvent::PeerExpired { peer }
-            | EndpointEvent::Closed { peer, .. } => {
-                self.styles.remove(peer);
-                self.responders.remove(peer);
-            }
+            | EndpointEvent::Closed { peer, .. } => self.forget(*peer),
             _ => {}
         }
         endpoint_event(&self.log, ev);
+    }
+
+    /// Forgets what is kept for `peer` (its contexts, its encoding).
+    fn forget(&mut self, peer: Peer) {
+        self.styles.remove(&peer);
+        self.responders.remove(&peer);
+    }
+
+    /// Logs the end of a TCP connection and forgets its peer (a TCP
+    /// connection is a peer of its own).
+    pub fn closed(&mut self, peer: Peer, reason: Option<&CloseReason>) {
+        self.forget(peer);
+        closed(&self.log, peer.addr, reason);
     }
 
     /// Counts (and logs the failures of) the replies given on the spot
@@ -238,6 +249,9 @@ fn reply_outcome(
 ) {
     match outcome {
         Ok(()) => Tally::bump(&tally.replied),
+        // The peer is gone (its connection closed, which is logged once),
+        // and its requests with it: not a warning per reply.
+        Err(megaco_stack::Error::Closed) => {}
         Err(e) => {
             Tally::bump(&tally.errors);
             log.warn(
@@ -272,11 +286,12 @@ pub fn endpoint_event(log: &Log, ev: &EndpointEvent) {
             || format!("-- {peer} forgotten after its idle timeout"),
             || json!({ "peer": addr(peer.addr) }),
         ),
-        EndpointEvent::Closed { peer, reason } => log.info(
-            "closed",
-            || format!("-- {peer} closed: {reason}"),
-            || json!({ "peer": addr(peer.addr), "reason": reason.to_string() }),
+        EndpointEvent::Connected { peer } => log.info(
+            "connected",
+            || format!("-- {peer} connected"),
+            || json!({ "peer": addr(peer.addr) }),
         ),
+        EndpointEvent::Closed { peer, reason } => closed(log, peer.addr, Some(reason)),
         EndpointEvent::Dropped(r) => {
             let text = drop_report(r);
             log.warn(
@@ -307,6 +322,20 @@ pub fn endpoint_event(log: &Log, ev: &EndpointEvent) {
             );
         }
     }
+}
+
+/// Logs the end of a TCP connection: `-- PEER closed[: REASON]`, JSON
+/// `closed` with `peer` and, unless the peer closed it, `reason`.
+pub fn closed(log: &Log, peer: SocketAddr, reason: Option<&CloseReason>) {
+    let why = reason.map(|r| format!(": {r}")).unwrap_or_default();
+    log.info(
+        "closed",
+        || format!("-- {peer} closed{why}"),
+        || match reason {
+            Some(r) => json!({ "peer": addr(peer), "reason": r.to_string() }),
+            None => json!({ "peer": addr(peer) }),
+        },
+    );
 }
 
 /// A drop report in words: only what is not zero.
@@ -363,6 +392,11 @@ pub fn event(log: &Log, tally: &Tally, peer: SocketAddr, event: &Event) {
                 || json!({ "peer": p, "code": error.error_code, "text": error.error_text }),
             );
         }
+        Event::PendingSent { transaction_id } => log.info(
+            "pending_sent",
+            || format!("-> {peer} Pending={transaction_id}"),
+            || json!({ "peer": p, "transaction_id": transaction_id }),
+        ),
         Event::PendingReceived { transaction_id } => log.info(
             "pending_received",
             || format!("<- {peer} Pending={transaction_id}"),

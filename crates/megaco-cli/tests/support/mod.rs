@@ -187,6 +187,22 @@ impl Mgc {
     pub fn stop_quietly(self) -> String {
         self.stop("-TERM")
     }
+
+    /// Stops the controller with SIGTERM (its queued lines written) and
+    /// returns the rest of its standard output, as written.
+    #[cfg(unix)]
+    pub fn stop_with_log(mut self) -> String {
+        let kill = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let mut rest = String::new();
+        self.stdout.read_to_string(&mut rest).unwrap();
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+        rest
+    }
 }
 
 impl Drop for Mgc {

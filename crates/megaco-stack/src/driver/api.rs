@@ -26,7 +26,9 @@ pub enum Error {
     /// The peer sent more pendings than the configured limit.
     #[error("pending limit exceeded")]
     PendingLimitExceeded,
-    /// The connection is closed (TCP stream ended, or the driver stopped).
+    /// The connection is closed (TCP stream ended, or the driver stopped);
+    /// for a reply: its peer is gone (stream closed, peer expired or
+    /// evicted), and its requests with it.
     #[error("connection closed")]
     Closed,
     /// The request is not waiting for a reply (already replied, aborted

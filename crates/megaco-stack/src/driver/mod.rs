@@ -6,7 +6,7 @@
 mod api;
 mod stream;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -159,7 +159,15 @@ struct Driver {
     /// The datagrams of a flush, gathered to go out together (kept
     /// between flushes for its capacity).
     datagrams: Vec<Transmit>,
+    /// Ends of streams that found the queue to the user full: they wait
+    /// for room (up to [`MAX_UNDELIVERED_CLOSES`]) rather than be
+    /// dropped, so that the user always learns that a stream ended.
+    undelivered_closes: VecDeque<Inbound>,
 }
+
+/// How many ends of streams wait for room in a full queue to the user;
+/// beyond, they are dropped and counted ([`Stats::events_dropped`]).
+const MAX_UNDELIVERED_CLOSES: usize = 65_536;
 
 pub(crate) struct Spawned {
     pub(crate) handle: Handle,
@@ -204,6 +212,7 @@ pub(crate) fn spawn(
         },
         write_queue: limits.tcp_write_queue.max(1),
         datagrams: Vec::new(),
+        undelivered_closes: VecDeque::new(),
     };
     tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx));
     Spawned {
@@ -271,6 +280,13 @@ impl Driver {
                     self.input(input);
                 }
                 () = sleep => self.ep.handle_timeout(Instant::now()),
+                permit = inbound.reserve(), if !self.undelivered_closes.is_empty() => {
+                    match (permit, self.undelivered_closes.pop_front()) {
+                        (Ok(permit), Some(item)) => permit.send(item),
+                        // Nobody listens any more.
+                        _ => self.undelivered_closes.clear(),
+                    }
+                }
             }
             // Under load more is queued by now: take it before sending,
             // so that one flush (and one wake of the user) serves a burst.
@@ -294,6 +310,21 @@ impl Driver {
             for (_, w) in waiters {
                 let _ = w.send(Err(Error::Closed));
             }
+        }
+        // Ends of streams the user has not had room for yet come after
+        // what it has queued, before the end of the queue.
+        if !self.undelivered_closes.is_empty() {
+            let (closes, inbound) = (
+                std::mem::take(&mut self.undelivered_closes),
+                self.inbound.clone(),
+            );
+            tokio::spawn(async move {
+                for item in closes {
+                    if inbound.send(item).await.is_err() {
+                        break;
+                    }
+                }
+            });
         }
         // Each stream's task writes what is queued, closes our side and
         // lingers for the peer's.
@@ -447,10 +478,20 @@ impl Driver {
                 result,
                 tx,
             } => {
+                // The peer is gone (its stream closed, or it expired):
+                // its requests went with it.
+                if self.ep.conn(peer).is_none() {
+                    let _ = tx.send(Err(Error::Closed));
+                    return;
+                }
                 let r = self.ep.reply(now, peer, id, result);
                 self.after_flush(r, tx);
             }
             Cmd::Pending { peer, id, tx } => {
+                if self.ep.conn(peer).is_none() {
+                    let _ = tx.send(Err(Error::Closed));
+                    return;
+                }
                 let r = self.ep.send_pending(now, peer, id);
                 self.after_flush(r, tx);
             }
@@ -470,8 +511,19 @@ impl Driver {
             }
             Cmd::Connect { addr, tx } => {
                 let input = self.input_tx.clone();
+                // A peer that never completes the handshake (a full accept
+                // queue drops our SYNs) is given up on after a request's
+                // whole lifetime, not after the system's minutes of SYN
+                // retries.
+                let limit = self.ep.config().request_timer.lifetime();
                 tokio::spawn(async move {
-                    let stream = TcpStream::connect(addr).await;
+                    let stream = match tokio::time::timeout(limit, TcpStream::connect(addr)).await {
+                        Ok(r) => r,
+                        Err(_) => Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!("no connection within {limit:?} (timed out)"),
+                        )),
+                    };
                     let _ = input.send(Input::Connected { stream, tx }).await;
                 });
             }
@@ -589,7 +641,7 @@ impl Driver {
                     let _ = w.send(Err(Error::Closed));
                 }
                 let error = (reason != CloseReason::PeerClosed).then_some(reason);
-                return self.deliver(Inbound::Closed { peer, error });
+                return self.deliver_close(Inbound::Closed { peer, error });
             }
             // Peers admitted, evicted, ...: only while they leave half
             // the queue to requests, so that a burst of them (new peers
@@ -674,6 +726,26 @@ impl Driver {
         };
         if let Some(event) = unclaimed {
             self.deliver(Inbound::Event { peer, event });
+        }
+    }
+
+    /// Hands the end of a stream to the user, after the ends still
+    /// waiting for room; never drops it while there is room to keep it.
+    fn deliver_close(&mut self, item: Inbound) {
+        if self.undelivered_closes.is_empty() {
+            match self.inbound.try_send(item) {
+                Ok(()) => return,
+                Err(TrySendError::Closed(_)) => return,
+                Err(TrySendError::Full(item)) => {
+                    self.undelivered_closes.push_back(item);
+                    return;
+                }
+            }
+        }
+        if self.undelivered_closes.len() < MAX_UNDELIVERED_CLOSES {
+            self.undelivered_closes.push_back(item);
+        } else {
+            self.events_dropped += 1;
         }
     }
 

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{describe, Bucket, CloseReason, Endpoint, EndpointEvent, Peer, PeerState, StreamState};
+use super::{
+    describe, engine_after, Bucket, CloseReason, Endpoint, EndpointEvent, Peer, PeerState,
+    StreamState,
+};
 use crate::engine::{Connection, ConnectionStats};
 
 impl Endpoint {
@@ -46,6 +49,7 @@ impl Endpoint {
                 seen: ConnectionStats::default(),
                 registered: false,
                 held: (0, 0),
+                decode_error_shown: None,
             },
         );
         self.unproven.insert((now, peer));
@@ -82,6 +86,7 @@ impl Endpoint {
             seen: ConnectionStats::default(),
             registered: false,
             held: (0, 0),
+            decode_error_shown: None,
         });
         if state.conn.is_some() {
             return true;
@@ -151,7 +156,16 @@ impl Endpoint {
             self.stats.connections_closed += 1;
             self.closes.push_back((peer, CloseReason::Refused));
         }
-        self.events.push_back(EndpointEvent::PeerRefused { peer });
+        // One event per report interval: a refused peer has no state of
+        // its own, and may send as fast as it likes.
+        let interval = self.limits().report_interval;
+        if self
+            .refusal_shown
+            .is_none_or(|t| now >= engine_after(t, interval))
+        {
+            self.refusal_shown = Some(now);
+            self.events.push_back(EndpointEvent::PeerRefused { peer });
+        }
     }
 
     /// Removes a peer's state and its timer; returns it.

@@ -215,8 +215,17 @@ pub enum EndpointEvent {
         peer: Peer,
     },
     /// A proven peer found every slot held by peers that cannot be
-    /// evicted; its message was dropped (its connection closed).
+    /// evicted; its message was dropped (its connection closed). Handed
+    /// out for the first refusal of a report interval only; every one is
+    /// counted ([`DropReport::peers_refused`]).
     PeerRefused {
+        /// The peer.
+        peer: Peer,
+    },
+    /// A TCP connection was opened (accepted, or connected by us); the
+    /// peer is unproven until its first decodable message when it is an
+    /// accepted one.
+    Connected {
         /// The peer.
         peer: Peer,
     },

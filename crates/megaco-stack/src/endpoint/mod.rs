@@ -37,6 +37,11 @@
 //! answered; messages carrying only errors are never answered. What is
 //! dropped is counted ([`Endpoint::stats`]) and reported at most once per
 //! [`TransportConfig::report_interval`] ([`EndpointEvent::Dropped`]).
+//! Per-message events that a peer can provoke at will are handed out at
+//! most once per report interval, the rest only counted in that report:
+//! [`Event::DecodeError`](crate::engine::Event::DecodeError) once per
+//! proven peer (unproven peers get none), [`EndpointEvent::PeerRefused`]
+//! once for all peers.
 //!
 //! ```
 //! use std::time::Instant;
@@ -177,6 +182,9 @@ struct PeerState {
     /// Bytes of cached replies and executed requests remembered, at the
     /// last flush.
     held: (usize, usize),
+    /// When a [`Event::DecodeError`] of this peer was last handed out:
+    /// the others of that report interval are only counted.
+    decode_error_shown: Option<Instant>,
 }
 
 /// The sans-IO endpoint (see the [module documentation](self)).
@@ -203,6 +211,9 @@ pub struct Endpoint {
     /// The counters at the last report.
     reported: DropReport,
     next_report: Option<Instant>,
+    /// When an [`EndpointEvent::PeerRefused`] was last handed out: the
+    /// others of that report interval are only counted.
+    refusal_shown: Option<Instant>,
 }
 
 impl Endpoint {
@@ -226,6 +237,7 @@ impl Endpoint {
             stats: Stats::default(),
             reported: DropReport::default(),
             next_report: None,
+            refusal_shown: None,
         }
     }
 
@@ -332,6 +344,9 @@ impl Endpoint {
         } else {
             self.admit_unproven(now, peer, Some(stream))
         };
+        if ok {
+            self.events.push_back(EndpointEvent::Connected { peer });
+        }
         self.flush(now);
         ok
     }

@@ -157,6 +157,20 @@ impl Endpoint {
             match &event {
                 Event::MessageError { .. } => self.stats.message_errors += 1,
                 Event::DuplicateDropped { .. } => self.schedule_report(now),
+                // Garbage after a valid message: one event per report
+                // interval, the rest counted (decode_errors) and reported.
+                Event::DecodeError { .. } => {
+                    let Some(state) = self.peers.get_mut(&peer) else {
+                        continue;
+                    };
+                    if state
+                        .decode_error_shown
+                        .is_some_and(|t| now < engine_after(t, limits.report_interval))
+                    {
+                        continue;
+                    }
+                    state.decode_error_shown = Some(now);
+                }
                 _ => {}
             }
             self.events

@@ -81,12 +81,17 @@ impl Connection {
     }
 
     /// A request we have seen again: a pending while the user works on
-    /// it, the cached reply after (or, once the reply has left the cache,
-    /// nothing). False if the request is not known.
+    /// it (unless [`Config::pending_timer`](super::Config::pending_timer)
+    /// is off), the cached reply after (or, once the reply has left the
+    /// cache, nothing). False if the request is not known.
     pub(super) fn on_duplicate(&mut self, now: Instant, id: u32) -> bool {
         match self.incoming.get(&id) {
             None => return false,
-            Some(InState::Processing { .. }) => self.pending(now, id),
+            Some(InState::Processing { .. }) => {
+                if self.config.pending_timer.is_some() {
+                    self.auto_pending(now, id);
+                }
+            }
             Some(InState::Replied { messages, .. }) if messages.is_empty() => {
                 self.stats.duplicates_dropped += 1;
                 self.events
@@ -402,16 +407,25 @@ impl Connection {
     pub fn send_pending(&mut self, now: Instant, transaction_id: u32) -> Result<(), Error> {
         match self.incoming.get(&transaction_id) {
             Some(InState::Processing { .. }) => {
-                self.pending(now, transaction_id);
+                let _ = self.pending(now, transaction_id);
                 Ok(())
             }
             _ => Err(Error::UnknownTransaction(transaction_id)),
         }
     }
 
+    /// A pending the engine sends by itself (a duplicate, the pending
+    /// timer), reported to the user.
+    fn auto_pending(&mut self, now: Instant, id: u32) {
+        if self.pending(now, id) {
+            self.events
+                .push_back(Event::PendingSent { transaction_id: id });
+        }
+    }
+
     /// Sends a pending for a request in `Processing`, or aborts it past the
-    /// limit.
-    pub(super) fn pending(&mut self, now: Instant, id: u32) {
+    /// limit; whether a pending went out.
+    pub(super) fn pending(&mut self, now: Instant, id: u32) -> bool {
         let Some(InState::Processing {
             pending_deadline,
             pendings_sent,
@@ -419,7 +433,7 @@ impl Connection {
             ..
         }) = self.incoming.get_mut(&id)
         else {
-            return;
+            return false;
         };
         *pendings_sent += 1;
         let version = *version;
@@ -429,7 +443,7 @@ impl Connection {
             .is_some_and(|limit| *pendings_sent > limit)
         {
             self.abort(now, id, version);
-            return;
+            return false;
         }
         *pending_deadline = self.config.pending_timer.map(|d| after(now, d));
         self.reschedule(Key::In(id));
@@ -439,8 +453,12 @@ impl Connection {
             })]
             .into(),
         );
-        if let Ok(bytes) = self.encode(version, body) {
-            self.push(bytes, false, false);
+        match self.encode(version, body) {
+            Ok(bytes) => {
+                self.push(bytes, false, false);
+                true
+            }
+            Err(_) => false,
         }
     }
 
@@ -458,7 +476,7 @@ impl Connection {
 
     pub(super) fn incoming_timer_fired(&mut self, now: Instant, id: u32) {
         match self.incoming.get(&id) {
-            Some(InState::Processing { .. }) => self.pending(now, id),
+            Some(InState::Processing { .. }) => self.auto_pending(now, id),
             Some(InState::Replied { ack_required, .. }) => {
                 let ack_required = *ack_required;
                 self.forget(id);

@@ -29,7 +29,9 @@
 //!   A duplicate while the user has not replied is answered with a
 //!   TransactionPending; a duplicate after the reply gets the cached reply
 //!   again. While the user has not replied, a pending is also sent every
-//!   [`Config::pending_timer`]. Sending more than
+//!   [`Config::pending_timer`]; with that timer off (`None`), the engine
+//!   sends no pending by itself, not even for a duplicate. Each pending
+//!   it sends by itself is an [`Event::PendingSent`]. Sending more than
 //!   [`Config::sent_pending_limit`] pendings aborts the transaction: the
 //!   peer gets error 506 ("Pending limit exceeded", as OTP words it) and
 //!   the user [`Event::RequestAborted`].
@@ -151,8 +153,11 @@
 //!   update_conn_info(CH, protocol_version, V)` on the ServiceChange), and
 //!   with its default `strict_version` a message in another version than
 //!   the connection's is answered with 406 "Not negotiated version". Ours
-//!   negotiates by itself and accepts any version it decodes, answering
-//!   in the request's version.
+//!   negotiates by itself and accepts any version it decodes up to
+//!   [`Config::version`], answering in the request's version; a message
+//!   in a higher version is answered with 406 "Version not supported"
+//!   (in ours) and none of its transactions is taken, unless it carries a
+//!   registration (which negotiates the version down).
 
 mod incoming;
 mod outgoing;
@@ -227,6 +232,14 @@ pub enum Event {
         /// The result.
         result: TransactionResult,
     },
+    /// We told the peer, by ourselves, that we are still working on its
+    /// request: a duplicate of it came, or [`Config::pending_timer`]
+    /// expired (pendings the user sends with [`Connection::send_pending`]
+    /// are not reported).
+    PendingSent {
+        /// The request's transaction id.
+        transaction_id: u32,
+    },
     /// The peer is still working on one of our requests.
     PendingReceived {
         /// The request's transaction id.
@@ -291,7 +304,10 @@ pub enum Event {
         /// The error.
         error: ErrorDescriptor,
     },
-    /// A received message could not be decoded.
+    /// A received message could not be decoded. An
+    /// [`Endpoint`](crate::endpoint::Endpoint) hands out one per peer per
+    /// report interval and counts the rest
+    /// ([`DropReport::decode_errors`](crate::endpoint::DropReport::decode_errors)).
     DecodeError {
         /// Why.
         error: DecodeError,
@@ -756,6 +772,28 @@ impl Connection {
             && transactions
                 .iter()
                 .all(|t| matches!(t, Transaction::Reply(r) if only_errors(&r.result)));
+        // A version above the highest we speak (Config::version): none of
+        // its transactions is taken, the peer gets 406 in ours. A
+        // registration is the exception: it negotiates the version
+        // (H.248.1 section 11.3), and is answered in its own.
+        let registers = || {
+            transactions.iter().any(|t| {
+                matches!(t, Transaction::Request(r)
+                    if util::offered_version(&r.actions, version).is_some())
+            })
+        };
+        if version > self.config.version && !registers() {
+            if !errors_only {
+                self.send_message_error(
+                    self.config.version,
+                    ErrorDescriptor {
+                        error_code: ERR_VERSION,
+                        error_text: Some("Version not supported".into()),
+                    },
+                );
+            }
+            return;
+        }
         let mut acks: Vec<u32> = Vec::new();
         for t in transactions {
             match t {
