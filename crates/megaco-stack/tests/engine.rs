@@ -338,6 +338,43 @@ fn duplicate_request_after_reply_gets_cached_reply() {
 }
 
 #[test]
+fn a_reply_that_cannot_be_encoded_still_answers_the_peer() {
+    let (mut mg, mut mgc) = pair();
+    let t0 = Instant::now();
+    mg.send_request(t0, vec![sc()]).unwrap();
+    let first = mg.poll_transmit().unwrap();
+    mgc.handle_input(t0, &first);
+    let Some(Event::RequestReceived {
+        transaction_id: id, ..
+    }) = mgc.poll_event()
+    else {
+        panic!()
+    };
+    // Text has no way to write a quote inside an error text.
+    let unwritable = TransactionResult::Error(ErrorDescriptor {
+        error_code: 400,
+        error_text: Some("say \"hi\"".into()),
+    });
+    let e = mgc.reply(t0, id, unwritable).unwrap_err();
+    assert!(matches!(e, megaco_stack::engine::Error::Encode(_)), "{e:?}");
+    // The peer gets error 500 instead of nothing, and the request is not
+    // left processing: no pendings, a duplicate gets the same 500.
+    let sent = drain(&mut mgc);
+    assert_eq!(sent.len(), 1);
+    let [Transaction::Reply(r)] = &transactions(&sent[0])[..] else {
+        panic!("{sent:?}")
+    };
+    let TransactionResult::Error(err) = &r.result else {
+        panic!("{r:?}")
+    };
+    assert_eq!((r.transaction_id, err.error_code), (id, 500));
+    mgc.handle_input(t0 + secs(7), &first);
+    assert_eq!(drain(&mut mgc), sent);
+    assert!(mgc.reply(t0, id, sc_reply()).is_err(), "answered already");
+    assert_eq!(events(&mut mgc), []);
+}
+
+#[test]
 fn ack_releases_cached_reply() {
     let mut cfg = otp_like(2);
     cfg.imm_ack_required = true;

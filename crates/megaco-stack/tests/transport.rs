@@ -328,7 +328,7 @@ async fn unanswered_requests_get_errors() {
     }
     ask(&peer, ep.local_addr(), 1).await;
     let req = within(incoming.next_request()).await.unwrap();
-    assert_eq!(req.transaction_id, 1);
+    assert_eq!(req.transaction_id(), 1);
     drop(req);
     let (n, _) = within(peer.recv_from(&mut buf)).await.unwrap();
     let reply = |bytes: &[u8]| {

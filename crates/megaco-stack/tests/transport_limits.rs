@@ -144,7 +144,7 @@ async fn peers_are_bounded_and_idle_ones_expire() {
 
     ask_notify(&a, ep.local_addr(), 1).await;
     let req = incoming.next_request().await.unwrap();
-    assert_eq!(req.peer, a.local_addr().unwrap());
+    assert_eq!(req.peer(), a.local_addr().unwrap());
 
     // While A's request is unanswered, A stays and B is refused.
     ask_notify(&b, ep.local_addr(), 7).await;
@@ -165,8 +165,8 @@ async fn peers_are_bounded_and_idle_ones_expire() {
     // Now B gets in.
     ask_notify(&b, ep.local_addr(), 8).await;
     let req = incoming.next_request().await.unwrap();
-    assert_eq!(req.peer, b.local_addr().unwrap());
-    assert_eq!(req.transaction_id, 8);
+    assert_eq!(req.peer(), b.local_addr().unwrap());
+    assert_eq!(req.transaction_id(), 8);
     assert_eq!(ep.stats().peers, 1);
 }
 
@@ -207,7 +207,7 @@ async fn full_inbound_queue_answers_503_and_drops_events() {
         Some(Inbound::Endpoint(EndpointEvent::PeerAdmitted { .. }))
     ));
     let req = incoming.next_request().await.unwrap();
-    assert_eq!(req.transaction_id, 1);
+    assert_eq!(req.transaction_id(), 1);
     let result = build::default_replies(&req.actions);
     req.reply(result).await.unwrap();
     assert!(matches!(
@@ -296,7 +296,7 @@ async fn tcp_full_queue_then_close_is_still_reported() {
     assert_eq!(conn.handle().stats().requests_refused, 1);
     drop(raw);
     match incoming.recv().await {
-        Some(Inbound::Request(req)) => assert_eq!(req.transaction_id, 1),
+        Some(Inbound::Request(req)) => assert_eq!(req.transaction_id(), 1),
         other => panic!("{other:?}"),
     }
     loop {
@@ -402,7 +402,7 @@ async fn silent_tcp_connection_is_closed_after_the_idle_timeout() {
             talker.write_all(&framed_register(id)).await.unwrap();
         }
         match incoming.recv().await {
-            Some(Inbound::Request(req)) => assert_eq!(req.transaction_id, id),
+            Some(Inbound::Request(req)) => assert_eq!(req.transaction_id(), id),
             other => panic!("{other:?}"),
         }
         tokio::time::sleep(Duration::from_millis(600)).await;

@@ -105,10 +105,12 @@ pub enum Inbound {
 /// full get error 503 ("Service Unavailable").
 #[derive(Debug)]
 pub struct IncomingRequest {
-    /// Who sent it.
-    pub peer: SocketAddr,
-    /// Its transaction id.
-    pub transaction_id: u32,
+    /// Who sent it (read with [`peer`](Self::peer): the reply goes where
+    /// the request came from, whatever a caller would write here).
+    pub(super) peer: SocketAddr,
+    /// Its transaction id (read with
+    /// [`transaction_id`](Self::transaction_id)).
+    pub(super) transaction_id: u32,
     /// Its actions.
     pub actions: Vec<ActionRequest>,
     pub(super) source: Peer,

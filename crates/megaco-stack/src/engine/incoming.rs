@@ -210,6 +210,11 @@ impl Connection {
     /// set to the lower of the version the peer offered and ours, and our
     /// messages to the peer use it from then on
     /// ([`Event::VersionNegotiated`]).
+    ///
+    /// A reply that cannot be encoded ([`Error::Encode`]) is not lost
+    /// silently: the peer is answered with error 500 ("Reply could not be
+    /// encoded") in its place, so that the request is not left processing
+    /// (with pendings) forever, and no version is negotiated.
     pub fn reply(
         &mut self,
         now: Instant,
@@ -232,12 +237,33 @@ impl Connection {
                 agreed = Some(v.clamp(1, ours));
             }
         }
+        let before = (self.version, self.registered, self.negotiated_v3);
         if let Some(v) = agreed {
             // Before encoding: the reply may be segmented for a v3 peer.
             self.negotiated(v);
         }
         let ack_required = self.config.imm_ack_required;
-        let messages = self.reply_messages(transaction_id, version, ack_required, result)?;
+        let (messages, unwritable) =
+            match self.reply_messages(transaction_id, version, ack_required, result) {
+                Ok(m) => (m, None),
+                Err(e) => {
+                    // The registration this reply accepted does not go out.
+                    if agreed.is_some() {
+                        (self.version, self.registered, self.negotiated_v3) = before;
+                        self.events.pop_back();
+                    }
+                    // The peer still gets an answer, as for a request dropped
+                    // unanswered; the caller learns why its own did not go.
+                    let fallback = TransactionResult::Error(ErrorDescriptor {
+                        error_code: 500,
+                        error_text: Some("Reply could not be encoded".into()),
+                    });
+                    let m = self
+                        .reply_messages(transaction_id, version, ack_required, fallback)
+                        .map_err(|_| Error::Encode(e.clone()))?;
+                    (m, Some(e))
+                }
+            };
         for bytes in &messages {
             self.push(bytes.clone(), false, false);
         }
@@ -246,7 +272,10 @@ impl Connection {
         }
         self.unanswered -= 1;
         self.remember(now, transaction_id, messages, ack_required);
-        Ok(())
+        match unwritable {
+            None => Ok(()),
+            Some(e) => Err(Error::Encode(e)),
+        }
     }
 
     /// Caches the reply to `id` until the reply horizon, within the
