@@ -179,7 +179,10 @@ pub struct Config {
     /// The first transaction id (OTP `min_trans_id`, 1).
     pub min_trans_id: u32,
     /// The last transaction id before wrapping (OTP `max_trans_id`,
-    /// `infinity`, i.e. 2^32 - 1).
+    /// `infinity`, i.e. 2^32 - 1); below `min_trans_id`, taken as it.
+    /// After a wrap, ids still awaiting a reply are skipped, and when
+    /// every id of the range is in flight a new request is refused
+    /// ([`Error::TooManyOutstanding`](crate::engine::Error::TooManyOutstanding)).
     pub max_trans_id: u32,
     /// How many of our requests may await a reply at once;
     /// [`Connection::send_request`](crate::engine::Connection::send_request)

@@ -79,12 +79,18 @@ fn transaction_ids_are_sequential_and_wrap() {
     cfg.max_trans_id = 6;
     let mut mg = Connection::new(cfg);
     let t0 = Instant::now();
-    let ids: Vec<u32> = (0..3)
+    let ids: Vec<u32> = (0..2)
         .map(|_| mg.send_request(t0, vec![sc()]).unwrap())
         .collect();
-    assert_eq!(ids, [5, 6, 5]);
+    assert_eq!(ids, [5, 6]);
+    // Both ids are in flight: a third request would reuse one, and its
+    // reply would answer the wrong request.
+    assert!(matches!(
+        mg.send_request(t0, vec![sc()]),
+        Err(megaco_stack::engine::Error::TooManyOutstanding(2))
+    ));
     let sent = drain(&mut mg);
-    assert_eq!(sent.len(), 3);
+    assert_eq!(sent.len(), 2);
     let Transaction::Request(r) = &transactions(&sent[1])[0] else {
         panic!()
     };
@@ -93,6 +99,49 @@ fn transaction_ids_are_sequential_and_wrap() {
     let msg = decode(&sent[0]);
     assert_eq!(msg.mess.mid, mid(1));
     assert_eq!(msg.mess.version, 1);
+    // Once they are done (timed out here), the ids wrap round.
+    let mut later = t0;
+    while let Some(t) = mg.poll_timeout() {
+        later = t;
+        mg.handle_timeout(t);
+    }
+    assert_eq!(mg.send_request(later, vec![sc()]).unwrap(), 5);
+    assert_eq!(mg.send_request(later, vec![sc()]).unwrap(), 6);
+}
+
+#[test]
+fn an_id_still_in_flight_is_skipped_after_a_wrap() {
+    let mut cfg = otp_like(1);
+    cfg.min_trans_id = 1;
+    cfg.max_trans_id = 3;
+    let mut mg = Connection::new(cfg);
+    let mut mgc = Connection::new(otp_like(2));
+    let t0 = Instant::now();
+    let ids: Vec<u32> = (0..3)
+        .map(|_| mg.send_request(t0, vec![sc()]).unwrap())
+        .collect();
+    assert_eq!(ids, [1, 2, 3]);
+    // 2 is answered; 1 and 3 still wait. The next id is 2, not 1.
+    let sent = drain(&mut mg);
+    mgc.handle_input(t0, &sent[1]);
+    let _ = events(&mut mgc);
+    mgc.reply(t0, 2, sc_reply()).unwrap();
+    mg.handle_input(t0, &mgc.poll_transmit().unwrap());
+    assert!(events(&mut mg).iter().any(|e| matches!(
+        e,
+        Event::ReplyReceived {
+            transaction_id: 2,
+            ..
+        }
+    )));
+    assert_eq!(mg.send_request(t0, vec![sc()]).unwrap(), 2);
+    // A maximum below the minimum is the minimum: one id.
+    let mut cfg = otp_like(1);
+    cfg.min_trans_id = 10;
+    cfg.max_trans_id = 5;
+    let mut one = Connection::new(cfg);
+    assert_eq!(one.send_request(t0, vec![sc()]).unwrap(), 10);
+    assert!(one.send_request(t0, vec![sc()]).is_err());
 }
 
 #[test]

@@ -12,14 +12,33 @@ use super::{
 };
 
 impl Connection {
-    fn alloc_id(&mut self) -> u32 {
-        let id = self.next_id;
-        self.next_id = if id >= self.config.max_trans_id {
-            self.config.min_trans_id
+    /// The id after `id`, wrapping from [`Config::max_trans_id`] (or
+    /// [`Config::min_trans_id`], if set below it) back to the first.
+    ///
+    /// [`Config::max_trans_id`]: super::Config::max_trans_id
+    /// [`Config::min_trans_id`]: super::Config::min_trans_id
+    fn id_after(&self, id: u32) -> u32 {
+        let (min, max) = (self.config.min_trans_id, self.config.max_trans_id);
+        if id >= max.max(min) {
+            min
         } else {
             id + 1
-        };
-        id
+        }
+    }
+
+    /// The next id no request of ours still awaits a reply on: after a
+    /// wrap, an id in flight is skipped rather than reused (its reply
+    /// would answer the wrong request). `None` when every id of the range
+    /// is in flight.
+    fn free_id(&self) -> Option<u32> {
+        let mut id = self.next_id;
+        for _ in 0..=self.outgoing.len() {
+            if !self.outgoing.contains_key(&id) {
+                return Some(id);
+            }
+            id = self.id_after(id);
+        }
+        None
     }
 
     /// Sends a request with `actions`; returns its transaction id.
@@ -44,7 +63,9 @@ impl Connection {
         } else {
             None
         };
-        let id = self.next_id;
+        let id = self
+            .free_id()
+            .ok_or(Error::TooManyOutstanding(self.outgoing.len()))?;
         let bytes = self.encode(
             self.version,
             MessageBody::Transactions(
@@ -55,7 +76,7 @@ impl Connection {
                 .into(),
             ),
         )?;
-        self.alloc_id();
+        self.next_id = self.id_after(id);
         let t = self.config.request_timer;
         self.push(bytes.clone(), false, false);
         self.outgoing.insert(
