@@ -320,6 +320,13 @@ impl Responder {
                 if let Role::Mgc { mid, max_version } = &self.role {
                     parms.service_change_mgc_id = Some(mid.clone());
                     if sc.termination_ids.iter().any(TerminationId::is_root) {
+                        // A gateway restarting as a whole (cold or warm
+                        // boot) has no contexts left: neither do we, for it.
+                        if sc.service_change_parms.service_change_method
+                            == ServiceChangeMethod::Restart
+                        {
+                            self.contexts.clear();
+                        }
                         let offered = sc
                             .service_change_parms
                             .service_change_version
@@ -730,5 +737,32 @@ mod tests {
         assert_eq!(compact(result), "P=1{C=-{SC=root{SV{V=2,MG=mgc}}}}");
         let result = r.answer(&sc, 1, TermIdStyle::Text).reply.unwrap();
         assert_eq!(compact(result), "P=1{C=-{SC=root{SV{V=1,MG=mgc}}}}");
+    }
+
+    #[test]
+    fn a_gateway_restarting_leaves_no_context_behind() {
+        let mgc = Role::Mgc {
+            mid: Mid::Device("mgc".into()),
+            max_version: 1,
+        };
+        let mut r = Responder::new(mgc, Vec::new());
+        assert_eq!(
+            compact(answer(&mut r, "C=$ {A=tdm/1}")),
+            "P=1{C=1{A=tdm/1}}"
+        );
+        // Going away and coming back (Disconnected) keeps the contexts.
+        answer(&mut r, "C=-{SC=root{SV{MT=DC,RE=900}}}");
+        assert!(compact(answer(&mut r, "C=$ {A=tdm/1}")).contains("ER=433"));
+        // A restart of the whole gateway (its cold boot) clears them.
+        answer(&mut r, "C=-{SC=root{SV{MT=RS,RE=901}}}");
+        assert_eq!(r.contexts().count(), 0);
+        let again = compact(answer(&mut r, "C=$ {A=tdm/1}"));
+        assert!(
+            again.ends_with("{A=tdm/1}}") && !again.contains("ER="),
+            "{again}"
+        );
+        // A restart of one termination is not the gateway's.
+        answer(&mut r, "C=-{SC=tdm/1{SV{MT=RS,RE=901}}}");
+        assert_eq!(r.contexts().count(), 1);
     }
 }
