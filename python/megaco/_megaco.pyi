@@ -113,7 +113,10 @@ def decode(
     dialect: Dialect = "standard",
     levels: Optional[Sequence[int]] = None,
     native: bool = False,
-) -> Message: ...
+) -> Message:
+    """Decodes one message. For BER, ``dialect="standard"`` (the default)
+    reads the values of both dialects; ``dialect="otp"`` reads OTP's raw
+    values only and takes a standard-wrapped value for its raw octets."""
 def encode(
     msg: Message,
     encoding: WireEncoding,
