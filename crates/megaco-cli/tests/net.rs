@@ -738,6 +738,26 @@ fn catches_sigterm(pid: u32) {
     }
 }
 
+/// Runs megaco with `args`, sends it SIGTERM once its handlers are in
+/// place, and returns what it printed and how it exited.
+#[cfg(target_os = "linux")]
+fn stopped_by_sigterm(args: &[&str]) -> std::process::Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    catches_sigterm(child.id());
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    bounded(child)
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn sigterm_stops_mg_and_send_while_they_connect() {
@@ -747,20 +767,7 @@ fn sigterm_stops_mg_and_send_while_they_connect() {
         vec!["mg", "--tcp", "--mgc", &addr, "--timeout", "60"],
         vec!["send", "--tcp", "--to", &addr, "--timeout", "60", &msg],
     ] {
-        let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        catches_sigterm(child.id());
-        let kill = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(kill.success());
-        let out = bounded(child);
+        let out = stopped_by_sigterm(&args);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains(": stopped by SIGTERM after "), "{err}");
@@ -887,21 +894,8 @@ fn send_shows_pendings_and_stops_on_a_signal_with_its_summary() {
     // A request the controller never answers: SIGTERM while waiting.
     let held = dir.path().join("held.txt");
     std::fs::write(&held, "!/1 [127.0.0.1]:5555 T=8{C=-{AV=tdm/1}}").unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
-        .args(["send", "--to", &mgc.addr, "--timeout", "60"])
-        .arg(&held)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    catches_sigterm(child.id());
-    let kill = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let out = bounded(child);
+    let held = held.to_str().unwrap();
+    let out = stopped_by_sigterm(&["send", "--to", &mgc.addr, "--timeout", "60", held]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("send: stopped by SIGTERM after "), "{err}");

@@ -30,6 +30,23 @@ fn dropped(summary: &str) -> u64 {
 }
 
 #[cfg(unix)]
+/// Writes `transactions` into `file` as one message and sends it to the
+/// controller at `addr` with `megaco send`, which must succeed.
+fn send_all(addr: &str, file: &std::path::Path, transactions: &[String]) {
+    let message = format!("!/1 [127.0.0.1]:2944\n{}", transactions.join("\n"));
+    std::fs::write(file, message).unwrap();
+    let out = megaco(&[
+        "send",
+        "--to",
+        addr,
+        "--timeout",
+        "10",
+        "--quiet",
+        file.to_str().unwrap(),
+    ]);
+    assert_ok(&out);
+}
+
 #[test]
 fn a_closed_output_does_not_stop_replies() {
     // `megaco mgc | head -1`: the first line read, then the pipe closed.
@@ -93,21 +110,7 @@ fn a_full_output_does_not_stop_replies() {
             )
         })
         .collect();
-    std::fs::write(
-        &file,
-        format!("!/1 [127.0.0.1]:2944\n{}", notifies.join("\n")),
-    )
-    .unwrap();
-    let out = megaco(&[
-        "send",
-        "--to",
-        &mgc.addr,
-        "--timeout",
-        "10",
-        "--quiet",
-        file.to_str().unwrap(),
-    ]);
-    assert_ok(&out);
+    send_all(&mgc.addr, &file, &notifies);
     // Still answering, the output still unread.
     let out = megaco(&["mg", "--mgc", &mgc.addr, "--timeout", "5"]);
     assert_ok(&out);
@@ -547,21 +550,7 @@ fn log_lines_lost_to_a_stuck_output_are_reported_and_counted() {
     let notifies: Vec<String> = (1..=400)
         .map(|i| format!("T={i}{{C=-{{N=tdm/{i}{{OE=1{{al/of}}}}}}}}"))
         .collect();
-    std::fs::write(
-        &file,
-        format!("!/1 [127.0.0.1]:2944\n{}", notifies.join("\n")),
-    )
-    .unwrap();
-    let out = megaco(&[
-        "send",
-        "--to",
-        &mgc.addr,
-        "--timeout",
-        "10",
-        "--quiet",
-        file.to_str().unwrap(),
-    ]);
-    assert_ok(&out);
+    send_all(&mgc.addr, &file, &notifies);
     let mut stdout = std::mem::replace(&mut mgc.stdout, BufReader::new(dummy_stdout()));
     let err = mgc.stop("-TERM");
     let summary = err.lines().last().unwrap();

@@ -102,6 +102,29 @@ pub async fn open(
     }
 }
 
+/// [`open`], unless a signal comes first (a TCP connect may take up to
+/// `--timeout`): then the tally's summary says `who` was stopped by it.
+/// `Err` is the outcome to exit with.
+#[allow(clippy::too_many_arguments)]
+pub async fn open_unless_stopped(
+    who: &str,
+    stop: std::pin::Pin<&mut impl std::future::Future<Output = &'static str>>,
+    args: &ClientArgs,
+    remote: SocketAddr,
+    config: Config,
+    log: &Log,
+    tally: &Arc<Tally>,
+    started: std::time::Instant,
+) -> Result<Opened, Outcome> {
+    tokio::select! {
+        sig = stop => {
+            tally.summary(log, &format!("{who}: stopped by {sig}"), started);
+            Err(Outcome::Failed)
+        }
+        opened = open(args, remote, config, log.clone(), tally.clone()) => opened.ok_or(Outcome::NoReply),
+    }
+}
+
 async fn connect(
     tcp: bool,
     local: Option<SocketAddr>,

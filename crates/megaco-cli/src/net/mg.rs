@@ -76,18 +76,23 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     let tally = Arc::new(Tally::default());
     let stop = stop_signal().context("installing the signal handlers")?;
     tokio::pin!(stop);
-    // A TCP connect may take up to --timeout: a signal stops it.
-    let opened = tokio::select! {
-        sig = &mut stop => {
-            tally.summary(&log, &format!("mg: stopped by {sig}"), started);
+    let opened = client::open_unless_stopped(
+        "mg",
+        stop.as_mut(),
+        &args.client,
+        remote,
+        config,
+        &log,
+        &tally,
+        started,
+    )
+    .await;
+    let (mut client, incoming, errors) = match opened {
+        Ok(opened) => opened,
+        Err(outcome) => {
             writer.finish(log, Duration::from_secs(1));
-            return Ok(Outcome::Failed.exit_code());
+            return Ok(outcome.exit_code());
         }
-        opened = client::open(&args.client, remote, config, log.clone(), tally.clone()) => opened,
-    };
-    let Some((mut client, incoming, errors)) = opened else {
-        writer.finish(log, Duration::from_secs(1));
-        return Ok(Outcome::NoReply.exit_code());
     };
     let style = if encoding.is_binary() {
         TermIdStyle::Binary
