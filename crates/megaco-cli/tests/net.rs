@@ -673,14 +673,18 @@ fn full_accept_queue() -> (
 /// Runs `megaco` to completion, killed (and the test failed) if it is
 /// still running after 30 s (a bound against hanging, not a timing).
 fn megaco_bounded(args: &[&str]) -> std::process::Output {
-    let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+    bounded(spawn_megaco(args))
+}
+
+/// `megaco` with `args` started, its output piped.
+fn spawn_megaco(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_megaco"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    bounded(child)
+        .unwrap()
 }
 
 fn bounded(mut child: std::process::Child) -> std::process::Output {
@@ -742,13 +746,7 @@ fn catches_sigterm(pid: u32) {
 /// place, and returns what it printed and how it exited.
 #[cfg(target_os = "linux")]
 fn stopped_by_sigterm(args: &[&str]) -> std::process::Output {
-    let child = Command::new(env!("CARGO_BIN_EXE_megaco"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_megaco(args);
     catches_sigterm(child.id());
     let kill = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
