@@ -144,6 +144,11 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
     if args.rate.is_some_and(|r| !(r > 0.0 && r <= 10_000_000.0)) {
         bail!("--rate must be a positive number of transactions per second");
     }
+    if let Some(pid) = args.mgc_pid {
+        if megaco_load::cpu::of_process(pid).is_none() {
+            bail!("--mgc-pid {pid}: no such process whose CPU time can be read");
+        }
+    }
     if !(args.knee_p99 > 0.0 && args.knee_p99 <= 60_000.0) {
         bail!("--knee-p99 must be between 0 and 60,000 milliseconds");
     }
@@ -176,6 +181,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
         target_pid: args.mgc_pid,
         ..LoadConfig::new(args.mgc.unwrap_or(default_listen))
     };
+    cfg.check()?;
     let rates = args.sweep.as_deref().map(parse_sweep).transpose()?;
     let quiet = args.quiet;
     let mut progress = |s: &Sample| {
@@ -261,7 +267,7 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
                 "megaco load"
             };
             for p in chart::load(last, &sub, title)? {
-                eprintln!("wrote {}", p.display());
+                note(&format!("wrote {}", p.display()));
             }
         }
         let json = side_json(&sides);
@@ -709,6 +715,9 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
         }
         v
     };
+    if args.step == 0 {
+        bail!("--step: destinations grow by at least 1");
+    }
     if args.ns.contains(&0) {
         bail!("--ns: every number of destinations is at least 1");
     }

@@ -153,6 +153,10 @@ fn bounds_are_checked() {
     }
 }
 
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// What could only fail after a run is refused before it: no load starts
 /// (its first note, `== ours`, never shows), and the error says why.
 #[test]
@@ -179,6 +183,15 @@ fn refusals_come_before_any_work() {
         (vec!["--sweep", "100:150:1"], "at most 50 steps"),
         (vec!["--out", under_file], "creating"),
         (vec!["--vs-otp", "--encoding", "per"], "OTP's side"),
+        (
+            vec!["--concurrency", "0"],
+            "--concurrency must be 1 to 4096",
+        ),
+        (
+            vec!["--concurrency", "5000"],
+            "--concurrency must be 1 to 4096",
+        ),
+        (vec!["--mgc-pid", "4000000000"], "no such process"),
     ];
     for (extra, why) in cases {
         let out = megaco().args(load).args(&extra).output().unwrap();
@@ -197,6 +210,12 @@ fn refusals_come_before_any_work() {
     assert!(err.contains("more than an hour"), "{err}");
     // The codec benchmarks' options are refused by fanout, not ignored.
     let fanout = ["bench", "fanout", "--ns", "1", "--passes", "1"];
+    let out = megaco()
+        .args(fanout)
+        .args(["--step", "0"])
+        .output()
+        .unwrap();
+    assert!(stderr_of(&out).contains("--step"), "{}", stderr_of(&out));
     for flag in [&["--quick"][..], &["--limit", "3"], &["--codec", "pretty"]] {
         let out = megaco().args(fanout).args(flag).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

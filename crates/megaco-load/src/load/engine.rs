@@ -161,25 +161,15 @@ fn latency(h: &Histogram<u64>) -> Latency {
     }
 }
 
+/// The most calls in flight per gateway.
+pub const MAX_CONCURRENCY: usize = 4096;
+
 /// The most resends of one request within its timeout.
 pub const MAX_RESENDS: u32 = 100;
 
 /// Runs the load; `progress` gets one [`Sample`] a second.
 pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Result<LoadReport> {
-    if cfg.mgs == 0 || cfg.mgs > 10_000 {
-        bail!("--mgs must be 1 to 10,000 (asked for {})", cfg.mgs);
-    }
-    if cfg.duration > Duration::from_secs(3600) {
-        bail!("--duration is at most an hour");
-    }
-    // Each resend waits its share of the timeout; more than this many
-    // would be a flood, not a retry.
-    if cfg.resends > MAX_RESENDS {
-        bail!(
-            "--resends is at most {MAX_RESENDS} (asked for {})",
-            cfg.resends
-        );
-    }
+    cfg.check()?;
     let mut poll = Poll::new()?;
     let resends = if cfg.tcp { 0 } else { cfg.resends };
     let mut g = Gen {
@@ -285,11 +275,19 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
         g.expire(Instant::now());
     }
     if g.report.registered == 0 {
-        bail!(
-            "no gateway registered with {} within {:?} (is a controller listening?)",
-            cfg.target,
-            cfg.register_window
-        );
+        match cfg.role {
+            Role::Mg => bail!(
+                "no gateway registered with {} within {:?} (is a controller listening?)",
+                cfg.target,
+                cfg.register_window
+            ),
+            Role::Mgc => bail!(
+                "no gateway registered with us at {} within {:?} (are they started, \
+                 pointed at this address?)",
+                cfg.target,
+                cfg.register_window
+            ),
+        }
     }
     // Calls.
     let start = Instant::now();

@@ -43,7 +43,7 @@ use crate::batch::Io;
 use crate::msg::Expect;
 use crate::Errors;
 
-pub use engine::{run, MAX_RESENDS};
+pub use engine::{run, MAX_CONCURRENCY, MAX_RESENDS};
 
 /// Which side the generator plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -259,6 +259,31 @@ impl LoadConfig {
         }
     }
 
+    /// Whether the run is within its bounds (what [`run`] checks first):
+    /// 1 to 10,000 gateways, an hour at most, 1 to [`MAX_CONCURRENCY`]
+    /// calls in flight per gateway, [`MAX_RESENDS`] resends at most.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.mgs == 0 || self.mgs > 10_000 {
+            bail!("--mgs must be 1 to 10,000 (asked for {})", self.mgs);
+        }
+        if self.duration > Duration::from_secs(3600) {
+            bail!("--duration is at most an hour");
+        }
+        if let Some(c) = self
+            .concurrency
+            .filter(|c| !(1..=MAX_CONCURRENCY).contains(c))
+        {
+            bail!("--concurrency must be 1 to {MAX_CONCURRENCY} (asked for {c})");
+        }
+        // Each resend waits its share of the timeout; more than this many
+        // would be a flood, not a retry.
+        if self.resends > MAX_RESENDS {
+            let n = self.resends;
+            bail!("--resends is at most {MAX_RESENDS} (asked for {n})");
+        }
+        Ok(())
+    }
+
     pub(crate) fn calls_per_mg(&self) -> usize {
         let script = matches!(self.scenario.calls, Calls::Script(_));
         let c = match (self.concurrency, self.rate) {
@@ -269,7 +294,7 @@ impl LoadConfig {
             (None, Some(rate)) => (rate * 0.05 / self.mgs.max(1) as f64).ceil() as usize,
             (None, None) => 8,
         };
-        c.clamp(1, 4096)
+        c.clamp(1, MAX_CONCURRENCY)
     }
 }
 
