@@ -808,21 +808,22 @@ pub fn tsv(report: &FanoutReport) -> String {
         .chain(&report.otp)
     {
         for r in &s.rows {
-            let p = r.profile.unwrap_or_default();
+            // No profile (OTP's side): `-`, not stages of zero.
+            let stage = |f: fn(&fanout::Profile) -> f64| opt(r.profile.as_ref().map(f));
             let _ = writeln!(
                 out,
-                "{}\t{}\t{:.1}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{}\t{}\t{}\t{}\t{}\t{}",
+                "{}\t{}\t{:.1}\t{:.3}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
                 s.name,
                 r.destinations,
                 r.time_us,
                 r.per_destination_us,
-                p.build_us,
-                p.encode_us,
-                p.engine_us,
-                p.send_us,
-                p.receive_us,
-                p.decode_us,
-                p.match_us,
+                stage(|p| p.build_us),
+                stage(|p| p.encode_us),
+                stage(|p| p.engine_us),
+                stage(|p| p.send_us),
+                stage(|p| p.receive_us),
+                stage(|p| p.decode_us),
+                stage(|p| p.match_us),
                 r.sent,
                 r.answered,
                 r.timeouts,
@@ -1071,6 +1072,39 @@ mod tests {
             name: name.into(),
             rows,
         }
+    }
+
+    #[test]
+    fn rows_without_a_profile_have_no_stage_times_in_the_tsv() {
+        let calls = Profile {
+            send_us: 2.5,
+            total_us: 2.5,
+            ..Profile::default()
+        };
+        let report = FanoutReport {
+            wire: Encoding::pretty(),
+            request: Request::Audit,
+            passes: 1,
+            shards: 2,
+            sockets: Sockets::Shared,
+            setups: vec![setup(
+                "template/trusted/single",
+                vec![row(1, 3.0, Some(calls))],
+            )],
+            wildcard: None,
+            otp: Some(setup("otp", vec![row(1, 40.0, None)])),
+            otp_info: vec![],
+        };
+        let text = tsv(&report);
+        let fields = |name: &str| -> Vec<String> {
+            let line = text.lines().find(|l| l.starts_with(name)).unwrap();
+            line.split('\t').map(String::from).collect()
+        };
+        let (ours, otp) = (fields("template/"), fields("otp"));
+        assert_eq!(ours.len(), 17);
+        assert_eq!(ours[7], "2.500", "send");
+        assert_eq!(otp.len(), 17);
+        assert!(otp[4..11].iter().all(|f| f == "-"), "{otp:?}");
     }
 
     #[test]
