@@ -5,8 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{
-    describe, engine_after, Bucket, CloseReason, Endpoint, EndpointEvent, Peer, PeerState,
-    StreamState,
+    describe, once_per, Bucket, CloseReason, Endpoint, EndpointEvent, Peer, PeerState, StreamState,
 };
 use crate::engine::{Connection, ConnectionStats};
 
@@ -159,11 +158,7 @@ impl Endpoint {
         // One event per report interval: a refused peer has no state of
         // its own, and may send as fast as it likes.
         let interval = self.limits().report_interval;
-        if self
-            .refusal_shown
-            .is_none_or(|t| now >= engine_after(t, interval))
-        {
-            self.refusal_shown = Some(now);
+        if once_per(&mut self.refusal_shown, now, interval) {
             self.events.push_back(EndpointEvent::PeerRefused { peer });
         }
     }

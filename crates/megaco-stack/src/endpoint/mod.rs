@@ -647,6 +647,17 @@ fn engine_after(now: Instant, d: Duration) -> Instant {
     crate::engine::after(now, d)
 }
 
+/// Whether an event last shown at `last` may be shown again at `now`,
+/// once per `interval` (then `last` becomes `now`): for the events a peer
+/// can provoke at will, the rest only counted.
+fn once_per(last: &mut Option<Instant>, now: Instant, interval: Duration) -> bool {
+    if last.is_some_and(|t| now < engine_after(t, interval)) {
+        return false;
+    }
+    *last = Some(now);
+    true
+}
+
 /// A short name of an encoding, for logs.
 fn describe(e: &Encoding) -> String {
     match e {

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{engine_after, CloseReason, Endpoint, EndpointEvent, Peer, PeerState};
+use super::{engine_after, once_per, CloseReason, Endpoint, EndpointEvent, Peer, PeerState};
 use crate::config::TransportConfig;
 use crate::engine::Event;
 
@@ -163,13 +163,9 @@ impl Endpoint {
                     let Some(state) = self.peers.get_mut(&peer) else {
                         continue;
                     };
-                    if state
-                        .decode_error_shown
-                        .is_some_and(|t| now < engine_after(t, limits.report_interval))
-                    {
+                    if !once_per(&mut state.decode_error_shown, now, limits.report_interval) {
                         continue;
                     }
-                    state.decode_error_shown = Some(now);
                 }
                 _ => {}
             }
