@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 mod codec;
+mod fanout;
 mod load;
 mod net;
 mod pcap;
