@@ -478,20 +478,10 @@ impl Driver {
                 result,
                 tx,
             } => {
-                // The peer is gone (its stream closed, or it expired):
-                // its requests went with it.
-                if self.ep.conn(peer).is_none() {
-                    let _ = tx.send(Err(Error::Closed));
-                    return;
-                }
                 let r = self.ep.reply(now, peer, id, result);
                 self.after_flush(r, tx);
             }
             Cmd::Pending { peer, id, tx } => {
-                if self.ep.conn(peer).is_none() {
-                    let _ = tx.send(Err(Error::Closed));
-                    return;
-                }
                 let r = self.ep.send_pending(now, peer, id);
                 self.after_flush(r, tx);
             }
@@ -548,9 +538,15 @@ impl Driver {
         }
     }
 
+    /// A reply or pending handed to the endpoint: done once written, or
+    /// failed at once. A peer that is gone (its stream closed, or it
+    /// expired) took its requests with it: [`Error::Closed`].
     fn after_flush(&mut self, r: Result<(), engine::Error>, tx: Done) {
         match r {
             Ok(()) => self.written.push(tx),
+            Err(engine::Error::NotConnected) => {
+                let _ = tx.send(Err(Error::Closed));
+            }
             Err(e) => {
                 let _ = tx.send(Err(e.into()));
             }

@@ -580,9 +580,9 @@ impl Endpoint {
         transaction_id: u32,
         result: TransactionResult,
     ) -> Result<(), engine::Error> {
-        let conn = self
-            .conn_mut(peer)
-            .map_err(|_| engine::Error::UnknownTransaction(transaction_id))?;
+        // A peer that is gone (its stream closed, or it expired) took
+        // its requests with it: NotConnected.
+        let conn = self.conn_mut(peer)?;
         let r = conn.reply(now, transaction_id, result);
         self.dirty.push(peer);
         self.flush(now);
@@ -597,9 +597,7 @@ impl Endpoint {
         peer: Peer,
         transaction_id: u32,
     ) -> Result<(), engine::Error> {
-        let conn = self
-            .conn_mut(peer)
-            .map_err(|_| engine::Error::UnknownTransaction(transaction_id))?;
+        let conn = self.conn_mut(peer)?;
         let r = conn.send_pending(now, transaction_id);
         self.dirty.push(peer);
         self.flush(now);
