@@ -261,6 +261,24 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
     }
 }
 
+/// How this binary was built, as the benchmark reports say in their first
+/// line: figures from a debug build mean little, and a profile-guided
+/// build (`scripts/pgo.sh`, which sets `MEGACO_BUILD=pgo` at compile time)
+/// decodes faster than a plain release build of the same source.
+///
+/// ```
+/// println!("measured in a {}", megaco_bench::build());
+/// ```
+pub fn build() -> &'static str {
+    if cfg!(debug_assertions) {
+        "debug build"
+    } else if option_env!("MEGACO_BUILD") == Some("pgo") {
+        "profile-guided release build"
+    } else {
+        "release build"
+    }
+}
+
 fn budget(factor: f64) -> Duration {
     Duration::from_secs_f64(factor.clamp(1e-6, 1e6))
 }
@@ -303,8 +321,9 @@ fn run_meas(
         expected += OTP_STARTUP_SECS + meas_seconds(n * OTP_CONFIGS, factor);
     }
     println!(
-        "megaco {} meas: {}, {n} messages × {} codec configs{}",
+        "megaco {} meas ({}): {}, {n} messages × {} codec configs{}",
         env!("CARGO_PKG_VERSION"),
+        build(),
         loaded.origin,
         codecs.len(),
         if c.vs_otp {
