@@ -174,6 +174,9 @@ pub struct Config {
     /// peer: undecodable input right after an error of ours is dropped
     /// (it is most likely the peer's answer to our error, in an encoding
     /// we do not read), which ends error loops between mismatched peers.
+    /// The error goes out in the version agreed with the peer; to a peer
+    /// not yet known, in the version its header names when that is one
+    /// we speak, else in [`version`](Self::version).
     /// Default on, as OTP's default `handle_syntax_error`.
     pub reply_to_decode_errors: bool,
     /// The first transaction id (OTP `min_trans_id`, 1).

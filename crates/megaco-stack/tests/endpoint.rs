@@ -297,6 +297,37 @@ fn versions_are_negotiated_in_the_service_change() {
     }
 }
 
+/// An unknown peer's undecodable message is answered in the version its
+/// header names when we speak it (a v1 gateway need not read v3), else in
+/// ours; bytes with no readable header get ours too.
+#[test]
+fn an_undecodable_message_is_answered_in_the_peers_version() {
+    for (ours, theirs, answered) in [(3, "1", 1), (3, "2", 2), (3, "3", 3), (2, "3", 2)] {
+        let mut config = Config::new(mid(2));
+        config.version = ours;
+        let mut pair = Pair::new(Config::new(mid(1)), config, Link::default(), 5);
+        let udp = pair.b.udp;
+        let from = std::net::SocketAddr::from(([127, 0, 1, 1], 10_000));
+        let garbage = format!("MEGACO/{theirs} [127.0.1.1]:10000 Transaction = 1 {{ junk");
+        pair.b
+            .ep
+            .handle_datagram(pair.now, Peer::new(udp, from), garbage.as_bytes());
+        let t = pair.b.ep.poll_transmit().expect("an error reply");
+        let v = Encoding::pretty().version_of(&t.contents).unwrap();
+        assert_eq!(v, answered, "ours {ours}, theirs {theirs}");
+        let text = String::from_utf8_lossy(&t.contents);
+        assert!(text.contains("Error"), "{text}");
+    }
+    let mut pair = Pair::new(Config::new(mid(1)), Config::new(mid(2)), Link::default(), 6);
+    let udp = pair.b.udp;
+    let from = std::net::SocketAddr::from(([127, 0, 1, 1], 10_001));
+    pair.b
+        .ep
+        .handle_datagram(pair.now, Peer::new(udp, from), b"MEGACO/x garbage");
+    let t = pair.b.ep.poll_transmit().expect("an error reply");
+    assert_eq!(Encoding::pretty().version_of(&t.contents), Ok(1));
+}
+
 /// Garbage from 5,000 addresses only churns the small table of unproven
 /// peers, within the error rate limit; a gateway registering afterwards is
 /// admitted and answered at once.

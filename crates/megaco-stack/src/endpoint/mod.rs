@@ -450,7 +450,7 @@ impl Endpoint {
                 conn.handle_message(now, msg);
                 self.dirty.push(peer);
             }
-            Err(error) => self.undecodable(now, peer, decoded.encoding, error),
+            Err(error) => self.undecodable(now, peer, decoded.encoding, bytes, error),
         }
     }
 
@@ -459,6 +459,7 @@ impl Endpoint {
         now: Instant,
         peer: Peer,
         encoding: Option<Arc<Encoding>>,
+        bytes: &[u8],
         error: DecodeError,
     ) {
         self.stats.decode_errors += 1;
@@ -487,10 +488,17 @@ impl Endpoint {
         let encoding = encoding
             .or(state.encoding.clone())
             .unwrap_or_else(|| self.codecs.primary.clone());
+        // In the peer's version when its header says one we speak: a v1
+        // gateway need not read a v3 message.
+        let version = encoding
+            .version_of(bytes)
+            .ok()
+            .filter(|v| (1..=self.config.version).contains(v))
+            .unwrap_or(self.config.version);
         let msg = MegacoMessage {
             auth_header: None,
             mess: Message {
-                version: self.config.version,
+                version,
                 mid: self.config.mid.clone(),
                 body: MessageBody::Error(decode_error_descriptor(&error)),
             },
