@@ -269,7 +269,7 @@ impl<'r> Source<'r> {
                             self.interfaces.push(Interface {
                                 link: LinkType(idb.linktype.0),
                                 resolution,
-                                offset: idb.ts_offset(),
+                                offset: ts_offset(&idb.options, self.big_endian),
                             });
                             false
                         }
@@ -436,6 +436,22 @@ fn ts_resolution(options: &[PcapNGOption<'_>]) -> Result<u64, String> {
         let base = if value & 0x80 == 0 { 10 } else { 2 };
         format!("if_tsresol {value:#04x} (units of {base}^-{exponent} s) too fine to count")
     })
+}
+
+/// An interface's `if_tsoffset` option (pcapng, section 4.2): seconds
+/// added to each of its timestamps, a signed 64-bit integer in the
+/// section's byte order; 0 without the option. (pcap-parser's
+/// `ts_offset` reads it little-endian in either order.)
+fn ts_offset(options: &[PcapNGOption<'_>], big_endian: bool) -> i64 {
+    let value = options
+        .iter()
+        .find(|o| o.code == OptionCode::IfTsoffset)
+        .and_then(|o| <[u8; 8]>::try_from(o.as_bytes().ok()?.get(..8)?).ok());
+    match value {
+        Some(b) if big_endian => i64::from_be_bytes(b),
+        Some(b) => i64::from_le_bytes(b),
+        None => 0,
+    }
 }
 
 /// A pcapng timestamp in nanoseconds since the epoch.

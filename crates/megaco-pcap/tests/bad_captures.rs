@@ -466,6 +466,85 @@ fn ng_resolution(tsresol: &[u8], ticks: u64) -> Vec<u8> {
     .concat()
 }
 
+/// A pcapng file in either byte order: one Ethernet interface whose
+/// if_tsoffset option is `offset` seconds (microsecond ticks), and one
+/// packet stamped `ticks`.
+fn ng_offset(big_endian: bool, offset: i64, ticks: u64) -> Vec<u8> {
+    let u16b = |v: u16| {
+        if big_endian {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let u32b = |v: u32| {
+        if big_endian {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let block = |kind: u32, body: &[u8]| {
+        let padded = body.len().div_ceil(4) * 4;
+        let len = (12 + padded) as u32;
+        let mut b = u32b(kind).to_vec();
+        b.extend_from_slice(&u32b(len));
+        b.extend_from_slice(body);
+        b.resize(8 + padded, 0);
+        b.extend_from_slice(&u32b(len));
+        b
+    };
+    let mut shb = u32b(0x1A2B_3C4D).to_vec();
+    shb.extend_from_slice(&u16b(1));
+    shb.extend_from_slice(&u16b(0));
+    shb.extend_from_slice(&[0xFF; 8]);
+    let mut idb = u16b(1).to_vec();
+    idb.extend_from_slice(&u16b(0));
+    idb.extend_from_slice(&u32b(0));
+    idb.extend_from_slice(&u16b(14)); // if_tsoffset
+    idb.extend_from_slice(&u16b(8));
+    idb.extend_from_slice(&if big_endian {
+        offset.to_be_bytes()
+    } else {
+        offset.to_le_bytes()
+    });
+    idb.extend_from_slice(&[0; 4]); // opt_endofopt
+    let frame = build::ethernet(&build::udp(
+        "10.0.0.1:2944".parse().unwrap(),
+        "10.0.0.2:2944".parse().unwrap(),
+        b"!/1 [10.0.0.1]:2944 T=1{C=-{AV=ROOT}}",
+    ));
+    let mut epb = u32b(0).to_vec();
+    epb.extend_from_slice(&u32b((ticks >> 32) as u32));
+    epb.extend_from_slice(&u32b(ticks as u32));
+    epb.extend_from_slice(&u32b(frame.len() as u32));
+    epb.extend_from_slice(&u32b(frame.len() as u32));
+    epb.extend_from_slice(&frame);
+    [block(0x0A0D_0D0A, &shb), block(1, &idb), block(6, &epb)].concat()
+}
+
+/// pcapng section 4.2: if_tsoffset is a signed count of seconds added to
+/// every timestamp of the interface, written in the section's byte order
+/// (tshark reads both files of this test as 1,700,000,000.000005 s for the
+/// offset 700,000,000).
+#[test]
+fn pcapng_time_offsets_in_either_byte_order() {
+    let s = 1_000_000_000u64;
+    for big_endian in [false, true] {
+        for offset in [0i64, 700_000_000, -300_000_000] {
+            let (messages, problems) = read(&ng_offset(big_endian, offset, s * 1_000_000 + 5));
+            assert_eq!(problems, [], "{big_endian} {offset}");
+            assert_eq!(messages.len(), 1, "{big_endian} {offset}");
+            let secs = (s as i64 + offset) as u64;
+            assert_eq!(
+                messages[0].time,
+                megaco_pcap::Timestamp(secs * 1_000_000_000 + 5_000),
+                "big endian {big_endian}, offset {offset}"
+            );
+        }
+    }
+}
+
 #[test]
 fn pcapng_time_resolutions_in_either_base_and_absurd_ones_refused() {
     let s = 1_700_000_000u64;
