@@ -180,6 +180,7 @@ struct Flow {
     last: Timestamp,
     tcp: [HalfStream; 2],
     sctp: [sctp::Direction; 2],
+    /// Each direction has ended (`HalfStream::ended`, or a RST).
     fin: [bool; 2],
 }
 
@@ -446,7 +447,13 @@ impl State {
         let flow = self.flows.get_mut(&key).expect("inserted above");
         flow.last = self.time;
         if has_ack {
-            flow.tcp[1 - dir].acked(ack, &mut self.budget, &mut out);
+            let back = &mut flow.tcp[1 - dir];
+            back.acked(ack, &mut self.budget, &mut out);
+            // An acknowledgement past a hole may complete a FIN'd stream.
+            if !flow.fin[1 - dir] && back.ended() {
+                flow.fin[1 - dir] = true;
+                back.finish(&mut self.budget, &mut out);
+            }
             self.emit_stream(&mut out, dst, src);
         }
         let flow = self.flows.get_mut(&key).expect("present");
@@ -461,7 +468,7 @@ impl State {
             max_early,
             &mut out,
         );
-        if fin || rst {
+        if !flow.fin[dir] && (rst || flow.tcp[dir].ended()) {
             flow.fin[dir] = true;
             flow.tcp[dir].finish(&mut self.budget, &mut out);
         }

@@ -68,6 +68,8 @@ pub struct HalfStream {
     /// there, and the FIN itself takes one sequence number that is no
     /// data (the peer's acknowledgement of it is no hole).
     fin_seq: Option<u32>,
+    /// A FIN was seen (even before the stream started).
+    fin_seen: bool,
     /// Stream offset of the next byte expected.
     pos: u64,
     /// Early segments by stream offset.
@@ -98,6 +100,7 @@ impl HalfStream {
         max_early: usize,
         out: &mut Vec<Out>,
     ) {
+        self.fin_seen |= seg.fin;
         if !self.started {
             if seg.syn {
                 self.next_seq = seg.seq.wrapping_add(1);
@@ -195,6 +198,14 @@ impl HalfStream {
                 self.drain(budget, out);
             }
         }
+    }
+
+    /// Whether the stream has ended in order: a FIN was seen, and every
+    /// byte before it was read or, acknowledged by the peer and never
+    /// seen, reported lost. A FIN that overtakes data (reordering on the
+    /// way to the capture) ends nothing until that data comes.
+    pub fn ended(&self) -> bool {
+        self.fin_seen && (!self.started || self.fin_seq == Some(self.next_seq))
     }
 
     /// The stream ends: early segments and an unfinished frame are

@@ -269,6 +269,61 @@ fn a_closed_tcp_connection_is_no_hole() {
     }
 }
 
+/// Reordering around a close: the second of three requests reaches the
+/// capture after the third and after the FIN. It is still read, and no
+/// byte is reported lost.
+#[test]
+fn a_segment_overtaken_by_the_fin_is_still_read() {
+    use build::flags::{ACK, FIN, PSH, SYN};
+    let a: std::net::SocketAddr = "10.0.0.1:40000".parse().unwrap();
+    let b: std::net::SocketAddr = "10.0.0.2:2944".parse().unwrap();
+    let reqs: Vec<Vec<u8>> = (1..=3)
+        .map(|t| {
+            build::tpkt(
+                format!("!/1 [10.0.0.1]:2944 T={t}{{C=-{{N=ROOT{{OE=1{{al/of}}}}}}}}").as_bytes(),
+            )
+        })
+        .collect();
+    let (ia, ib) = (100u32, 500u32);
+    let at = |i: usize| ia + 1 + reqs[..i].iter().map(|r| r.len() as u32).sum::<u32>();
+    for both in [false, true] {
+        let mut ips = vec![
+            build::tcp(a, b, ia, 0, SYN, &[]),
+            build::tcp(b, a, ib, ia + 1, SYN | ACK, &[]),
+            build::tcp(a, b, ia + 1, ib + 1, ACK, &[]),
+            build::tcp(a, b, at(0), ib + 1, ACK | PSH, &reqs[0]),
+            build::tcp(a, b, at(2), ib + 1, ACK | PSH, &reqs[2]),
+            build::tcp(a, b, at(3), ib + 1, ACK | FIN, &[]),
+        ];
+        if both {
+            ips.push(build::tcp(b, a, ib + 1, at(1), ACK | FIN, &[]));
+        }
+        ips.push(build::tcp(
+            a,
+            b,
+            at(1),
+            ib + 1 + u32::from(both),
+            ACK | PSH,
+            &reqs[1],
+        ));
+        ips.push(build::tcp(
+            b,
+            a,
+            ib + 1 + u32::from(both),
+            at(3) + 1,
+            ACK,
+            &[],
+        ));
+        let (messages, problems) = read(&capture(&ips, false));
+        assert_eq!(problems, [], "closed by both: {both}");
+        let ids: Vec<String> = messages
+            .iter()
+            .map(|m| String::from_utf8_lossy(&m.bytes).chars().take(24).collect())
+            .collect();
+        assert_eq!(messages.len(), 3, "closed by both: {both}: {ids:?}");
+    }
+}
+
 #[test]
 fn a_dropped_flow_is_named_in_its_own_direction() {
     // The gateway's address sorts after the controller's: the flow is
