@@ -33,10 +33,14 @@ class EncodeError(MegacoError):
     """A message that cannot be written in the encoding asked for."""
 
 class JsonError(MegacoError):
-    """A dict or JSON text that is not the megaco JSON form."""
+    """A dict or JSON text that is not the megaco JSON form. ``path`` says
+    where, as keys and indices from the document's root
+    (``message.mess.body.transactions[0].request``); ``line`` and
+    ``column`` are set for JSON text only (``from_json``), not for a dict."""
 
     line: Optional[int]
     column: Optional[int]
+    path: Optional[str]
 
 class CaptureError(OSError):
     """A capture file that cannot be opened, or is not pcap or pcapng. When

@@ -197,16 +197,35 @@ fn sniffed(py: Python<'_>, data: &[u8]) -> PyResult<Kind> {
     }
 }
 
-fn json_error(py: Python<'_>, e: megaco::json::JsonError) -> PyErr {
-    let (line, column) = match &e {
-        megaco::json::JsonError::Syntax { line, column, .. } => (Some(*line), Some(*column)),
-        _ => (None, None),
+/// A `JsonError` with `line`, `column` and `path` set. With `positions`
+/// false (a dict, dumped to text only to be read), the line and column
+/// are of no text the caller has: they are left out, and the path says
+/// where.
+fn json_error(py: Python<'_>, e: megaco::json::JsonError, positions: bool) -> PyErr {
+    let (line, column, path, text) = match &e {
+        megaco::json::JsonError::Syntax {
+            line,
+            column,
+            path,
+            message,
+        } => {
+            let at = (positions && *line > 0).then_some((*line, *column));
+            let path = Some(path.clone()).filter(|p| !p.is_empty());
+            let text = match (positions, &path) {
+                (true, _) => e.to_string(),
+                (false, Some(p)) => format!("at {p}: {message}"),
+                (false, None) => message.clone(),
+            };
+            (at.map(|a| a.0), at.map(|a| a.1), path, text)
+        }
+        _ => (None, None, None, e.to_string()),
     };
-    let err = JsonError::new_err(e.to_string());
+    let err = JsonError::new_err(text);
     let value = err.value(py);
     if let Err(other) = value
         .setattr("line", line)
         .and_then(|()| value.setattr("column", column))
+        .and_then(|()| value.setattr("path", path))
     {
         return other;
     }
@@ -237,20 +256,22 @@ impl Message {
     /// The message as a dict in the megaco JSON form (what
     /// `megaco convert --to json` prints): `{"megaco_json": 1, "message": {...}}`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let text = megaco::json::to_string(&self.msg).map_err(|e| json_error(py, e))?;
+        let text = megaco::json::to_string(&self.msg).map_err(|e| json_error(py, e, true))?;
         py.import("json")?.call_method1("loads", (text,))
     }
 
     /// The message as a JSON string in the megaco JSON form.
     fn to_json(&self, py: Python<'_>) -> PyResult<String> {
-        megaco::json::to_string(&self.msg).map_err(|e| json_error(py, e))
+        megaco::json::to_string(&self.msg).map_err(|e| json_error(py, e, true))
     }
 
     /// A message from a dict in the megaco JSON form.
     #[staticmethod]
     fn from_dict(py: Python<'_>, d: &Bound<'_, PyDict>) -> PyResult<Message> {
         let text: String = py.import("json")?.call_method1("dumps", (d,))?.extract()?;
-        Message::from_json(py, &text)
+        megaco::json::from_str(&text)
+            .map(|msg| Message { msg })
+            .map_err(|e| json_error(py, e, false))
     }
 
     /// A message from a JSON string in the megaco JSON form.
@@ -258,7 +279,7 @@ impl Message {
     fn from_json(py: Python<'_>, text: &str) -> PyResult<Message> {
         megaco::json::from_str(text)
             .map(|msg| Message { msg })
-            .map_err(|e| json_error(py, e))
+            .map_err(|e| json_error(py, e, true))
     }
 
     /// The message in an encoding: see `megaco.encode`.

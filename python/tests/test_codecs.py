@@ -111,8 +111,13 @@ def test_a_misspelt_key_is_an_error_not_a_lost_value():
     d = msg.to_dict()
     command = d["message"]["mess"]["body"]["transactions"][0]["request"]["actions"][0]["command_requests"][0]
     command["optinal"] = True
-    with pytest.raises(megaco.JsonError, match="unknown field `optinal`"):
+    with pytest.raises(megaco.JsonError, match="unknown field `optinal`") as e:
         megaco.Message.from_dict(d)
+    # Where, in the dict; no line or column of a text the caller never saw.
+    path = "message.mess.body.transactions[0].request.actions[0].command_requests[0].optinal"
+    assert e.value.path == path
+    assert str(e.value).startswith(f"at {path}: ")
+    assert (e.value.line, e.value.column) == (None, None)
 
 
 def test_json_errors():
@@ -124,7 +129,11 @@ def test_json_errors():
     assert "version 2" in str(e.value)
     with pytest.raises(megaco.JsonError) as e:
         megaco.Message.from_json('{"megaco_json": 1,\n "message": 5}')
-    assert e.value.line == 2
+    assert (e.value.line, e.value.path) == (2, "message")
+    # Malformed JSON at the root: a position, no path.
+    with pytest.raises(megaco.JsonError) as e:
+        megaco.Message.from_json('{"megaco_json": 1 "message"')
+    assert (e.value.line, e.value.column, e.value.path) == (1, 19, None)
 
 
 def _from_model(d):

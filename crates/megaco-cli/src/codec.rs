@@ -226,8 +226,16 @@ impl InputError {
             InputError::Json(megaco::json::JsonError::Syntax {
                 line,
                 column,
+                path,
                 message,
-            }) => format!("{name}:{line}:{column}: JSON: {message}"),
+            }) if *line > 0 => {
+                let at = if path.is_empty() {
+                    String::new()
+                } else {
+                    format!("at {path}: ")
+                };
+                format!("{name}:{line}:{column}: JSON: {at}{message}")
+            }
             InputError::Json(e) => format!("{name}: JSON: {e}"),
             InputError::Decode {
                 encoding,

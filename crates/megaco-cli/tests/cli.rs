@@ -501,6 +501,19 @@ fn json_output_reads_back_without_from() {
         err.starts_with("megaco: <stdin>:1:") && err.contains("JSON: missing field `message`"),
         "{err}"
     );
+    // A value of the wrong type deep in a message: the error says where.
+    let doc = br#"{"megaco_json": 1, "message": {"auth_header": null, "mess": {"version": 1,
+        "mid": "<mg>", "body": {"transactions": [{"pending": {"transaction_id": "x"}}]}}}}"#;
+    let out = megaco(&["convert", "--to", "compact"], Some(doc));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("megaco: <stdin>:2:")
+            && err.contains(
+                "JSON: at message.mess.body.transactions[0].pending.transaction_id: invalid type"
+            ),
+        "{err}"
+    );
 }
 
 /// The help lists every name `--from` takes, json included.

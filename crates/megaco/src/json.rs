@@ -62,12 +62,16 @@ struct Envelope {
 #[non_exhaustive]
 pub enum JsonError {
     /// Not JSON, or JSON that does not fit the model: where and why.
-    #[error("line {line}, column {column}: {message}")]
+    #[error("{}", describe(*.line, *.column, .path, .message))]
     Syntax {
-        /// 1-based line.
+        /// 1-based line (0 when read from a [`Value`], which has none).
         line: usize,
-        /// 1-based column.
+        /// 1-based column (0 when read from a [`Value`]).
         column: usize,
+        /// Where in the document, as keys and indices from its root
+        /// (`message.mess.body.transactions[0]`); empty when the JSON
+        /// itself is malformed or the error is the document's as a whole.
+        path: String,
         /// What was wrong.
         message: String,
     },
@@ -88,8 +92,21 @@ pub enum JsonError {
     },
 }
 
-impl From<serde_json::Error> for JsonError {
-    fn from(e: serde_json::Error) -> Self {
+/// `JsonError::Syntax`'s text: the position when there is one, the path
+/// when there is one, then what was wrong.
+fn describe(line: usize, column: usize, path: &str, message: &str) -> String {
+    let mut s = String::new();
+    if line > 0 {
+        s += &format!("line {line}, column {column}: ");
+    }
+    if !path.is_empty() {
+        s += &format!("at {path}: ");
+    }
+    s + message
+}
+
+impl JsonError {
+    fn at(path: String, e: serde_json::Error) -> Self {
         let text = e.to_string();
         // serde_json appends " at line L column C"; keep the message alone.
         let message = match text.rfind(" at line ") {
@@ -99,9 +116,33 @@ impl From<serde_json::Error> for JsonError {
         JsonError::Syntax {
             line: e.line(),
             column: e.column(),
+            path,
             message,
         }
     }
+}
+
+impl From<serde_json::Error> for JsonError {
+    fn from(e: serde_json::Error) -> Self {
+        JsonError::at(String::new(), e)
+    }
+}
+
+/// The envelope read from `de`, or the error with the path where it
+/// occurred. The path's last segment is `?` when the error is in reading
+/// a key; that segment is left out, and the root (`.`) is no path.
+fn read_envelope<'de, D>(de: D) -> Result<Envelope, (String, serde_json::Error)>
+where
+    D: serde::Deserializer<'de, Error = serde_json::Error>,
+{
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let path = match path.strip_suffix(".?").unwrap_or(&path) {
+            "." | "?" => String::new(),
+            p => p.to_string(),
+        };
+        (path, e.into_inner())
+    })
 }
 
 /// The message as one line of JSON, in its envelope.
@@ -144,9 +185,16 @@ fn envelope(msg: &MegacoMessage) -> EnvelopeRef<'_> {
 
 /// Reads a message from JSON bytes (an envelope).
 pub fn from_slice(bytes: &[u8]) -> Result<MegacoMessage, JsonError> {
-    match serde_json::from_slice::<Envelope>(bytes) {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let read =
+        read_envelope(&mut de).and_then(|e| de.end().map(|()| e).map_err(|x| (String::new(), x)));
+    match read {
         Ok(e) => check(e),
-        Err(e) => Err(diagnose(serde_json::from_slice::<Value>(bytes).ok(), e)),
+        Err((path, e)) => Err(diagnose(
+            serde_json::from_slice::<Value>(bytes).ok(),
+            path,
+            e,
+        )),
     }
 }
 
@@ -158,9 +206,9 @@ pub fn from_str(text: &str) -> Result<MegacoMessage, JsonError> {
 
 /// Reads a message from a [`serde_json::Value`] (an envelope).
 pub fn from_value(value: Value) -> Result<MegacoMessage, JsonError> {
-    match serde_json::from_value::<Envelope>(value.clone()) {
+    match read_envelope(value.clone()) {
         Ok(e) => check(e),
-        Err(e) => Err(diagnose(Some(value), e)),
+        Err((path, e)) => Err(diagnose(Some(value), path, e)),
     }
 }
 
@@ -180,7 +228,7 @@ fn check(e: Envelope) -> Result<MegacoMessage, JsonError> {
 }
 
 /// A version problem explains a failure better than the model's error.
-fn diagnose(value: Option<Value>, e: serde_json::Error) -> JsonError {
+fn diagnose(value: Option<Value>, path: String, e: serde_json::Error) -> JsonError {
     if let Some(Value::Object(o)) = value {
         match o.get(VERSION_KEY) {
             None => return JsonError::MissingVersion,
@@ -191,7 +239,7 @@ fn diagnose(value: Option<Value>, e: serde_json::Error) -> JsonError {
             }
         }
     }
-    e.into()
+    JsonError::at(path, e)
 }
 
 #[cfg(test)]
@@ -204,7 +252,31 @@ mod tests {
         let json = to_string_pretty(&msg).unwrap();
         assert_eq!(from_str(&json).unwrap(), msg);
         let e = from_str("{\"megaco_json\": 1,\n \"message\": 5}").unwrap_err();
-        assert!(matches!(e, JsonError::Syntax { line: 2, .. }), "{e}");
+        assert!(
+            matches!(&e, JsonError::Syntax { line: 2, path, .. } if path == "message"),
+            "{e}"
+        );
+        // A misspelt key deep in the message: its path, from the text or a
+        // Value (which has no lines).
+        let bad = json.replace("\"transaction_id\"", "\"transaction_idd\"");
+        let at = "message.mess.body.transactions[0].request.transaction_idd";
+        for e in [
+            from_str(&bad).unwrap_err(),
+            from_value(serde_json::from_str(&bad).unwrap()).unwrap_err(),
+        ] {
+            assert!(
+                matches!(&e, JsonError::Syntax { path, .. } if path == at),
+                "{e}"
+            );
+            assert!(
+                e.to_string().contains(&format!("at {at}: unknown field")),
+                "{e}"
+            );
+        }
+        assert!(from_value(serde_json::from_str(&bad).unwrap())
+            .unwrap_err()
+            .to_string()
+            .starts_with("at message."));
         assert!(matches!(from_str("[1]"), Err(JsonError::Syntax { .. })));
         assert!(matches!(
             from_str(r#"{"message": {}}"#),
