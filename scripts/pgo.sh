@@ -18,6 +18,12 @@
 #
 # Needs rustup's llvm-tools component (for llvm-profdata); the script adds
 # it when it is missing. MEGACO_PGO_QUIET=1 keeps cargo's output short.
+#
+# scripts/pgo.sh --check instead checks that the gain is not the training
+# set learnt by heart: it trains `cargo bench -p megaco --bench floor` on
+# every other corpus message (`--half even`), then times the plain and the
+# profile-guided build of that bench on the others (`--half odd`), twice
+# each, in turns, and prints their tables (about 10 minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -34,12 +40,36 @@ if [ ! -x "$profdata" ]; then
     exit 1
 fi
 
+quiet=()
+[ "${MEGACO_PGO_QUIET:-}" = 1 ] && quiet=(--quiet)
+
+if [ "${1:-}" = --check ]; then
+    data="$root/target/pgo-check-data"
+    rm -rf "$data"
+    mkdir -p "$data"
+    bench=(cargo bench --locked "${quiet[@]}" -p megaco --bench floor)
+    echo "pgo --check: 1/3 instrumented bench, trained on the even messages" >&2
+    CARGO_TARGET_DIR="$root/target/pgo-check-gen" RUSTFLAGS="-Cprofile-generate=$data" \
+        "${bench[@]}" -- --half even --passes 3 >/dev/null
+    "$profdata" merge -o "$data/floor.profdata" "$data"/*.profraw
+    echo "pgo --check: 2/3 plain and profile-guided builds of the bench" >&2
+    "${bench[@]}" --no-run >&2
+    CARGO_TARGET_DIR="$root/target/pgo-check" RUSTFLAGS="-Cprofile-use=$data/floor.profdata" \
+        "${bench[@]}" --no-run >&2
+    echo "pgo --check: 3/3 both timed on the odd messages, in turns" >&2
+    for round in 1 2; do
+        echo "== round $round: release build"
+        "${bench[@]}" -- --half odd --passes 20
+        echo "== round $round: profile-guided build (trained on the even messages)"
+        CARGO_TARGET_DIR="$root/target/pgo-check" RUSTFLAGS="-Cprofile-use=$data/floor.profdata" \
+            "${bench[@]}" -- --half odd --passes 20
+    done
+    exit 0
+fi
+
 data="$root/target/pgo-data"
 rm -rf "$data"
 mkdir -p "$data"
-
-quiet=()
-[ "${MEGACO_PGO_QUIET:-}" = 1 ] && quiet=(--quiet)
 
 echo "pgo: 1/3 instrumented build (target/pgo-gen)" >&2
 # MEGACO_BUILD=pgo in both builds, so that they compile the same code

@@ -10,7 +10,8 @@
 //! per decoded message.
 //!
 //! Run with `cargo bench -p megaco --bench floor` (`-- --passes N` to
-//! change the number of passes, 30 by default).
+//! change the number of passes, 30 by default; `-- --half even|odd` for
+//! every other corpus message alone).
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -65,7 +66,26 @@ fn vectors(dir: &str) -> Vec<Vec<u8>> {
         .map(|e| e.unwrap().path())
         .collect();
     paths.sort();
-    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
+    let half = half();
+    paths
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| half.map_or(true, |h| i % 2 == h))
+        .map(|(_, p)| std::fs::read(p).unwrap())
+        .collect()
+}
+
+/// `--half even` or `--half odd`: every other corpus message alone (in
+/// the order of their file names, the same messages in every encoding),
+/// so that a profile-guided build trained on one half can be timed on the
+/// other (`scripts/pgo.sh --check`).
+fn half() -> Option<usize> {
+    let arg = std::env::args().skip_while(|a| a != "--half").nth(1)?;
+    match arg.as_str() {
+        "even" => Some(0),
+        "odd" => Some(1),
+        other => panic!("--half takes even or odd, not {other:?}"),
+    }
 }
 
 /// An encoder into a fresh vector (returning its length).
