@@ -22,8 +22,9 @@ pub fn run(
     let threads = m.threads.unwrap_or(cores).max(1);
     let prepared = mstone::prepare(&loaded.samples, codecs);
     println!(
-        "megaco {} mstone: {}, {} messages, {} codec configs, {secs} s per run",
+        "megaco {} mstone ({}): {}, {} messages, {} codec configs, {secs} s per run",
         env!("CARGO_PKG_VERSION"),
+        crate::build(),
         loaded.origin,
         loaded.samples.len(),
         prepared.len()

@@ -163,6 +163,11 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     };
     create_out(&args.out)?;
     let mut progress = |s: &str| eprintln!("== {s}");
+    progress(&format!(
+        "megaco {} bench fanout ({})",
+        env!("CARGO_PKG_VERSION"),
+        megaco_bench::build()
+    ));
     let report = fanout::run(&cfg, &mut progress)?;
     let mem = if args.memory {
         let exe = std::env::current_exe()?;
@@ -179,7 +184,11 @@ pub fn run_fanout(args: FanoutArgs) -> Result<ExitCode> {
     } else {
         None
     };
-    let json = serde_json::json!({ "fanout": report, "memory": mem });
+    let json = serde_json::json!({
+        "fanout": report,
+        "memory": mem,
+        "build": megaco_bench::build(),
+    });
     std::fs::write(
         args.out.join("fanout.json"),
         serde_json::to_string_pretty(&json)?,

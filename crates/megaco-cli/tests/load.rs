@@ -54,6 +54,8 @@ fn fanout_writes_tables_tsv_json_and_charts() {
         serde_json::from_slice(&std::fs::read(dir.path().join("fanout.json")).unwrap()).unwrap();
     assert_eq!(json["fanout"]["setups"].as_array().unwrap().len(), 8);
     assert_eq!(json["fanout"]["setups"][0]["rows"][2]["destinations"], 11);
+    // The build measured (this test is built like the binary it runs).
+    assert_eq!(json["build"], megaco_bench::build());
     for chart in ["fanout.svg", "fanout.png", "wildcard.svg", "wildcard.png"] {
         assert!(
             std::fs::metadata(dir.path().join(chart)).unwrap().len() > 0,
