@@ -173,6 +173,8 @@ pub fn run_load(args: LoadArgs) -> Result<ExitCode> {
         timeout: secs(args.timeout, "timeout")?,
         resends: args.resends,
         simulate: !args.external,
+        // External gateways need the address even with --quiet.
+        announce: !args.quiet || args.external,
         io: if args.unbatched {
             Io::PerDatagram
         } else {

@@ -247,7 +247,9 @@ pub fn run(cfg: &LoadConfig, progress: &mut dyn FnMut(&Sample)) -> anyhow::Resul
                 .register(&mut sock, Token(0), Interest::READABLE)?;
             let local = sock.local_addr()?;
             g.socks.push(Sock::udp(sock, cfg.io));
-            eprintln!("listening on udp {local}");
+            if cfg.announce {
+                eprintln!("listening on udp {local}");
+            }
             if cfg.simulate {
                 let farm = Farm::start(FarmConfig {
                     mgs: cfg.mgs,

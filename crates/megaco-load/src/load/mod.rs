@@ -234,6 +234,10 @@ pub struct LoadConfig {
     /// The process id of the controller under load, when it runs on this
     /// machine: its CPU time per transaction is reported beside ours.
     pub target_pid: Option<u32>,
+    /// Controller role: print `listening on udp ADDR` on standard error
+    /// once the socket is bound, for gateways started elsewhere (above
+    /// all when the port was picked). On by default.
+    pub announce: bool,
 }
 
 impl LoadConfig {
@@ -256,6 +260,7 @@ impl LoadConfig {
             register_window: Duration::from_secs(10),
             io: Io::Batched,
             target_pid: None,
+            announce: true,
         }
     }
 
