@@ -488,6 +488,11 @@ impl Endpoint {
         let encoding = encoding
             .or(state.encoding.clone())
             .unwrap_or_else(|| self.codecs.primary.clone());
+        // The rate limit first: under a storm of garbage most datagrams
+        // get no answer, and need none built.
+        if !self.take_error_token(now, peer) {
+            return;
+        }
         // In the peer's version when its header says one we speak: a v1
         // gateway need not read a v3 message.
         let version = encoding
@@ -506,12 +511,10 @@ impl Endpoint {
         let Ok(bytes) = encoding.encode(&msg) else {
             return;
         };
-        if self.take_error_token(now, peer) {
-            if let Some(state) = self.peers.get_mut(&peer) {
-                state.last_sent_error = true;
-            }
-            self.send(peer, bytes);
+        if let Some(state) = self.peers.get_mut(&peer) {
+            state.last_sent_error = true;
         }
+        self.send(peer, bytes);
     }
 
     /// Whether an error may go to `peer` now (taking a token from its
