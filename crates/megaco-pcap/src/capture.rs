@@ -185,6 +185,16 @@ struct Flow {
 }
 
 impl Flow {
+    /// Ends direction `dir` when its stream has ended in order
+    /// (`HalfStream::ended`), or at once with `now` (a RST): what it still
+    /// holds is reported.
+    fn end_if_over(&mut self, dir: usize, now: bool, budget: &mut usize, out: &mut Vec<Out>) {
+        if !self.fin[dir] && (now || self.tcp[dir].ended()) {
+            self.fin[dir] = true;
+            self.tcp[dir].finish(budget, out);
+        }
+    }
+
     /// A flow first seen on a packet from `src` to `dst`.
     fn opened(src: SocketAddr, dst: SocketAddr) -> Flow {
         Flow {
@@ -447,13 +457,9 @@ impl State {
         let flow = self.flows.get_mut(&key).expect("inserted above");
         flow.last = self.time;
         if has_ack {
-            let back = &mut flow.tcp[1 - dir];
-            back.acked(ack, &mut self.budget, &mut out);
+            flow.tcp[1 - dir].acked(ack, &mut self.budget, &mut out);
             // An acknowledgement past a hole may complete a FIN'd stream.
-            if !flow.fin[1 - dir] && back.ended() {
-                flow.fin[1 - dir] = true;
-                back.finish(&mut self.budget, &mut out);
-            }
+            flow.end_if_over(1 - dir, false, &mut self.budget, &mut out);
             self.emit_stream(&mut out, dst, src);
         }
         let flow = self.flows.get_mut(&key).expect("present");
@@ -468,10 +474,7 @@ impl State {
             max_early,
             &mut out,
         );
-        if !flow.fin[dir] && (rst || flow.tcp[dir].ended()) {
-            flow.fin[dir] = true;
-            flow.tcp[dir].finish(&mut self.budget, &mut out);
-        }
+        flow.end_if_over(dir, rst, &mut self.budget, &mut out);
         let done = rst || flow.fin == [true, true];
         self.emit_stream(&mut out, src, dst);
         if done {
