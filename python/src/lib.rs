@@ -202,23 +202,20 @@ fn sniffed(py: Python<'_>, data: &[u8]) -> PyResult<Kind> {
 /// are of no text the caller has: they are left out, and the path says
 /// where.
 fn json_error(py: Python<'_>, e: megaco::json::JsonError, positions: bool) -> PyErr {
-    let (line, column, path, text) = match &e {
+    let (at, path) = match &e {
         megaco::json::JsonError::Syntax {
-            line,
-            column,
-            path,
-            message,
-        } => {
-            let at = (positions && *line > 0).then_some((*line, *column));
-            let path = Some(path.clone()).filter(|p| !p.is_empty());
-            let text = match (positions, &path) {
-                (true, _) => e.to_string(),
-                (false, Some(p)) => format!("at {p}: {message}"),
-                (false, None) => message.clone(),
-            };
-            (at.map(|a| a.0), at.map(|a| a.1), path, text)
-        }
-        _ => (None, None, None, e.to_string()),
+            line, column, path, ..
+        } => (
+            (positions && *line > 0).then_some((*line, *column)),
+            Some(path.clone()).filter(|p| !p.is_empty()),
+        ),
+        _ => (None, None),
+    };
+    let (line, column) = (at.map(|a| a.0), at.map(|a| a.1));
+    let text = if positions {
+        e.to_string()
+    } else {
+        e.without_position()
     };
     let err = JsonError::new_err(text);
     let value = err.value(py);

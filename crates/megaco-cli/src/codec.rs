@@ -223,18 +223,10 @@ impl InputError {
     pub fn located(&self, name: &str) -> String {
         match self {
             InputError::NotMegaco(why) => format!("{name}: {why}"),
-            InputError::Json(megaco::json::JsonError::Syntax {
-                line,
-                column,
-                path,
-                message,
-            }) if *line > 0 => {
-                let at = if path.is_empty() {
-                    String::new()
-                } else {
-                    format!("at {path}: ")
-                };
-                format!("{name}:{line}:{column}: JSON: {at}{message}")
+            InputError::Json(e @ megaco::json::JsonError::Syntax { line, column, .. })
+                if *line > 0 =>
+            {
+                format!("{name}:{line}:{column}: JSON: {}", e.without_position())
             }
             InputError::Json(e) => format!("{name}: JSON: {e}"),
             InputError::Decode {

@@ -92,20 +92,43 @@ pub enum JsonError {
     },
 }
 
-/// `JsonError::Syntax`'s text: the position when there is one, the path
-/// when there is one, then what was wrong.
+/// `JsonError::Syntax`'s text: the position when there is one, then
+/// [`JsonError::without_position`].
 fn describe(line: usize, column: usize, path: &str, message: &str) -> String {
-    let mut s = String::new();
-    if line > 0 {
-        s += &format!("line {line}, column {column}: ");
+    let at = if line > 0 {
+        format!("line {line}, column {column}: ")
+    } else {
+        String::new()
+    };
+    at + &at_path(path, message)
+}
+
+/// `at PATH: message`, or the message alone without a path.
+fn at_path(path: &str, message: &str) -> String {
+    if path.is_empty() {
+        message.to_string()
+    } else {
+        format!("at {path}: {message}")
     }
-    if !path.is_empty() {
-        s += &format!("at {path}: ");
-    }
-    s + message
 }
 
 impl JsonError {
+    /// The error without its line and column: for callers that give the
+    /// position their own way (`file:line:column:`), or whose input had
+    /// no text the reader saw (a dict dumped to JSON).
+    ///
+    /// ```
+    /// let e = megaco::json::from_str(r#"{"megaco_json": 1, "message": 5}"#).unwrap_err();
+    /// assert!(e.to_string().starts_with("line 1, column "));
+    /// assert!(e.without_position().starts_with("at message: invalid type"));
+    /// ```
+    pub fn without_position(&self) -> String {
+        match self {
+            JsonError::Syntax { path, message, .. } => at_path(path, message),
+            other => other.to_string(),
+        }
+    }
+
     fn at(path: String, e: serde_json::Error) -> Self {
         let text = e.to_string();
         // serde_json appends " at line L column C"; keep the message alone.
