@@ -52,17 +52,17 @@ if [ "${1:-}" = --check ]; then
     CARGO_TARGET_DIR="$root/target/pgo-check-gen" RUSTFLAGS="-Cprofile-generate=$data" \
         "${bench[@]}" -- --half even --passes 3 >/dev/null
     "$profdata" merge -o "$data/floor.profdata" "$data"/*.profraw
+    guided=(env CARGO_TARGET_DIR="$root/target/pgo-check"
+        RUSTFLAGS="-Cprofile-use=$data/floor.profdata" "${bench[@]}")
     echo "pgo --check: 2/3 plain and profile-guided builds of the bench" >&2
     "${bench[@]}" --no-run >&2
-    CARGO_TARGET_DIR="$root/target/pgo-check" RUSTFLAGS="-Cprofile-use=$data/floor.profdata" \
-        "${bench[@]}" --no-run >&2
+    "${guided[@]}" --no-run >&2
     echo "pgo --check: 3/3 both timed on the odd messages, in turns" >&2
     for round in 1 2; do
         echo "== round $round: release build"
         "${bench[@]}" -- --half odd --passes 20
         echo "== round $round: profile-guided build (trained on the even messages)"
-        CARGO_TARGET_DIR="$root/target/pgo-check" RUSTFLAGS="-Cprofile-use=$data/floor.profdata" \
-            "${bench[@]}" -- --half odd --passes 20
+        "${guided[@]}" -- --half odd --passes 20
     done
     exit 0
 fi
