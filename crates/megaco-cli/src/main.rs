@@ -205,9 +205,12 @@ fn main() -> ExitCode {
     finish(result)
 }
 
+/// The exit status of a command's result. A reader that stops reading
+/// our output (`| head`) ends the command quietly, as it ends `cat`.
 fn finish(result: Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("megaco: {e:#}");
             ExitCode::from(2)
@@ -215,23 +218,51 @@ fn finish(result: Result<ExitCode>) -> ExitCode {
     }
 }
 
+/// Whether `e` comes from writing to a pipe whose reader has gone.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// The most a file given to `convert`, `check` or `send` may hold: a
+/// message is at most 4 MiB (the decoders' default limit), a corpus term
+/// file of many messages or a JSON document may be larger. Reading stops
+/// here, so that `/dev/zero` or a runaway pipe is refused rather than
+/// read until memory runs out.
+const MAX_INPUT: u64 = 64 << 20;
+
 fn read_input(file: Option<&Path>) -> Result<(String, Vec<u8>)> {
     match file {
         None => read_stdin(),
         Some(p) if p == Path::new("-") => read_stdin(),
         Some(p) => {
-            let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
-            Ok((p.display().to_string(), bytes))
+            let name = p.display().to_string();
+            let f = std::fs::File::open(p).with_context(|| format!("reading {name}"))?;
+            let bytes = read_bounded(f, &name).with_context(|| format!("reading {name}"))?;
+            Ok((name, bytes))
         }
     }
 }
 
 fn read_stdin() -> Result<(String, Vec<u8>)> {
+    let name = "<stdin>".to_string();
+    let bytes = read_bounded(std::io::stdin().lock(), &name).context("reading standard input")?;
+    Ok((name, bytes))
+}
+
+/// All of `r`, if it holds at most [`MAX_INPUT`] bytes.
+fn read_bounded(r: impl Read, name: &str) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .context("reading standard input")?;
-    Ok(("<stdin>".to_string(), bytes))
+    r.take(MAX_INPUT + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT {
+        anyhow::bail!(
+            "{name} holds more than {} MiB: not a message or corpus file",
+            MAX_INPUT >> 20
+        );
+    }
+    Ok(bytes)
 }
 
 /// The names `--from` and `--to` take, for the help.
@@ -296,6 +327,9 @@ fn convert(
 }
 
 fn check(files: &[PathBuf], verbose: bool, binary: &BinaryOptions) -> Result<ExitCode> {
+    // Written through a handle, so that a closed pipe is an error that
+    // ends the run (see `finish`), not a panic.
+    let mut out = std::io::stdout().lock();
     let mut failed = 0usize;
     let mut total = 0usize;
     for path in files {
@@ -304,7 +338,7 @@ fn check(files: &[PathBuf], verbose: bool, binary: &BinaryOptions) -> Result<Exi
         let (name, bytes) = match read_input(Some(path)) {
             Ok(input) => input,
             Err(e) => {
-                println!("{}: cannot read: {}", path.display(), e.root_cause());
+                writeln!(out, "{}: cannot read: {}", path.display(), e.root_cause())?;
                 failed += 1;
                 total += 1;
                 continue;
@@ -318,7 +352,7 @@ fn check(files: &[PathBuf], verbose: bool, binary: &BinaryOptions) -> Result<Exi
                     .map(|m| (format!("{name}[{}]", m.name), m.bytes))
                     .collect(),
                 Err(e) => {
-                    println!("{name}: not a corpus term file: {e}");
+                    writeln!(out, "{name}: not a corpus term file: {e}")?;
                     failed += 1;
                     total += 1;
                     continue;
@@ -333,21 +367,22 @@ fn check(files: &[PathBuf], verbose: bool, binary: &BinaryOptions) -> Result<Exi
                 Ok((_, encoding)) if verbose => {
                     // JSON is read as the model; no wire encoding to name.
                     if codec::looks_like_json(&bytes) {
-                        println!("{label}: ok (json)");
+                        writeln!(out, "{label}: ok (json)")?;
                     } else {
-                        println!("{label}: ok ({encoding})");
+                        writeln!(out, "{label}: ok ({encoding})")?;
                     }
                 }
                 Ok(_) => {}
                 Err(codec::ReadError::Input(e)) => {
                     failed += 1;
-                    println!("{}", e.located(&label));
-                    print!("{}", e.snippet(&bytes));
+                    writeln!(out, "{}", e.located(&label))?;
+                    write!(out, "{}", e.snippet(&bytes))?;
                 }
                 Err(e) => return Err(anyhow::anyhow!("{}", e.located(&label))),
             }
         }
     }
+    out.flush()?;
     if verbose || failed > 0 {
         eprintln!("{} of {total} messages decoded", total - failed);
     }

@@ -319,3 +319,65 @@ fn a_dialect_that_contradicts_the_encoding_name_is_refused() {
         assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
     }
 }
+
+/// Runs `megaco args` with its standard output a pipe whose reader has
+/// already gone (as after `| head -1`): its exit status and standard
+/// error.
+fn with_closed_stdout(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run megaco");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for megaco");
+    (out.status.code(), text(&out.stderr))
+}
+
+#[test]
+fn a_reader_that_stops_reading_ends_check_and_convert_quietly() {
+    let corpus = corpus().join("time_test.msgs");
+    let corpus = corpus.to_str().unwrap();
+    let (code, err) = with_closed_stdout(&["check", "-v", corpus]);
+    assert_eq!(code, Some(0), "check -v into a closed pipe:\n{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let msg = corpus_message("pretty");
+    let (code, err) = with_closed_stdout(&["convert", "--to", "pretty", &msg]);
+    assert_eq!(
+        (code, err.as_str()),
+        (Some(0), ""),
+        "convert into a closed pipe"
+    );
+}
+
+/// The first message of the bundled vectors in `codec`.
+fn corpus_message(codec: &str) -> String {
+    let dir = corpus().join("vectors").join(codec);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files[0].display().to_string()
+}
+
+#[test]
+fn an_endless_input_is_refused_after_a_bound() {
+    for args in [
+        &["check", "/dev/zero"][..],
+        &["convert", "--to", "compact", "/dev/zero"][..],
+    ] {
+        let out = megaco(args);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(
+            matches!(out.status.code(), Some(1 | 2)),
+            "{args:?}: {:?}",
+            out.status
+        );
+        assert!(
+            format!("{stdout}{stderr}").contains("/dev/zero holds more than 64 MiB"),
+            "{args:?}:\n{stdout}{stderr}"
+        );
+    }
+}
