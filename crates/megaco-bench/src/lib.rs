@@ -102,8 +102,9 @@ pub struct CommonArgs {
 /// `megaco bench meas`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct MeasArgs {
-    /// Time per operation and message is 1 s × FACTOR (OTP's meas uses 1).
-    #[arg(long, default_value_t = 1.0)]
+    /// Time per operation and message is 1 s × FACTOR (OTP's meas uses
+    /// 1), above 0 and at most 1000.
+    #[arg(long, default_value_t = 1.0, value_parser = bounded_f64::<1000>)]
     pub factor: f64,
     /// Write meas.tsv, meas.json, summary.md and the charts (and with
     /// --vs-otp otp-meas.tsv and comparison.md) into DIR, created if
@@ -115,11 +116,13 @@ pub struct MeasArgs {
 /// `megaco bench mstone`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct MstoneArgs {
-    /// Seconds each run lasts.
-    #[arg(long, default_value_t = 10.0)]
+    /// Seconds each run lasts, above 0 and at most 86400.
+    #[arg(long, default_value_t = 10.0, value_parser = bounded_f64::<86400>)]
     pub time: f64,
-    /// Runners (mstone1) or worker drivers (mstone2) per codec config.
-    #[arg(long, default_value_t = 1)]
+    /// Runners (mstone1) or worker drivers (mstone2) per codec config (at
+    /// least 1).
+    #[arg(long, default_value_t = 1,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub factor: usize,
     /// OS threads [default: all cores].
     #[arg(long)]
@@ -135,6 +138,18 @@ pub struct MstoneArgs {
     /// Which benchmark.
     #[arg(long, value_enum, default_value_t = MstoneMode::Both)]
     pub mode: MstoneMode,
+}
+
+/// A number above 0 and at most `MAX`, for the options that set how long
+/// a benchmark runs: NaN, infinities and negative numbers are refused
+/// rather than clamped into a run that never ends or means nothing.
+fn bounded_f64<const MAX: u32>(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if v > 0.0 && v <= f64::from(MAX) {
+        Ok(v)
+    } else {
+        Err(format!("must be above 0 and at most {MAX}"))
+    }
 }
 
 /// Which mstone to run.
@@ -253,6 +268,12 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
         }
         Some(BenchCommand::Meas(m)) => {
             let factor = if c.quick { QUICK_FACTOR } else { m.factor };
+            if let Some(dir) = &m.out {
+                // Before the run, not after it: a name that cannot be a
+                // directory loses no measurement.
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
             run_meas(c, &loaded, &codecs, factor, m.out.as_deref())?;
             println!("\nDone in {:.1} s.", started.elapsed().as_secs_f64());
             Ok(())

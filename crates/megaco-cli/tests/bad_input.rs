@@ -381,3 +381,46 @@ fn an_endless_input_is_refused_after_a_bound() {
         );
     }
 }
+
+#[test]
+fn benchmark_durations_that_are_not_usable_numbers_are_refused() {
+    for args in [
+        &["bench", "meas", "--factor", "nan"][..],
+        &["bench", "meas", "--factor", "inf"][..],
+        &["bench", "meas", "--factor=-1"][..],
+        &["bench", "meas", "--factor", "1e30"][..],
+        &["bench", "mstone", "--time", "nan"][..],
+        &["bench", "mstone", "--time", "0"][..],
+        &["bench", "mstone", "--factor", "0"][..],
+    ] {
+        let out = megaco(&[args, &["--codec", "compact", "--limit", "1"]].concat());
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}:\n{err}");
+        assert!(err.contains("invalid value"), "{args:?}:\n{err}");
+        assert!(out.stdout.is_empty(), "{args:?} measured anyway");
+    }
+}
+
+#[test]
+fn a_meas_output_directory_that_cannot_be_made_is_refused_before_the_run() {
+    let out = megaco(&[
+        "bench",
+        "meas",
+        "--quick",
+        "--no-otp",
+        "--codec",
+        "compact",
+        "--limit",
+        "1",
+        "--out",
+        "/dev/null/x",
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("creating /dev/null/x"), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "measured before refusing:\n{}",
+        text(&out.stdout)
+    );
+}
