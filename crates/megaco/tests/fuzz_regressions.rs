@@ -57,6 +57,37 @@ fn per_decode_regressions() {
     }
 }
 
+/// What the binary decoders accept (ASN.1's IA5 strings, say) may not
+/// be writable as text; the text encoder then refuses it, and whatever it
+/// writes reads back.
+#[test]
+fn binary_decodes_write_text_that_reads_back() {
+    let cfg = megaco::per::PerConfig::default();
+    let per = inputs("per_decode")
+        .into_iter()
+        .filter_map(|(n, d)| Some((n, megaco::per::decode(&d, &cfg).ok()?)));
+    let ber = inputs("ber_decode").into_iter().filter_map(|(n, d)| {
+        let msg = megaco::ber::decode(&d, &megaco::ber::BerConfig::otp()).ok()?;
+        Some((n, msg))
+    });
+    let mut refused = 0;
+    for (name, msg) in per.chain(ber) {
+        for style in [megaco::text::Style::Compact, megaco::text::Style::Pretty] {
+            let mut out = Vec::new();
+            match megaco::text::encode(&msg, style, &mut out) {
+                Ok(()) => {
+                    if let Err(e) = megaco::text::decode(&out) {
+                        panic!("{name}: our {style:?} text does not read back: {e}");
+                    }
+                }
+                Err(_) => refused += 1,
+            }
+        }
+    }
+    // The time stamps of letters (regressions/*/time-stamp-letters-*).
+    assert!(refused >= 6, "only {refused} refusals");
+}
+
 #[test]
 fn native_decode_regressions() {
     use megaco::native::NativeConfig;

@@ -375,11 +375,11 @@ impl Enc<'_> {
     }
 
     pub(super) fn time_notation(&mut self, tn: &TimeNotation) -> R {
-        if tn.date.len() != 8 || tn.time.len() != 8 {
-            return Err(invalid(
-                "time stamp",
-                "date and time need 8 characters each",
-            ));
+        // `TimeStamp = Date "T" Time`, each 8 digits: the binary
+        // encodings carry any 8 IA5 characters, which text cannot.
+        let digits = |s: &str| s.len() == 8 && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(&tn.date) || !digits(&tn.time) {
+            return Err(invalid("time stamp", "date and time need 8 digits each"));
         }
         self.str(&tn.date);
         self.byte(b'T');
