@@ -376,10 +376,26 @@ impl Source<'_> {
                     PcapError::ReadError => FileError::Io(last_error(&self.read_error)),
                     other => FileError::Corrupt {
                         offset,
-                        reason: other.to_string(),
+                        reason: self.corrupt_reason(&other),
                     },
                 }))
             }
+        }
+    }
+
+    /// Why the record at the reading position does not parse, in a few
+    /// words: the parser's own text quotes the whole rest of its buffer
+    /// (a quarter of a megabyte on one line).
+    fn corrupt_reason<I>(&self, e: &PcapError<I>) -> String {
+        match e {
+            PcapError::NomError(_, kind) | PcapError::OwnedNomError(_, kind) => {
+                match self.declared_len() {
+                    Some(n) => format!("declared length {n} ({} failed)", kind.description()),
+                    None => format!("{} failed", kind.description()),
+                }
+            }
+            PcapError::HeaderNotRecognized => "not a pcap or pcapng record".to_string(),
+            _ => "unreadable".to_string(),
         }
     }
 

@@ -678,3 +678,27 @@ fn overlapping_fragments_with_different_bytes_drop_the_datagram() {
         );
     }
 }
+
+#[test]
+fn a_block_that_does_not_parse_is_named_in_a_few_words() {
+    // The packet block's total length set to 0, many packets after it.
+    let one = ng_resolution(&[], 5);
+    let epb_len = u32::from_le_bytes(one[one.len() - 4..].try_into().unwrap());
+    let epb_at = one.len() - epb_len as usize;
+    let mut file = one.clone();
+    let packets = one[epb_at..].repeat(2000);
+    file.truncate(epb_at);
+    let bad = file.len();
+    file.extend_from_slice(&packets);
+    file[bad + 4..bad + 8].copy_from_slice(&0u32.to_le_bytes());
+    let (_, problems) = read(&file);
+    let [p] = &problems[..] else {
+        panic!("{problems:?}")
+    };
+    let ProblemKind::File(FileError::Corrupt { offset, reason }) = &p.kind else {
+        panic!("{p:?}")
+    };
+    assert_eq!(*offset, bad as u64);
+    assert!(reason.contains("declared length 0"), "{reason}");
+    assert!(reason.len() < 100, "{} bytes: {reason:.200}", reason.len());
+}
