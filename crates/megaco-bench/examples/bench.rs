@@ -20,6 +20,6 @@ enum Cmd {
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Cmd::Bench(a) => megaco_bench::run_bench(&a),
-        Cmd::Transform(a) => megaco_bench::run_transform(&a),
+        Cmd::Transform(a) => megaco_bench::run_transform(&a).map(|_| ()),
     }
 }

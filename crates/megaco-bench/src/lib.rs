@@ -178,8 +178,11 @@ pub struct TransformArgs {
     pub codecs: Vec<String>,
 }
 
-/// Runs `megaco transform`.
-pub fn run_transform(args: &TransformArgs) -> anyhow::Result<()> {
+/// Runs `megaco transform`: the number of (message, encoding) pairs left
+/// out, because the message does not decode or an encoder refuses it
+/// (each is named on standard error). A corpus of which no message
+/// decodes is an error.
+pub fn run_transform(args: &TransformArgs) -> anyhow::Result<usize> {
     let (corpus, out) = match &args.second {
         Some(out) => (Some(args.first.as_path()), out.as_path()),
         None => (None, args.first.as_path()),
@@ -195,6 +198,11 @@ pub fn run_transform(args: &TransformArgs) -> anyhow::Result<()> {
     }
     let loaded = samples::load(corpus, &[], None)?;
     report_skipped(&loaded);
+    anyhow::ensure!(
+        !loaded.samples.is_empty(),
+        "no message of {} could be decoded",
+        loaded.origin
+    );
     let codecs = codecs::select(&args.codecs)?;
     println!(
         "{}: {} messages in {} encodings",
@@ -202,13 +210,15 @@ pub fn run_transform(args: &TransformArgs) -> anyhow::Result<()> {
         loaded.samples.len(),
         codecs.len()
     );
+    let mut left_out = loaded.skipped.len() * codecs.len();
     for w in transform::write(&loaded.samples, &codecs, out)? {
         println!("{:<30} {:>4} files  {}", w.codec, w.files, w.dir.display());
         for (m, e) in &w.failures {
             eprintln!("  {m}: {e}");
         }
+        left_out += w.failures.len();
     }
-    Ok(())
+    Ok(left_out)
 }
 
 fn report_skipped(loaded: &Samples) {

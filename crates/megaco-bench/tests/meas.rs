@@ -206,12 +206,13 @@ fn cli_meas_and_transform_end_to_end() {
     assert_eq!(tsv.lines().count(), 1 + 2 * 2);
 
     let t_out = tmp.path().join("t");
-    megaco_bench::run_transform(&megaco_bench::TransformArgs {
+    let left_out = megaco_bench::run_transform(&megaco_bench::TransformArgs {
         first: corpus,
         second: Some(t_out.clone()),
         codecs: vec!["native-compact".into()],
     })
     .unwrap();
+    assert_eq!(left_out, 0);
     let files = std::fs::read_dir(t_out.join("native-compact"))
         .unwrap()
         .count();

@@ -92,7 +92,9 @@ enum Command {
     /// encoding, one file per message.
     ///
     /// With one argument, OUTDIR, the bundled corpus (Erlang/OTP's
-    /// time_test.msgs, 149 messages) is written.
+    /// time_test.msgs, 149 messages) is written. Messages that do not
+    /// decode, or that an encoder refuses, are named and left out; the
+    /// exit status is then 1.
     Transform(megaco_bench::TransformArgs),
     /// Measure the codecs on a corpus, side by side with Erlang/OTP's.
     ///
@@ -194,7 +196,13 @@ fn main() -> ExitCode {
             verbose,
             binary,
         } => check(&files, verbose, &binary),
-        Command::Transform(args) => megaco_bench::run_transform(&args).map(|()| ExitCode::SUCCESS),
+        Command::Transform(args) => megaco_bench::run_transform(&args).map(|left_out| {
+            if left_out == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }),
         Command::Bench(args) => load::run_bench(args),
         Command::Mgc(args) => net::mgc(args),
         Command::Mg(args) => net::mg(args),

@@ -424,3 +424,27 @@ fn a_meas_output_directory_that_cannot_be_made_is_refused_before_the_run() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn transform_fails_when_messages_are_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus_dir = dir.path().join("in");
+    std::fs::create_dir(&corpus_dir).unwrap();
+    let out_dir = dir.path().join("out");
+    let (corpus_s, out_s) = (corpus_dir.to_str().unwrap(), out_dir.to_str().unwrap());
+    // No message at all: an error.
+    let out = megaco(&["transform", corpus_s, out_s]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no message of"));
+    // One good message and one that does not decode: written, named, 1.
+    write(&corpus_dir, "bad.txt", b"garbage");
+    std::fs::copy(corpus_message("pretty"), corpus_dir.join("good.txt")).unwrap();
+    let out = megaco(&["transform", "--codec", "compact", corpus_s, out_s]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("bad: text at line 1, column 1"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(out_dir.join("compact")).unwrap().count(),
+        1
+    );
+}
