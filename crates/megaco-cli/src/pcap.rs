@@ -24,9 +24,9 @@
 //! files cannot be read (it is reported and the others are read), 2 when
 //! none of the files can be read.
 
-use std::fs;
+use std::fs::{self, File};
 use std::io::{self, BufWriter, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -51,17 +51,19 @@ pub struct PcapArgs {
     #[arg(required_unless_present = "generate")]
     pub files: Vec<PathBuf>,
     /// Instead of reading: write a capture of generated traffic to OUT
-    /// (16 gateways sending the corpus requests to a controller that
-    /// answers each 1 to 5 ms later), for trying and measuring.
+    /// (`-` for standard output; 16 gateways sending the corpus requests
+    /// to a controller that answers each 1 to 5 ms later), for trying and
+    /// measuring.
     #[arg(long, value_name = "OUT", conflicts_with_all = ["files", "json", "stats", "flow"])]
     pub generate: Option<PathBuf>,
     /// With --generate: how many messages, requests and replies together
-    /// (an even number: each request is written with its reply).
-    #[arg(long, default_value_t = 10_000, requires = "generate")]
-    pub messages: u64,
-    /// With --generate: the encodings.
-    #[arg(long, value_enum, default_value_t = generate::Traffic::Mix, requires = "generate")]
-    pub encodings: generate::Traffic,
+    /// (an even number: each request is written with its reply)
+    /// [default: 10000].
+    #[arg(long, requires = "generate")]
+    pub messages: Option<u64>,
+    /// With --generate: the encodings [default: mix].
+    #[arg(long, value_enum, requires = "generate")]
+    pub encodings: Option<generate::Traffic>,
     /// With --generate: TCP with TPKT framing instead of UDP.
     #[arg(long, requires = "generate")]
     pub tcp: bool,
@@ -101,23 +103,40 @@ pub struct PcapArgs {
 /// run quietly: see `finish` in `main.rs`).
 pub fn run(args: PcapArgs) -> Result<ExitCode> {
     if let Some(out) = &args.generate {
-        if args.messages % 2 != 0 {
+        let messages = args.messages.unwrap_or(10_000);
+        if messages % 2 != 0 {
             bail!(
-                "--messages {}: the count must be even (each request is written with its reply)",
-                args.messages
+                "--messages {messages}: the count must be even (each request is written with its reply)"
             );
         }
         let plan = generate::Plan {
-            messages: args.messages,
-            mix: args.encodings,
+            messages,
+            mix: args.encodings.unwrap_or(generate::Traffic::Mix),
             tcp: args.tcp,
             pcapng: args.pcapng,
         };
-        generate::generate(out, &plan)?;
+        if out == Path::new("-") {
+            let stdout = io::stdout().lock();
+            if stdout.is_terminal() {
+                bail!("not writing a capture to a terminal: redirect standard output");
+            }
+            generate::generate(stdout, &plan)?;
+        } else {
+            let file = File::create(out).with_context(|| format!("creating {}", out.display()))?;
+            generate::generate(file, &plan)?;
+        }
         if !args.quiet {
-            eprintln!("{}: {} messages", out.display(), args.messages);
+            let name = match out.to_str() {
+                Some("-") => "standard output".into(),
+                _ => out.display().to_string(),
+            };
+            eprintln!("{name}: {messages} messages");
         }
         return Ok(ExitCode::SUCCESS);
+    }
+    // clap does not enforce `requires` on options with a default.
+    if args.messages.is_some() || args.encodings.is_some() || args.tcp || args.pcapng {
+        bail!("--messages, --encodings, --tcp and --pcapng go with --generate");
     }
     // Refused before reading anything, not after reading it all.
     let flow_html = match &args.flow {

@@ -349,6 +349,32 @@ fn options_that_cannot_be_honoured_are_refused_up_front() {
     let o = megaco(&["pcap", "g.pcap"], &dir);
     assert!(o.status.success(), "{o:?}");
     assert_eq!(stdout(&o).lines().count(), 2);
+    // The options of --generate are refused without it, not ignored.
+    for opt in [
+        &["--tcp"][..],
+        &["--pcapng"],
+        &["--messages", "4"],
+        &["--encodings", "ber"],
+    ] {
+        let o = megaco(&[&["pcap"][..], opt, &["g.pcap"]].concat(), &dir);
+        assert_eq!(o.status.code(), Some(2), "{opt:?}: {o:?}");
+        assert!(stderr(&o).contains("go with --generate"), "{opt:?}: {o:?}");
+    }
+}
+
+#[test]
+fn generate_writes_to_standard_output_for_a_dash() {
+    let dir = tmp("pcap-generate-stdout");
+    let o = megaco(
+        &["pcap", "--generate", "-", "--messages", "4", "--pcapng"],
+        &dir,
+    );
+    assert!(o.status.success(), "{o:?}");
+    assert!(!dir.join("-").exists(), "wrote a file named -");
+    std::fs::write(dir.join("g.pcapng"), &o.stdout).unwrap();
+    let o = megaco(&["pcap", "g.pcapng"], &dir);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o).lines().count(), 4);
 }
 
 /// The `sh` block of the README's `## Captures` section, run line by line

@@ -6,12 +6,10 @@
 //! UDP (text on port 2944, standard-dialect BER on 2945) or TCP with TPKT.
 //! The file is written as it goes, in constant memory.
 
-use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::net::SocketAddr;
-use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::ValueEnum;
 use megaco::codec::Encoding;
 use megaco::model::*;
@@ -43,11 +41,10 @@ pub struct Plan {
 
 const GATEWAYS: usize = 16;
 
-/// Writes the capture.
-pub fn generate(out: &Path, plan: &Plan) -> Result<()> {
+/// Writes the capture to `out`.
+pub fn generate(out: impl Write, plan: &Plan) -> Result<()> {
     let requests = requests()?;
-    let file = File::create(out).with_context(|| format!("creating {}", out.display()))?;
-    let file = BufWriter::with_capacity(1 << 20, file);
+    let file = BufWriter::with_capacity(1 << 20, out);
     let mut w = if plan.pcapng {
         Writer::pcapng(file, LinkType::ETHERNET)?
     } else {
@@ -136,7 +133,7 @@ pub fn generate(out: &Path, plan: &Plan) -> Result<()> {
     for p in pending {
         p.write(&mut w, plan.tcp, &mut seq[p.gw])?;
     }
-    w.into_inner();
+    w.into_inner().flush()?;
     Ok(())
 }
 
