@@ -448,3 +448,33 @@ fn transform_fails_when_messages_are_left_out() {
         1
     );
 }
+
+#[test]
+fn an_mg_notify_that_cannot_be_sent_is_refused_before_registering() {
+    // Nothing listens at the controller's address: registering would
+    // fail first if the arguments were checked only when used.
+    for (termination, event, why) in [
+        ("bad{x", "al/of", "cannot appear in a name"),
+        ("", "al/of", "empty"),
+        ("a/b", "}}}", "is not package/item"),
+    ] {
+        let out = megaco(&[
+            "mg",
+            "--mgc",
+            "127.0.0.1:9",
+            "--timeout",
+            "1",
+            "--notify",
+            termination,
+            "--event",
+            event,
+        ]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{termination:?}: {err}");
+        assert!(
+            err.contains(&format!("--notify {termination:?} --event {event:?}"))
+                && err.contains(why),
+            "{termination:?}: {err}"
+        );
+    }
+}

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Args;
+use megaco::codec::Encoding;
 use megaco::model::*;
 use megaco_stack::endpoint::CloseReason;
 use megaco_stack::engine::Event;
@@ -58,6 +59,41 @@ pub struct MgArgs {
     pub engine: EngineArgs,
 }
 
+/// Refuses `--notify` and `--event` values that cannot be sent in
+/// `encoding`, before anything is: found after registering, they would
+/// leave the controller with a gateway that never reports.
+fn check_notifies(args: &MgArgs, mid: &Mid, version: u8, encoding: &Encoding) -> Result<()> {
+    for t in &args.notify {
+        let n = build::notify(
+            ContextId::NULL,
+            TerminationId::new(t.as_str()),
+            1,
+            &args.event,
+        );
+        let msg = MegacoMessage {
+            auth_header: None,
+            mess: Message {
+                version,
+                mid: mid.clone(),
+                body: MessageBody::Transactions(
+                    vec![Transaction::Request(TransactionRequest {
+                        transaction_id: 1,
+                        actions: vec![n].into(),
+                    })]
+                    .into(),
+                ),
+            },
+        };
+        if let Err(e) = encoding.encode(&msg) {
+            anyhow::bail!(
+                "--notify {t:?} --event {:?}: cannot be sent in {encoding}: {e}",
+                args.event
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Runs `megaco mg`.
 pub fn mg(args: MgArgs) -> Result<ExitCode> {
     runtime()?.block_on(run(args))
@@ -71,6 +107,7 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     let remote = resolve(&args.mgc, encoding.default_port()).await?;
     let mid = c.mid.clone().unwrap_or_else(|| domain("mg"));
     let version = c.version.unwrap_or(1);
+    check_notifies(&args, &mid, version, &encoding.encoding(c.dialect))?;
     let config = config(mid, version, encoding.encoding(c.dialect), &args.engine);
     let (log, writer) = Log::start(&args.log)?;
     let tally = Arc::new(Tally::default());
