@@ -169,6 +169,20 @@ fn native_files_read_as_another_encoding_say_what_they_are() {
 }
 
 #[test]
+fn a_corpus_file_given_to_send_points_to_transform() {
+    let term = corpus().join("time_test.msgs");
+    let term = term.to_str().unwrap();
+    let out = megaco(&["send", "--to", "127.0.0.1:9", "--timeout", "1", term]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a corpus term file"), "{err}");
+    assert!(
+        err.contains(&format!("megaco transform {term} OUTDIR")),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_corpus_file_given_to_convert_points_to_check_and_transform() {
     let term = corpus().join("time_test.msgs");
     let term = term.to_str().unwrap();

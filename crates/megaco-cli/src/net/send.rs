@@ -87,6 +87,12 @@ fn is_compact(bytes: &[u8]) -> bool {
 async fn run(args: SendArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let (name, bytes) = crate::read_input(Some(&args.file))?;
+    if codec::looks_like_term_file(&bytes) {
+        bail!(
+            "{name}: a corpus term file (many messages), not one message: \
+             `megaco transform {name} OUTDIR` writes one file per message to send"
+        );
+    }
     let (msg, detected) = codec::read_message(&bytes, &Input::Auto, &BinaryOptions::default())
         .map_err(|e| anyhow!("{}", e.located(&name)))?;
     let mut requests = Vec::new();
