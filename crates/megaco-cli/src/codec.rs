@@ -95,10 +95,11 @@ pub enum DialectArg {
 /// written.
 #[derive(Debug, Clone, Default, Args)]
 pub struct BinaryOptions {
-    /// BER value wrapping, on output and on input [default: the
-    /// encoding's: standard for `ber`, otp for `ber-otp`]; the standard
-    /// decoder also reads OTP's values. `ber-otp` and `ber-native` (OTP's
-    /// dialect by name) refuse `standard`.
+    /// BER value wrapping of the messages read (and, for `convert`,
+    /// written) [default: the encoding's: standard for `ber`, otp for
+    /// `ber-otp`]; the standard decoder also reads OTP's values. With an
+    /// encoding named `ber-otp` or `ber-native` (OTP's dialect by name),
+    /// `standard` is refused.
     #[arg(long, value_enum)]
     pub dialect: Option<DialectArg>,
     /// Bits per termination-id level (BER and PER), e.g. `8,8,8`
