@@ -381,8 +381,18 @@ impl State {
             return;
         }
         let kind = sniff(bytes);
+        // On an H.248 port, printable bytes without a text header are read
+        // (and refused) as text: "not a Megaco header" says more than a
+        // PER decoder's first complaint.
+        let printable = || {
+            !bytes.is_empty()
+                && bytes
+                    .iter()
+                    .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+        };
         let (encoding, message) = match kind {
             Some(Kind::Text) => (Kind::Text, self.text.decode(bytes)),
+            None if known && printable() => (Kind::Text, self.text.decode(bytes)),
             Some(Kind::Ber) => (Kind::Ber, self.ber.decode(bytes)),
             _ if known || (self.sniff && kind == Some(Kind::Per)) => {
                 (Kind::Per, self.per.decode(bytes))

@@ -702,3 +702,38 @@ fn a_block_that_does_not_parse_is_named_in_a_few_words() {
     assert!(reason.contains("declared length 0"), "{reason}");
     assert!(reason.len() < 100, "{} bytes: {reason:.200}", reason.len());
 }
+
+#[test]
+fn printable_non_megaco_on_an_h248_port_is_refused_as_text() {
+    let (src, dst) = (
+        "10.0.0.2:2944".parse().unwrap(),
+        "10.0.0.1:2944".parse().unwrap(),
+    );
+    let binary = (
+        "10.0.0.2:2945".parse().unwrap(),
+        "10.0.0.1:2945".parse().unwrap(),
+    );
+    let file = capture(
+        &[
+            build::udp(src, dst, b"hello world\r\n"),
+            build::udp(binary.0, binary.1, b"hello world\r\n"),
+            build::udp(src, dst, &[0x68, 0x00, 0x01, 0xFF]),
+        ],
+        false,
+    );
+    let (messages, problems) = read(&file);
+    assert_eq!(problems, []);
+    let kinds: Vec<_> = messages
+        .iter()
+        .map(|m| (m.encoding, m.message.as_ref().err().map(|e| e.to_string())))
+        .collect();
+    for (kind, err) in &kinds[..2] {
+        assert_eq!(*kind, megaco::codec::Kind::Text, "{kinds:?}");
+        assert!(
+            err.as_ref().is_some_and(|e| e.contains("message header")),
+            "{kinds:?}"
+        );
+    }
+    // Bytes that are not text are still tried as PER.
+    assert_eq!(kinds[2].0, megaco::codec::Kind::Per, "{kinds:?}");
+}
