@@ -370,8 +370,19 @@ impl Source<'_> {
             }
             e => {
                 self.done = true;
+                // The file ends inside the record; unless the record's own
+                // length says it is all there, when its fields disagree.
+                let whole = self
+                    .declared_len()
+                    .filter(|&n| n >= 12 && n <= self.reader.data().len());
                 Some(Step::Error(match e {
-                    PcapError::UnexpectedEof => FileError::Truncated { offset },
+                    PcapError::UnexpectedEof => match whole {
+                        Some(n) => FileError::Corrupt {
+                            offset,
+                            reason: format!("declared length {n} does not hold what it declares"),
+                        },
+                        None => FileError::Truncated { offset },
+                    },
                     PcapError::BufferTooSmall => FileError::AbsurdLength { offset },
                     PcapError::ReadError => FileError::Io(last_error(&self.read_error)),
                     other => FileError::Corrupt {

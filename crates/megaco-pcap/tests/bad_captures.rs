@@ -737,3 +737,22 @@ fn printable_non_megaco_on_an_h248_port_is_refused_as_text() {
     // Bytes that are not text are still tried as PER.
     assert_eq!(kinds[2].0, megaco::codec::Kind::Per, "{kinds:?}");
 }
+
+#[test]
+fn a_packet_longer_than_its_block_is_corrupt_not_truncated() {
+    let mut file = ng_resolution(&[], 5);
+    let epb_len = u32::from_le_bytes(file[file.len() - 4..].try_into().unwrap()) as usize;
+    let epb_at = file.len() - epb_len;
+    // The captured length (after type, length, interface, two time words).
+    file[epb_at + 20..epb_at + 24].copy_from_slice(&5000u32.to_le_bytes());
+    let (messages, problems) = read(&file);
+    assert_eq!(messages.len(), 0);
+    assert!(
+        matches!(
+            &problems[..],
+            [p] if matches!(&p.kind, ProblemKind::File(FileError::Corrupt { offset, .. })
+                if *offset == epb_at as u64)
+        ),
+        "{problems:?}"
+    );
+}
