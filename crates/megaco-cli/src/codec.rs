@@ -136,9 +136,10 @@ impl BinaryOptions {
                 }
                 (_, true, _) => Ok(Mapping::Native),
                 (Some(levels), false, _) => {
-                    Ok(Mapping::Text(TermIdLevels::new(levels).map_err(|e| {
-                        anyhow::anyhow!("--levels {levels:?}: {e}")
-                    })?))
+                    // The error names the levels itself.
+                    Ok(Mapping::Text(
+                        TermIdLevels::new(levels).map_err(|e| anyhow::anyhow!("--levels: {e}"))?,
+                    ))
                 }
                 (None, false, _) => Ok(current),
             }
