@@ -327,8 +327,10 @@ fn convert(
                      standard output (--force writes it anyway)"
                 );
             }
-            stdout.write_all(&out)?;
-            stdout.flush()?;
+            stdout
+                .write_all(&out)
+                .and_then(|()| stdout.flush())
+                .context("writing standard output")?;
         }
     }
     Ok(())

@@ -141,7 +141,12 @@ pub fn run(args: PcapArgs) -> Result<ExitCode> {
     // Refused before reading anything, not after reading it all.
     let flow_html = match &args.flow {
         None => false,
-        Some(path) => match path.extension().and_then(|e| e.to_str()) {
+        Some(path) => match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
             Some("html" | "htm") => true,
             Some("svg") => false,
             _ => bail!(
@@ -150,6 +155,9 @@ pub fn run(args: PcapArgs) -> Result<ExitCode> {
             ),
         },
     };
+    if args.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        bail!("`-` (standard input) can be read once");
+    }
     let options = options(&args)?;
     let stdout = io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 16, stdout);

@@ -492,3 +492,22 @@ fn an_mg_notify_that_cannot_be_sent_is_refused_before_registering() {
         );
     }
 }
+
+#[test]
+fn a_full_standard_output_is_named() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_megaco"))
+        .args(["convert", "--to", "compact", &corpus_message("pretty")])
+        .stdout(full)
+        .output()
+        .expect("run megaco");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("writing standard output: No space left"),
+        "{err}"
+    );
+}

@@ -349,6 +349,14 @@ fn options_that_cannot_be_honoured_are_refused_up_front() {
     let o = megaco(&["pcap", "g.pcap"], &dir);
     assert!(o.status.success(), "{o:?}");
     assert_eq!(stdout(&o).lines().count(), 2);
+    // Standard input cannot be read twice.
+    let o = megaco(&["pcap", "-", "-"], &dir);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(stderr(&o).contains("can be read once"), "{o:?}");
+    // The diagram's extension in any case.
+    let o = megaco(&["pcap", "--flow", "ladder.SVG", "g.pcap"], &dir);
+    assert!(o.status.success(), "{o:?}");
+    assert!(dir.join("ladder.SVG").exists());
     // The options of --generate are refused without it, not ignored.
     for opt in [
         &["--tcp"][..],
