@@ -95,6 +95,7 @@ enum Command {
     /// time_test.msgs, 149 messages) is written. Messages that do not
     /// decode, or that an encoder refuses, are named and left out; the
     /// exit status is then 1.
+    #[command(override_usage = "megaco transform [OPTIONS] [CORPUS] <OUTDIR>")]
     Transform(megaco_bench::TransformArgs),
     /// Measure the codecs on a corpus, side by side with Erlang/OTP's.
     ///
