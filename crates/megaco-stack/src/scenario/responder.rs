@@ -75,6 +75,18 @@ pub struct Capacity {
     pub contexts: usize,
     /// Terminations in one context; an Add beyond gets error 510.
     pub terminations_per_context: usize,
+    /// Bytes of termination ids held in all (the sum of their lengths);
+    /// an Add or Move beyond gets error 510. Each id is kept twice (in its
+    /// context and in the index that finds it), so the memory is about
+    /// twice this, besides a fixed cost per termination.
+    ///
+    /// The default, 16 MiB, holds the 640,000 terminations the other
+    /// defaults allow when their ids are as long as the longest the
+    /// defaults hand out (26 bytes: `00000000/00000000/00000001`), so it
+    /// is not reached before the counts with ids such as a gateway gives;
+    /// it keeps long ids (text allows any length) from multiplying what a
+    /// peer can make us hold, bytes for bytes sent.
+    pub termination_bytes: usize,
 }
 
 impl Default for Capacity {
@@ -82,6 +94,7 @@ impl Default for Capacity {
         Capacity {
             contexts: 10_000,
             terminations_per_context: 64,
+            termination_bytes: 16 << 20,
         }
     }
 }
@@ -135,6 +148,8 @@ pub struct Responder {
     /// Terminations a wildcard Subtract on every context (`C=*`) may
     /// still look at: [`SCAN_CREDIT`] for each termination added.
     scan_credit: u64,
+    /// The sum of the lengths of the termination ids held.
+    bytes: usize,
     next_context: u32,
     next_termination: u64,
     /// The version of the message being answered.
@@ -171,6 +186,7 @@ impl Responder {
             contexts: BTreeMap::new(),
             index: HashMap::new(),
             scan_credit: 0,
+            bytes: 0,
             next_context: 1,
             next_termination: 1,
             request_version: 1,
@@ -529,13 +545,18 @@ impl Responder {
         self.index.get(&Key(t.clone())).copied()
     }
 
-    /// Puts `t` (held nowhere) into context `c`, unless `c` is full.
+    /// Puts `t` (held nowhere) into context `c`, unless `c` is full or
+    /// its id does not fit in what we keep.
     fn put(&mut self, c: u32, t: TerminationId) -> Result<(), Failure> {
+        let len = t.as_str().len();
         let held = self.contexts.entry(c).or_default();
-        if held.len() >= self.capacity.terminations_per_context {
+        if held.len() >= self.capacity.terminations_per_context
+            || self.bytes.saturating_add(len) > self.capacity.termination_bytes
+        {
             return Err(Failure::Command(error(510, "Insufficient resources")));
         }
         held.push(t.clone());
+        self.bytes += len;
         self.index.insert(Key(t), c);
         self.scan_credit = self.scan_credit.saturating_add(SCAN_CREDIT);
         Ok(())
@@ -550,6 +571,7 @@ impl Responder {
             held.retain(|h| !h.as_str().eq_ignore_ascii_case(t.as_str()));
             if held.len() < before {
                 self.index.remove(&Key(t.clone()));
+                self.bytes -= t.as_str().len();
             }
             if held.is_empty() {
                 self.contexts.remove(&c);
@@ -561,6 +583,7 @@ impl Responder {
     fn clear(&mut self) {
         self.contexts.clear();
         self.index.clear();
+        self.bytes = 0;
     }
 }
 
@@ -618,8 +641,13 @@ impl Eq for Key {}
 
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        for b in self.0.as_str().bytes() {
-            state.write_u8(b.to_ascii_lowercase());
+        // In lower case, a run of bytes at a time.
+        let mut buf = [0u8; 64];
+        for run in self.0.as_str().as_bytes().chunks(buf.len()) {
+            let lower = &mut buf[..run.len()];
+            lower.copy_from_slice(run);
+            lower.make_ascii_lowercase();
+            state.write(lower);
         }
         state.write_u8(0xff);
     }
@@ -934,6 +962,7 @@ mod tests {
         let mut small = Responder::new(Role::Mg, Vec::new()).with_capacity(Capacity {
             contexts: 2,
             terminations_per_context: 2,
+            ..Capacity::default()
         });
         assert!(compact(answer(&mut small, "C=$ {A=a, A=b, A=c}")).contains("ER=510"));
         assert!(compact(answer(&mut small, "C=$ {A=d}")).contains("C=2{A=d}"));
@@ -970,5 +999,65 @@ mod tests {
         // Taking them all away is always allowed.
         assert_eq!(compact(answer(&mut r, "C=*{S=*}")), "P=1{C=*{S=*}}");
         assert_eq!(r.contexts().count(), 0);
+    }
+
+    #[test]
+    fn long_ids_are_held_up_to_a_number_of_bytes() {
+        // The default holds every termination the counts allow, with ids
+        // as long as those handed out for `$`.
+        let default = Capacity::default();
+        let most = default.contexts * default.terminations_per_context;
+        let longest = choose(&TerminationId::new("$"), 1, TermIdStyle::Binary);
+        assert!(default.termination_bytes >= most * longest.as_str().len());
+        // A smaller limit, for a quicker test.
+        let limit = 1 << 20;
+        let mut r = Responder::new(Role::Mg, Vec::new()).with_capacity(Capacity {
+            termination_bytes: limit,
+            ..default
+        });
+        // An Add on `$` of 64 ids of 1000 bytes.
+        let add = |r: &mut Responder, n: usize| {
+            let ids: Vec<TerminationId> = (0..64)
+                .map(|i| TerminationId::new(format!("t{n:05}x{i:02}{}", "x".repeat(992))))
+                .collect();
+            let add = crate::build::action(
+                ContextId::CHOOSE,
+                Command::Add(AmmRequest {
+                    termination_ids: ids.into(),
+                    descriptors: vec![],
+                }),
+            );
+            let result = r.answer(&[add], 1, TermIdStyle::Text).reply.unwrap();
+            compact(result)
+        };
+        // Until refused (or far past the limit).
+        let mut n = 0;
+        let refused = loop {
+            let text = add(&mut r, n);
+            n += 1;
+            if text.contains("ER=510") {
+                break true;
+            }
+            if r.bytes > limit + (1 << 20) {
+                break false;
+            }
+        };
+        assert!(refused && r.bytes <= limit, "{} bytes held", r.bytes);
+        let held: usize = r
+            .contexts()
+            .flat_map(|(_, t)| t)
+            .map(|t| t.as_str().len())
+            .sum();
+        assert_eq!(held, r.bytes);
+        // Short ids still fit, in the room left; Move is bounded the same.
+        assert!(!compact(answer(&mut r, "C=$ {A=tdm/1}")).contains("ER="));
+        let long = format!("t{}", "y".repeat(limit - r.bytes));
+        let text = compact(answer(&mut r, &format!("C=1{{MOVE={long}}}")));
+        assert!(text.contains("ER=510"), "{}", &text[text.len() - 80..]);
+        // What is taken away makes room again.
+        answer(&mut r, "C=*{S=*}");
+        assert_eq!(r.bytes, 0);
+        assert!(!add(&mut r, n).contains("ER="));
+        consistent(&r);
     }
 }
