@@ -16,9 +16,10 @@ use super::rules::{terminations, CommandKind, ErrorScope, Reply, Rule};
 pub enum Role {
     /// A controller: a ServiceChange is accepted with this mid as MgcId
     /// (as Erlang/OTP's example MGC answers), and a ServiceChangeVersion
-    /// offered is answered with the lower of it and `max_version` (H.248.1
-    /// section 11.3, as the stack negotiates it), so that the reply shown
-    /// is the reply sent.
+    /// offered is answered with the lower of it and `max_version`, and 1
+    /// at least (H.248.1 section 11.3, as the stack negotiates it), so
+    /// that the reply shown is the reply sent and the version it names is
+    /// the one used.
     Mgc {
         /// Our mid.
         mid: Mid,
@@ -382,7 +383,9 @@ impl Responder {
                             .service_change_parms
                             .service_change_version
                             .unwrap_or(self.request_version);
-                        parms.service_change_version = Some(offered.min(max_version));
+                        // Versions start at 1: a 0 offered is settled
+                        // as 1 by the stack, and said so.
+                        parms.service_change_version = Some(offered.clamp(1, max_version.max(1)));
                     }
                 }
                 CommandReply::ServiceChange(Box::new(ServiceChangeReply {
@@ -855,6 +858,11 @@ mod tests {
         assert_eq!(compact(result), "P=1{C=-{SC=root{SV{V=2,MG=mgc}}}}");
         let result = r.answer(&sc, 1, TermIdStyle::Text).reply.unwrap();
         assert_eq!(compact(result), "P=1{C=-{SC=root{SV{V=1,MG=mgc}}}}");
+        // Version 0 does not exist: the stack settles on 1, and says so.
+        assert_eq!(
+            compact(answer(&mut r, "C=-{SC=root{SV{MT=RS,RE=901,V=0}}}")),
+            "P=1{C=-{SC=root{SV{V=1,MG=mgc}}}}"
+        );
     }
 
     #[test]
@@ -1059,5 +1067,60 @@ mod tests {
         assert_eq!(r.bytes, 0);
         assert!(!add(&mut r, n).contains("ER="));
         consistent(&r);
+    }
+
+    /// The version a controller's reply names is the one the stack
+    /// settles on, whatever the gateway offers.
+    #[test]
+    fn the_version_replied_is_the_version_negotiated() {
+        use crate::engine::{Config, Connection, Event};
+        let t0 = std::time::Instant::now();
+        for (offer, ours) in [
+            ("V=0", 2),
+            ("V=1", 2),
+            ("V=2", 2),
+            ("V=3", 2),
+            ("V=9", 3),
+            ("", 3),
+        ] {
+            let mid = Mid::Device("mgc".into());
+            let mut config = Config::new(mid.clone());
+            config.version = ours;
+            let mut mgc = Connection::new(config);
+            let mut r = Responder::new(
+                Role::Mgc {
+                    mid,
+                    max_version: ours,
+                },
+                Vec::new(),
+            );
+            let sep = if offer.is_empty() { "" } else { "," };
+            let text = format!(
+                "MEGACO/2 [10.0.0.1]:2944 T=7{{C=-{{SC=ROOT{{SV{{MT=RS,RE=901{sep}{offer}}}}}}}}}"
+            );
+            mgc.handle_input(t0, text.as_bytes());
+            let Some(Event::RequestReceived {
+                transaction_id,
+                actions,
+                version,
+                ..
+            }) = mgc.poll_event()
+            else {
+                panic!("{offer}: no request");
+            };
+            let result = r
+                .answer(&actions, version, TermIdStyle::Text)
+                .reply
+                .unwrap();
+            let replied = compact(result.clone());
+            mgc.reply(t0, transaction_id, result).unwrap();
+            let Some(Event::VersionNegotiated { version }) = mgc.poll_event() else {
+                panic!("{offer}: not negotiated");
+            };
+            assert!(
+                replied.contains(&format!("V={version},")),
+                "{offer}: {replied}, negotiated {version}"
+            );
+        }
     }
 }
