@@ -277,8 +277,8 @@ pub struct EngineArgs {
     /// The same, for all peers together.
     #[arg(long, value_name = "RATE/BURST", default_value_t = Rate(defaults().transport.error_rate_total))]
     pub error_rate_total: Rate,
-    /// Drops, refusals and evictions are reported at most once per
-    /// interval.
+    /// Drops, refusals, evictions and replies to nothing outstanding are
+    /// reported at most once per interval.
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.report_interval))]
     pub report_interval: Secs,
 }

@@ -380,6 +380,16 @@ pub fn addr(a: SocketAddr) -> Value {
     Value::String(a.to_string())
 }
 
+/// A log whose message lines are kept in memory (warnings go nowhere),
+/// for tests.
+#[cfg(test)]
+pub(crate) fn kept() -> (Log, Writer, Arc<std::sync::Mutex<Vec<u8>>>) {
+    let kept = tests::Kept::default();
+    let (log, writer) =
+        Log::with_outputs(Box::new(kept.clone()), Box::new(io::sink()), 1 << 16).unwrap();
+    (log, writer, kept.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,7 +422,7 @@ mod tests {
 
     /// An output that keeps what it is given.
     #[derive(Clone, Default)]
-    struct Kept(Arc<Mutex<Vec<u8>>>);
+    pub(super) struct Kept(pub(super) Arc<Mutex<Vec<u8>>>);
 
     impl Write for Kept {
         fn write(&mut self, b: &[u8]) -> io::Result<usize> {

@@ -20,7 +20,7 @@ use tokio::sync::mpsc;
 
 use super::client::{self, Client, ClientArgs, Outcome};
 use super::log::{addr, Log, LogArgs};
-use super::serve::{self, Server};
+use super::serve::Server;
 use super::{
     config, domain, resolve, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding,
     MID_HELP,
@@ -144,7 +144,8 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
         64,
     );
     let (requests_tx, mut requests) = mpsc::channel(64);
-    let mut answering = tokio::spawn(answer(incoming, server, style, errors, requests_tx));
+    let every = args.engine.report_interval.0.max(Duration::from_millis(1));
+    let mut answering = tokio::spawn(answer(incoming, server, style, every, errors, requests_tx));
 
     let mut script = Script::new(scenario.steps.clone()).repeat(scenario.mg.repeat);
     let work = async {
@@ -283,24 +284,37 @@ fn failed(client: &Client, f: &megaco_stack::scenario::Failure, outcome: Outcome
     outcome
 }
 
-/// Answers the controller's requests and logs events; hands message-level
-/// errors to the requesting side and requests to the script.
+/// Answers the controller's requests and logs events (what was not
+/// logged is reported once `every`); hands message-level errors to the
+/// requesting side and requests to the script.
 async fn answer(
     mut incoming: Incoming,
     mut server: Server,
     style: TermIdStyle,
+    every: Duration,
     errors: mpsc::Sender<ErrorDescriptor>,
     requests: mpsc::Sender<Vec<ActionRequest>>,
 ) {
-    let (log, tally) = server.parts();
-    while let Some(item) = incoming.recv().await {
+    let (log, _) = server.parts();
+    let mut report = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    loop {
+        let item = tokio::select! {
+            item = incoming.recv() => match item {
+                Some(item) => item,
+                None => break,
+            },
+            _ = report.tick() => {
+                server.report(every);
+                continue;
+            }
+        };
         match item {
             Inbound::Request(req) => {
                 let _ = requests.try_send(req.actions().to_vec());
                 server.request(req, style);
             }
             Inbound::Event { peer, event } => {
-                serve::event(&log, &tally, peer.addr, &event);
+                server.event(peer.addr, &event);
                 if let Event::MessageError { error } = event {
                     let _ = errors.try_send(error);
                 }

@@ -14,7 +14,7 @@ use megaco_stack::{Inbound, Incoming, Stack};
 use serde_json::json;
 
 use super::log::{addr, Log, LogArgs};
-use super::serve::{self, Server};
+use super::serve::Server;
 use super::show::mid_text;
 use super::{
     config, domain, resolve, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding,
@@ -309,6 +309,7 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
                     );
                 }
                 log_dropped = now;
+                server.report(every);
             }
             item = incoming.recv() => match item {
                 None => break "mgc: the stack stopped".to_string(),
@@ -319,7 +320,7 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
                         break format!("mgc: answered {served} requests");
                     }
                 }
-                Some(Inbound::Event { peer, event }) => serve::event(&log, &tally, peer.addr, &event),
+                Some(Inbound::Event { peer, event }) => server.event(peer.addr, &event),
                 Some(Inbound::Endpoint(ev)) => server.endpoint(&ev),
                 Some(Inbound::Closed { peer, error }) => server.closed(peer, error.as_ref()),
                 Some(_) => {}

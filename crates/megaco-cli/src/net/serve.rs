@@ -4,6 +4,11 @@
 //! outcome counted later, without a task); one that waits (a pending
 //! first, or a delay) goes out from a task of its own, so that a delayed
 //! answer holds up nobody else.
+//!
+//! Replies to nothing outstanding, which a peer can send as fast as it
+//! likes, are logged [`UNEXPECTED_SHOWN`] a peer each report interval;
+//! the rest are counted, and the count is logged once the interval ends
+//! ([`Server::report`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -30,6 +35,56 @@ const MAX_HELD: usize = 1024;
 /// far behind gets near it); beyond it the oldest outcome goes uncounted.
 const MAX_SENT: usize = 65_536;
 
+/// Replies to nothing outstanding logged one by one for a peer in each
+/// report interval; the rest are counted, and their number logged at the
+/// end of the interval.
+pub const UNEXPECTED_SHOWN: u32 = 5;
+
+/// Peers whose unexpected replies are counted one by one in an interval;
+/// those of further peers are counted together (and not shown).
+const UNEXPECTED_PEERS: usize = 4096;
+
+/// Which unexpected replies are logged, and how many were not, in the
+/// current report interval.
+#[derive(Debug, Default)]
+pub struct Unexpected {
+    /// Per peer: how many were shown, how many were not.
+    peers: HashMap<SocketAddr, (u32, u64)>,
+    /// Not shown, of peers beyond [`UNEXPECTED_PEERS`].
+    others: u64,
+}
+
+impl Unexpected {
+    /// Counts one from `peer`: whether to log it.
+    pub fn note(&mut self, peer: SocketAddr) -> bool {
+        if !self.peers.contains_key(&peer) && self.peers.len() >= UNEXPECTED_PEERS {
+            self.others += 1;
+            return false;
+        }
+        let (shown, hidden) = self.peers.entry(peer).or_default();
+        if *shown < UNEXPECTED_SHOWN {
+            *shown += 1;
+            true
+        } else {
+            *hidden += 1;
+            false
+        }
+    }
+
+    /// Ends the interval: the peers some were not logged for, with how
+    /// many (in address order), and how many of other peers.
+    pub fn take(&mut self) -> (Vec<(SocketAddr, u64)>, u64) {
+        let mut hidden: Vec<(SocketAddr, u64)> = self
+            .peers
+            .drain()
+            .filter(|(_, (_, n))| *n > 0)
+            .map(|(a, (_, n))| (a, n))
+            .collect();
+        hidden.sort();
+        (hidden, std::mem::take(&mut self.others))
+    }
+}
+
 /// Answers requests.
 pub struct Server {
     log: Log,
@@ -48,6 +103,8 @@ pub struct Server {
     sent: VecDeque<(SocketAddr, u32, ReplySent)>,
     /// Replies given after a pending or a delay, each in its task.
     replies: JoinSet<()>,
+    /// Replies to nothing outstanding, in this report interval.
+    unexpected: Unexpected,
 }
 
 impl Server {
@@ -69,6 +126,38 @@ impl Server {
             held: VecDeque::new(),
             sent: VecDeque::new(),
             replies: JoinSet::new(),
+            unexpected: Unexpected::default(),
+        }
+    }
+
+    /// Logs an engine event ([`event`]), but of the replies to nothing
+    /// outstanding only the first [`UNEXPECTED_SHOWN`] of each peer in a
+    /// report interval; the others are counted for [`Server::report`].
+    pub fn event(&mut self, peer: SocketAddr, ev: &Event) {
+        if matches!(ev, Event::UnexpectedReply { .. }) && !self.unexpected.note(peer) {
+            return;
+        }
+        event(&self.log, &self.tally, peer, ev);
+    }
+
+    /// Ends a report interval of `every`: logs how many replies to
+    /// nothing outstanding were not logged, per peer.
+    pub fn report(&mut self, every: Duration) {
+        let secs = every.as_secs_f64();
+        let (peers, others) = self.unexpected.take();
+        for (peer, n) in peers {
+            self.log.info(
+                "unexpected_replies",
+                || format!("<- {n} more replies from {peer} to no outstanding request in the last {secs} s (ignored)"),
+                || json!({ "peer": addr(peer), "count": n, "seconds": secs }),
+            );
+        }
+        if others > 0 {
+            self.log.info(
+                "unexpected_replies",
+                || format!("<- {others} more replies from other peers to no outstanding request in the last {secs} s (ignored)"),
+                || json!({ "count": others, "seconds": secs }),
+            );
         }
     }
 
@@ -439,6 +528,7 @@ pub fn event(log: &Log, tally: &Tally, peer: SocketAddr, event: &Event) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use megaco::model::TransactionResult;
 
     /// A report says every count it holds: none is left out of the line.
     #[test]
@@ -466,5 +556,63 @@ mod tests {
         texts.sort();
         texts.dedup();
         assert_eq!(texts.len(), 10);
+    }
+
+    #[test]
+    fn unexpected_replies_are_shown_a_few_a_peer_then_counted() {
+        let a: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        let b: SocketAddr = "127.0.0.1:2".parse().unwrap();
+        let mut u = Unexpected::default();
+        let shown = (0..1000).filter(|_| u.note(a)).count();
+        assert_eq!(shown, UNEXPECTED_SHOWN as usize);
+        assert!(u.note(b), "another peer has its own share");
+        assert_eq!(u.take(), (vec![(a, 1000 - u64::from(UNEXPECTED_SHOWN))], 0));
+        // A new interval shows some again, and reports nothing for a peer
+        // all of whose replies were shown.
+        assert!(u.note(a));
+        assert_eq!(u.take(), (vec![], 0));
+        // The peers counted one by one are bounded; the others together.
+        for port in 0..UNEXPECTED_PEERS as u16 + 10 {
+            u.note(SocketAddr::from(([127, 0, 0, 1], port)));
+        }
+        assert_eq!(u.peers.len(), UNEXPECTED_PEERS);
+        assert_eq!(u.take(), (vec![], 10));
+        assert!(u.peers.is_empty());
+    }
+
+    /// A flood of replies to nothing outstanding from one peer is a few
+    /// lines and a count, not a line each.
+    #[test]
+    fn a_flood_of_unexpected_replies_is_logged_in_a_few_lines() {
+        let (log, writer, kept) = super::super::log::kept();
+        let mut server = Server::new(log.clone(), Arc::default(), Role::Mg, Vec::new(), 4);
+        let (a, b): (SocketAddr, SocketAddr) = (
+            "127.0.0.1:1".parse().unwrap(),
+            "127.0.0.1:2".parse().unwrap(),
+        );
+        let reply = |transaction_id| Event::UnexpectedReply {
+            transaction_id,
+            result: TransactionResult::ActionReplies(vec![].into()),
+        };
+        for id in 0..1000 {
+            server.event(a, &reply(id));
+        }
+        server.event(b, &reply(1));
+        server.report(Duration::from_secs(10));
+        server.event(a, &reply(1000));
+        log.flush(Duration::from_secs(5));
+        let text = String::from_utf8(kept.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let shown = UNEXPECTED_SHOWN as usize;
+        assert_eq!(lines.len(), shown + 3, "{text}");
+        assert!(lines[shown - 1].ends_with("reply 4 to no outstanding request (ignored)"));
+        assert!(lines[shown].contains("127.0.0.1:2 reply 1 "), "{text}");
+        let more = format!(
+            "<- {} more replies from 127.0.0.1:1 to no outstanding request in the last 10 s (ignored)",
+            1000 - shown
+        );
+        assert!(lines[shown + 1].ends_with(&more), "{text}");
+        assert!(lines[shown + 2].ends_with("reply 1000 to no outstanding request (ignored)"));
+        writer.finish(log, Duration::from_secs(1));
     }
 }

@@ -2,7 +2,8 @@
 //! simulated MGC or MG, which keep the contexts and terminations they
 //! hand out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,9 +16,10 @@ use super::rules::{terminations, CommandKind, ErrorScope, Reply, Rule};
 pub enum Role {
     /// A controller: a ServiceChange is accepted with this mid as MgcId
     /// (as Erlang/OTP's example MGC answers), and a ServiceChangeVersion
-    /// offered is answered with the lower of it and `max_version` (H.248.1
-    /// section 11.3, as the stack negotiates it), so that the reply shown
-    /// is the reply sent.
+    /// offered is answered with the lower of it and `max_version`, and 1
+    /// at least (H.248.1 section 11.3, as the stack negotiates it), so
+    /// that the reply shown is the reply sent and the version it names is
+    /// the one used.
     Mgc {
         /// Our mid.
         mid: Mid,
@@ -51,6 +53,21 @@ pub struct Answer {
     pub delay: Option<Duration>,
 }
 
+/// How many numbers a `$` termination id may try before it finds one
+/// that no context holds; beyond, the Add gets error 510. Ids a peer
+/// added by name can take the numbers `$` would give (`rtp/5`), and a
+/// binary level of 8 bits has 256 of them: the search is bounded so that
+/// an Add costs the same whatever the peer holds.
+const CHOICE_TRIES: usize = 64;
+
+/// What each termination added allows a wildcard Subtract on every
+/// context (`C=*{S=rtp/*}`) to look at later. Such a Subtract looks at
+/// every termination held, and one that matches nothing takes nothing
+/// away, so it could be repeated at the cost of a few bytes each: this
+/// bounds the searching to a constant times the terminations ever added
+/// (a peer that has used it up gets error 510).
+const SCAN_CREDIT: u64 = 64;
+
 /// Bounds of what a [`Responder`] keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capacity {
@@ -59,6 +76,18 @@ pub struct Capacity {
     pub contexts: usize,
     /// Terminations in one context; an Add beyond gets error 510.
     pub terminations_per_context: usize,
+    /// Bytes of termination ids held in all (the sum of their lengths);
+    /// an Add or Move beyond gets error 510. Each id is kept twice (in its
+    /// context and in the index that finds it), so the memory is about
+    /// twice this, besides a fixed cost per termination.
+    ///
+    /// The default, 16 MiB, holds the 640,000 terminations the other
+    /// defaults allow when their ids are as long as the longest the
+    /// defaults hand out (26 bytes: `00000000/00000000/00000001`), so it
+    /// is not reached before the counts with ids such as a gateway gives;
+    /// it keeps long ids (text allows any length) from multiplying what a
+    /// peer can make us hold, bytes for bytes sent.
+    pub termination_bytes: usize,
 }
 
 impl Default for Capacity {
@@ -66,6 +95,7 @@ impl Default for Capacity {
         Capacity {
             contexts: 10_000,
             terminations_per_context: 64,
+            termination_bytes: 16 << 20,
         }
     }
 }
@@ -75,13 +105,20 @@ impl Default for Capacity {
 /// a peer).
 ///
 /// The defaults answer every command of H.248.1: Add on context `$` gets
-/// a new context id and a `$` termination a new id (kept until Subtract);
+/// a new context id and a `$` termination a new id, one no context holds
+/// (kept until Subtract);
 /// Add or Move to an unknown context gets error 411, Add of a termination
 /// already in a context 433, Subtract of one not in the context 430;
 /// Subtract, Move, Modify, AuditValue, AuditCapabilities, Notify and
 /// ServiceChange get well-formed replies (AuditValue of `*` in a context
 /// lists its terminations). A `$` in the Local SDP of an Add or Modify
 /// (`c=IN IP4 $`, `m=audio $ RTP/AVP 0`) is filled in and returned.
+///
+/// What it keeps is bounded ([`Capacity`]), and so is the work of a
+/// command: the context of a termination is found at once, whatever the
+/// peer holds, and a wildcard Subtract on every context (`C=*{S=rtp/*}`),
+/// which looks at every termination held, is allowed 64 looks for each
+/// termination ever added (beyond, error 510; `C=*{S=*}` always goes).
 ///
 /// ```
 /// use megaco::model::*;
@@ -106,10 +143,20 @@ pub struct Responder {
     used: Vec<u64>,
     capacity: Capacity,
     contexts: BTreeMap<u32, Vec<TerminationId>>,
+    /// The context of each termination held, kept in step with
+    /// `contexts`: a termination is in one context at most.
+    index: HashMap<Key, u32>,
+    /// Terminations a wildcard Subtract on every context (`C=*`) may
+    /// still look at: [`SCAN_CREDIT`] for each termination added.
+    scan_credit: u64,
+    /// The sum of the lengths of the termination ids held.
+    bytes: usize,
     next_context: u32,
     next_termination: u64,
     /// The version of the message being answered.
     request_version: u8,
+    /// Terminations looked at by searches so far (a cost the tests bound).
+    examined: u64,
 }
 
 /// What a request does beyond its action replies.
@@ -138,9 +185,13 @@ impl Responder {
             rules,
             capacity: Capacity::default(),
             contexts: BTreeMap::new(),
+            index: HashMap::new(),
+            scan_credit: 0,
+            bytes: 0,
             next_context: 1,
             next_termination: 1,
             request_version: 1,
+            examined: 0,
         }
     }
 
@@ -318,6 +369,7 @@ impl Responder {
             Command::ServiceChange(sc) => {
                 let mut parms = crate::build::service_change_res_parm(None);
                 if let Role::Mgc { mid, max_version } = &self.role {
+                    let max_version = *max_version;
                     parms.service_change_mgc_id = Some(mid.clone());
                     if sc.termination_ids.iter().any(TerminationId::is_root) {
                         // A gateway restarting as a whole (cold or warm
@@ -325,13 +377,15 @@ impl Responder {
                         if sc.service_change_parms.service_change_method
                             == ServiceChangeMethod::Restart
                         {
-                            self.contexts.clear();
+                            self.clear();
                         }
                         let offered = sc
                             .service_change_parms
                             .service_change_version
                             .unwrap_or(self.request_version);
-                        parms.service_change_version = Some(offered.min(*max_version));
+                        // Versions start at 1: a 0 offered is settled
+                        // as 1 by the stack, and said so.
+                        parms.service_change_version = Some(offered.clamp(1, max_version.max(1)));
                     }
                 }
                 CommandReply::ServiceChange(Box::new(ServiceChangeReply {
@@ -389,9 +443,7 @@ impl Responder {
         let mut out = Vec::with_capacity(ids.len());
         for t in ids {
             let id = if t.as_str().contains('$') {
-                let n = self.next_termination;
-                self.next_termination += 1;
-                choose(t, n, style)
+                self.fresh(t, style)?
             } else {
                 if self.context_of(t).is_some() {
                     return Err(Failure::Command(error(
@@ -401,14 +453,25 @@ impl Responder {
                 }
                 t.clone()
             };
-            let held = self.contexts.entry(c).or_default();
-            if held.len() >= self.capacity.terminations_per_context {
-                return Err(Failure::Command(error(510, "Insufficient resources")));
-            }
-            held.push(id.clone());
+            self.put(c, id.clone())?;
             out.push(id);
         }
         Ok(out)
+    }
+
+    /// A new id for `t` (which holds `$`), one no context holds: the next
+    /// number, or one of the [`CHOICE_TRIES`] after it when ids were added
+    /// by name (or the numbers of a binary level wrapped around).
+    fn fresh(&mut self, t: &TerminationId, style: TermIdStyle) -> Result<TerminationId, Failure> {
+        for _ in 0..CHOICE_TRIES {
+            let n = self.next_termination;
+            self.next_termination = self.next_termination.wrapping_add(1);
+            let id = choose(t, n, style);
+            if self.context_of(&id).is_none() {
+                return Ok(id);
+            }
+        }
+        Err(Failure::Command(error(510, "Insufficient resources")))
     }
 
     fn relocate(&mut self, ctx: &mut ContextId, ids: &[TerminationId]) -> Result<(), Failure> {
@@ -417,11 +480,7 @@ impl Responder {
             if let Some(old) = self.context_of(t) {
                 self.remove(old, t);
             }
-            let held = self.contexts.entry(c).or_default();
-            if held.len() >= self.capacity.terminations_per_context {
-                return Err(Failure::Command(error(510, "Insufficient resources")));
-            }
-            held.push(t.clone());
+            self.put(c, t.clone())?;
         }
         Ok(())
     }
@@ -442,16 +501,35 @@ impl Responder {
         };
         for t in ids {
             let mut found = false;
-            for &c in &contexts {
-                let held = self.contexts.get(&c).map(Vec::as_slice).unwrap_or_default();
-                let hits: Vec<TerminationId> = held
-                    .iter()
-                    .filter(|h| matches_id(t.as_str(), h.as_str()))
-                    .cloned()
-                    .collect();
-                found |= !hits.is_empty();
-                for h in hits {
-                    self.remove(c, &h);
+            if !t.as_str().contains('*') {
+                // One id: where it is, if in one of `contexts`.
+                if let Some(c) = self.context_of(t).filter(|c| contexts.contains(c)) {
+                    self.remove(c, t);
+                    found = true;
+                }
+            } else {
+                if contexts.len() > 1 && t.as_str() != "*" {
+                    // Every termination held is looked at: paid for by
+                    // the Adds that made them (`*` takes them all away).
+                    let all = self.index.len() as u64;
+                    if all > self.scan_credit {
+                        return Err(Failure::Command(error(510, "Insufficient resources")));
+                    }
+                    self.scan_credit -= all;
+                }
+                let pattern = super::rules::Pattern::new(t.as_str());
+                for &c in &contexts {
+                    let held = self.contexts.get(&c).map(Vec::as_slice).unwrap_or_default();
+                    self.examined += held.len() as u64;
+                    let hits: Vec<TerminationId> = held
+                        .iter()
+                        .filter(|h| t.as_str() == "*" || pattern.matches(h.as_str()))
+                        .cloned()
+                        .collect();
+                    found |= !hits.is_empty();
+                    for h in hits {
+                        self.remove(c, &h);
+                    }
                 }
             }
             if !found {
@@ -465,25 +543,50 @@ impl Responder {
         Ok(())
     }
 
+    /// The context holding `t` (ids compare ignoring case).
     fn context_of(&self, t: &TerminationId) -> Option<u32> {
-        self.contexts
-            .iter()
-            .find(|(_, held)| {
-                held.iter()
-                    .any(|h| h.as_str().eq_ignore_ascii_case(t.as_str()))
-            })
-            .map(|(c, _)| *c)
+        self.index.get(&Key(t.clone())).copied()
+    }
+
+    /// Puts `t` (held nowhere) into context `c`, unless `c` is full or
+    /// its id does not fit in what we keep.
+    fn put(&mut self, c: u32, t: TerminationId) -> Result<(), Failure> {
+        let len = t.as_str().len();
+        let held = self.contexts.entry(c).or_default();
+        if held.len() >= self.capacity.terminations_per_context
+            || self.bytes.saturating_add(len) > self.capacity.termination_bytes
+        {
+            return Err(Failure::Command(error(510, "Insufficient resources")));
+        }
+        held.push(t.clone());
+        self.bytes += len;
+        self.index.insert(Key(t), c);
+        self.scan_credit = self.scan_credit.saturating_add(SCAN_CREDIT);
+        Ok(())
     }
 
     /// Takes `t` out of context `c`, deleting the context when it is
     /// left empty.
     fn remove(&mut self, c: u32, t: &TerminationId) {
         if let Some(held) = self.contexts.get_mut(&c) {
+            self.examined += held.len() as u64;
+            let before = held.len();
             held.retain(|h| !h.as_str().eq_ignore_ascii_case(t.as_str()));
+            if held.len() < before {
+                self.index.remove(&Key(t.clone()));
+                self.bytes -= t.as_str().len();
+            }
             if held.is_empty() {
                 self.contexts.remove(&c);
             }
         }
+    }
+
+    /// Forgets every context (a gateway's restart).
+    fn clear(&mut self) {
+        self.contexts.clear();
+        self.index.clear();
+        self.bytes = 0;
     }
 }
 
@@ -526,13 +629,31 @@ fn command_error(command: &Command, e: ErrorDescriptor) -> CommandReply {
     }
 }
 
-/// Whether a termination id `pattern` (`*` wildcards, whole levels or
-/// ends of levels) names `id`.
-fn matches_id(pattern: &str, id: &str) -> bool {
-    if pattern == "*" {
-        return true;
+/// A termination id as the index keeps it: equal and hashed ignoring
+/// ASCII case, as ids compare.
+#[derive(Debug, Clone)]
+struct Key(TerminationId);
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_str().eq_ignore_ascii_case(other.0.as_str())
     }
-    super::rules::Pattern::new(pattern).matches(id)
+}
+
+impl Eq for Key {}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // In lower case, a run of bytes at a time.
+        let mut buf = [0u8; 64];
+        for run in self.0.as_str().as_bytes().chunks(buf.len()) {
+            let lower = &mut buf[..run.len()];
+            lower.copy_from_slice(run);
+            lower.make_ascii_lowercase();
+            state.write(lower);
+        }
+        state.write_u8(0xff);
+    }
 }
 
 /// A concrete id for a termination id holding `$`, numbered `n`.
@@ -737,6 +858,11 @@ mod tests {
         assert_eq!(compact(result), "P=1{C=-{SC=root{SV{V=2,MG=mgc}}}}");
         let result = r.answer(&sc, 1, TermIdStyle::Text).reply.unwrap();
         assert_eq!(compact(result), "P=1{C=-{SC=root{SV{V=1,MG=mgc}}}}");
+        // Version 0 does not exist: the stack settles on 1, and says so.
+        assert_eq!(
+            compact(answer(&mut r, "C=-{SC=root{SV{MT=RS,RE=901,V=0}}}")),
+            "P=1{C=-{SC=root{SV{V=1,MG=mgc}}}}"
+        );
     }
 
     #[test]
@@ -764,5 +890,237 @@ mod tests {
         // A restart of one termination is not the gateway's.
         answer(&mut r, "C=-{SC=tdm/1{SV{MT=RS,RE=901}}}");
         assert_eq!(r.contexts().count(), 1);
+    }
+
+    /// Fills `r` with `contexts` contexts of `per` terminations each
+    /// (`rtp/N`, as `$` gives them).
+    fn fill(r: &mut Responder, contexts: usize, per: usize) {
+        let adds = vec!["A=$"; per].join(",");
+        for _ in 0..contexts {
+            let text = compact(answer(r, &format!("C=$ {{{adds}}}")));
+            assert!(!text.contains("ER="), "{text}");
+        }
+    }
+
+    #[test]
+    fn finding_a_termination_does_not_look_through_every_context() {
+        let mut r = Responder::new(Role::Mg, Vec::new());
+        fill(&mut r, 200, 64);
+        // Explicit ids, each searched for among the 12,800 held: in new
+        // contexts, in a full one (510), and moved around.
+        let before = r.examined;
+        let mut commands = 0;
+        for i in 0..100 {
+            answer(&mut r, &format!("C=$ {{A=tdm/{i}}}"));
+            answer(&mut r, &format!("C=1{{A=zz{i}}}"));
+            answer(&mut r, &format!("C=2{{MOVE=tdm/{i}}}"));
+            answer(&mut r, &format!("C=3{{MOVE=rtp/{}}}", 200 + i));
+            answer(&mut r, &format!("C=*{{S=rtp/{}}}", 300 + i));
+            commands += 5;
+        }
+        // What one command may look at: the terminations of a context or two.
+        let examined = r.examined - before;
+        assert!(
+            examined <= commands * 2 * 64,
+            "{examined} for {commands} commands"
+        );
+    }
+
+    /// The index says where each termination is, and nothing else; no
+    /// termination is held twice.
+    fn consistent(r: &Responder) {
+        let mut seen = HashMap::new();
+        for (c, held) in &r.contexts {
+            assert!(!held.is_empty(), "context {c} kept empty");
+            for t in held {
+                assert_eq!(seen.insert(Key(t.clone()), *c), None, "{t:?} held twice");
+            }
+        }
+        assert_eq!(seen, r.index);
+    }
+
+    #[test]
+    fn the_index_follows_every_change() {
+        let mut r = Responder::new(Role::Mg, Vec::new());
+        let steps = [
+            "C=$ {A=tdm/1, A=$, A=TDM/2}",
+            "C=$ {A=tdm/3}",
+            "C=$ {A=Tdm/1}",   // 433: held already (case ignored)
+            "C=2{MOVE=tdm/2}", // from context 1
+            "C=2{MOVE=tdm/9}", // held nowhere: added
+            "C=1{S=rtp/1}",
+            "C=*{S=TDM/3}", // found in context 2
+            "C=2{S=tdm/*}",
+            "C=$ {A=tdm/4, A=tdm/4}", // the second gets 433, the first stays
+            "C=1{MOVE=tdm/1}",        // into its own context
+            "C=*{S=*}",
+            "C=$ {A=rtp/1, A=rtp/2}",
+        ];
+        for text in steps {
+            answer(&mut r, text);
+            consistent(&r);
+        }
+        assert_eq!(r.contexts().count(), 1);
+        // A `$` never hands out an id that is held: rtp/1 and rtp/2 were
+        // added by name.
+        let text = compact(answer(&mut r, "C=$ {A=$}"));
+        assert!(text.contains("A=rtp/3"), "{text}");
+        consistent(&r);
+        // A full context refuses, and the index holds only what it took.
+        let mut small = Responder::new(Role::Mg, Vec::new()).with_capacity(Capacity {
+            contexts: 2,
+            terminations_per_context: 2,
+            ..Capacity::default()
+        });
+        assert!(compact(answer(&mut small, "C=$ {A=a, A=b, A=c}")).contains("ER=510"));
+        assert!(compact(answer(&mut small, "C=$ {A=d}")).contains("C=2{A=d}"));
+        assert!(compact(answer(&mut small, "C=2{MOVE=a, MOVE=b}")).contains("ER=510"));
+        consistent(&small);
+        // The restart of a gateway forgets it all.
+        let mut mgc = Responder::new(
+            Role::Mgc {
+                mid: Mid::Device("mgc".into()),
+                max_version: 1,
+            },
+            Vec::new(),
+        );
+        fill(&mut mgc, 3, 3);
+        answer(&mut mgc, "C=-{SC=root{SV{MT=RS,RE=901}}}");
+        consistent(&mgc);
+        assert!(mgc.index.is_empty());
+    }
+
+    #[test]
+    fn a_wildcard_on_every_context_is_paid_for_by_the_adds() {
+        let mut r = Responder::new(Role::Mg, Vec::new());
+        fill(&mut r, 100, 64);
+        let before = r.examined;
+        let mut refused = 0;
+        for _ in 0..1000 {
+            let text = compact(answer(&mut r, "C=*{S=zz*}"));
+            refused += usize::from(text.contains("ER=510"));
+        }
+        // Each held termination pays for SCAN_CREDIT looks, no more.
+        let examined = r.examined - before;
+        assert!(examined <= 6400 * SCAN_CREDIT, "{examined}");
+        assert!(refused >= 1000 - SCAN_CREDIT as usize, "{refused}");
+        // Taking them all away is always allowed.
+        assert_eq!(compact(answer(&mut r, "C=*{S=*}")), "P=1{C=*{S=*}}");
+        assert_eq!(r.contexts().count(), 0);
+    }
+
+    #[test]
+    fn long_ids_are_held_up_to_a_number_of_bytes() {
+        // The default holds every termination the counts allow, with ids
+        // as long as those handed out for `$`.
+        let default = Capacity::default();
+        let most = default.contexts * default.terminations_per_context;
+        let longest = choose(&TerminationId::new("$"), 1, TermIdStyle::Binary);
+        assert!(default.termination_bytes >= most * longest.as_str().len());
+        // A smaller limit, for a quicker test.
+        let limit = 1 << 20;
+        let mut r = Responder::new(Role::Mg, Vec::new()).with_capacity(Capacity {
+            termination_bytes: limit,
+            ..default
+        });
+        // An Add on `$` of 64 ids of 1000 bytes.
+        let add = |r: &mut Responder, n: usize| {
+            let ids: Vec<TerminationId> = (0..64)
+                .map(|i| TerminationId::new(format!("t{n:05}x{i:02}{}", "x".repeat(992))))
+                .collect();
+            let add = crate::build::action(
+                ContextId::CHOOSE,
+                Command::Add(AmmRequest {
+                    termination_ids: ids.into(),
+                    descriptors: vec![],
+                }),
+            );
+            let result = r.answer(&[add], 1, TermIdStyle::Text).reply.unwrap();
+            compact(result)
+        };
+        // Until refused (or far past the limit).
+        let mut n = 0;
+        let refused = loop {
+            let text = add(&mut r, n);
+            n += 1;
+            if text.contains("ER=510") {
+                break true;
+            }
+            if r.bytes > limit + (1 << 20) {
+                break false;
+            }
+        };
+        assert!(refused && r.bytes <= limit, "{} bytes held", r.bytes);
+        let held: usize = r
+            .contexts()
+            .flat_map(|(_, t)| t)
+            .map(|t| t.as_str().len())
+            .sum();
+        assert_eq!(held, r.bytes);
+        // Short ids still fit, in the room left; Move is bounded the same.
+        assert!(!compact(answer(&mut r, "C=$ {A=tdm/1}")).contains("ER="));
+        let long = format!("t{}", "y".repeat(limit - r.bytes));
+        let text = compact(answer(&mut r, &format!("C=1{{MOVE={long}}}")));
+        assert!(text.contains("ER=510"), "{}", &text[text.len() - 80..]);
+        // What is taken away makes room again.
+        answer(&mut r, "C=*{S=*}");
+        assert_eq!(r.bytes, 0);
+        assert!(!add(&mut r, n).contains("ER="));
+        consistent(&r);
+    }
+
+    /// The version a controller's reply names is the one the stack
+    /// settles on, whatever the gateway offers.
+    #[test]
+    fn the_version_replied_is_the_version_negotiated() {
+        use crate::engine::{Config, Connection, Event};
+        let t0 = std::time::Instant::now();
+        for (offer, ours) in [
+            ("V=0", 2),
+            ("V=1", 2),
+            ("V=2", 2),
+            ("V=3", 2),
+            ("V=9", 3),
+            ("", 3),
+        ] {
+            let mid = Mid::Device("mgc".into());
+            let mut config = Config::new(mid.clone());
+            config.version = ours;
+            let mut mgc = Connection::new(config);
+            let mut r = Responder::new(
+                Role::Mgc {
+                    mid,
+                    max_version: ours,
+                },
+                Vec::new(),
+            );
+            let sep = if offer.is_empty() { "" } else { "," };
+            let text = format!(
+                "MEGACO/2 [10.0.0.1]:2944 T=7{{C=-{{SC=ROOT{{SV{{MT=RS,RE=901{sep}{offer}}}}}}}}}"
+            );
+            mgc.handle_input(t0, text.as_bytes());
+            let Some(Event::RequestReceived {
+                transaction_id,
+                actions,
+                version,
+                ..
+            }) = mgc.poll_event()
+            else {
+                panic!("{offer}: no request");
+            };
+            let result = r
+                .answer(&actions, version, TermIdStyle::Text)
+                .reply
+                .unwrap();
+            let replied = compact(result.clone());
+            mgc.reply(t0, transaction_id, result).unwrap();
+            let Some(Event::VersionNegotiated { version }) = mgc.poll_event() else {
+                panic!("{offer}: not negotiated");
+            };
+            assert!(
+                replied.contains(&format!("V={version},")),
+                "{offer}: {replied}, negotiated {version}"
+            );
+        }
     }
 }
