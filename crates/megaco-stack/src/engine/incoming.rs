@@ -284,6 +284,7 @@ impl Connection {
         let expires = after(now, self.config.reply_horizon());
         self.cached_bytes += messages.iter().map(Vec::len).sum::<usize>();
         self.remembered += 1;
+        self.replied_ids.insert(id);
         self.incoming.insert(
             id,
             InState::Replied {
@@ -425,6 +426,7 @@ impl Connection {
         if let Some(InState::Replied { messages, .. }) = self.incoming.remove(&id) {
             self.cached_bytes -= messages.iter().map(Vec::len).sum::<usize>();
             self.remembered -= 1;
+            self.replied_ids.remove(&id);
         }
         self.reschedule(Key::In(id));
         self.tidy_expiries();
@@ -518,36 +520,32 @@ impl Connection {
         }
     }
 
+    /// Forgets the replied requests a TransactionResponseAck names.
+    ///
+    /// Each range is one lookup in the ordered index of replied ids
+    /// (`replied_ids`), which yields only the entries inside it, and an
+    /// entry leaves the index as soon as a range yields it: a message
+    /// costs its ranges (a logarithm each) and the entries it
+    /// acknowledges, however wide or overlapping its ranges and however
+    /// many requests are remembered.
     pub(super) fn on_ack(&mut self, ranges: &[TransactionAck]) {
         let mut acked: Vec<u32> = Vec::new();
         for range in ranges {
             let first = range.first_ack;
             let last = range.last_ack.unwrap_or(first).max(first);
-            // Walk the smaller of the range and the cache.
-            if u64::from(last - first) < self.incoming.len() as u64 {
-                acked.extend((first..=last).filter(|id| self.is_replied(*id)));
-            } else {
-                acked.extend(
-                    self.incoming
-                        .iter()
-                        .filter(|(id, s)| {
-                            (first..=last).contains(*id) && matches!(s, InState::Replied { .. })
-                        })
-                        .map(|(id, _)| *id),
-                );
+            let start = acked.len();
+            acked.extend(self.replied_ids.range(first..=last));
+            for id in &acked[start..] {
+                self.replied_ids.remove(id);
             }
+            self.ack_visits += (acked.len() - start) as u64;
         }
         acked.sort_unstable();
-        acked.dedup();
         for id in acked {
             self.forget(id);
             self.events
                 .push_back(Event::AckReceived { transaction_id: id });
         }
-    }
-
-    fn is_replied(&self, id: u32) -> bool {
-        matches!(self.incoming.get(&id), Some(InState::Replied { .. }))
     }
 }
 
@@ -559,6 +557,58 @@ mod tests {
 
     use crate::build;
     use crate::engine::{Config, Connection, Event};
+
+    /// A connection that executed and replied to `n` requests (ids 1 to
+    /// `n`), all remembered.
+    fn replied(n: u32) -> (Connection, Instant) {
+        let mut c = Connection::new(Config::new(Mid::Device("mgc".into())));
+        let t0 = Instant::now();
+        for id in 1..=n {
+            let request = format!("!/1 [10.0.0.9]:2944 T={id}{{C=-{{N=t1{{OE=1{{al/of}}}}}}}}");
+            c.handle_input(t0, request.as_bytes());
+            let reply = build::notify_reply(ContextId::NULL, vec![TerminationId::new("t1")]);
+            c.reply(t0, id, TransactionResult::ActionReplies(vec![reply].into()))
+                .unwrap();
+        }
+        while c.poll_transmit().is_some() {}
+        while c.poll_event().is_some() {}
+        (c, t0)
+    }
+
+    /// An acknowledgement costs its ranges and the entries it
+    /// acknowledges, not its ranges times the requests remembered: many
+    /// wide ranges that match nothing (a message of more ranges than the
+    /// view reads, so decoded) look at no entry.
+    #[test]
+    fn acks_cost_their_ranges_and_the_entries_they_acknowledge() {
+        let (mut c, t0) = replied(2_000);
+        let ranges: Vec<String> = (0..4_400u32)
+            .map(|i| format!("{}-{}", 100_000 + i, 200_000 + i))
+            .collect();
+        let ack = format!("!/1 [10.0.0.9]:2944 K{{{}}}", ranges.join(","));
+        c.handle_input(t0, ack.as_bytes());
+        assert_eq!(c.remembered_requests(), 2_000);
+        assert!(c.ack_visits <= 4_400, "{} entries visited", c.ack_visits);
+
+        // Overlapping ranges acknowledge each entry once, and look at it
+        // once.
+        let before = c.ack_visits;
+        let ranges: Vec<String> = (0..40).map(|_| "1-100".to_string()).collect();
+        let ack = format!("!/1 [10.0.0.9]:2944 K{{{},150}}", ranges.join(","));
+        c.handle_input(t0, ack.as_bytes());
+        let acked: Vec<u32> = std::iter::from_fn(|| c.poll_event())
+            .map(|e| match e {
+                Event::AckReceived { transaction_id } => transaction_id,
+                e => panic!("{e:?}"),
+            })
+            .collect();
+        let expected: Vec<u32> = (1..=100).chain([150]).collect();
+        assert_eq!(acked, expected);
+        assert_eq!(c.remembered_requests(), 2_000 - 101);
+        assert_eq!(c.replied_ids.len(), c.remembered);
+        let visits = c.ack_visits - before;
+        assert!(visits <= 41 + 101, "{visits} entries visited");
+    }
 
     /// Acknowledged and expired replies leave the eviction line: a long
     /// run of requests keeps it within the requests still remembered.

@@ -39,10 +39,11 @@
 //!   default the whole life of a request on our resend schedule, 105 s:
 //!   a duplicate is never executed twice while its sender may still send
 //!   it), or until the peer acknowledges them with a
-//!   TransactionResponseAck. The cache is bounded per peer in bytes
-//!   ([`Config::reply_cache_bytes`]: beyond it, only the fact that a
-//!   request was executed is kept, and a duplicate of it is dropped,
-//!   [`Event::DuplicateDropped`]) and in entries
+//!   TransactionResponseAck (which costs its ranges and the replies it
+//!   acknowledges, not the replies cached). The cache is bounded per
+//!   peer in bytes ([`Config::reply_cache_bytes`]: beyond it, only the
+//!   fact that a request was executed is kept, and a duplicate of it is
+//!   dropped, [`Event::DuplicateDropped`]) and in entries
 //!   ([`Config::max_remembered_requests`]). Replies go out in the version
 //!   of the request. With
 //!   [`Config::imm_ack_required`] our replies carry `ImmAckRequired`, and
@@ -464,6 +465,10 @@ pub struct Connection {
     next_id: u32,
     outgoing: Map<u32, OutRequest>,
     incoming: Map<u32, InState>,
+    /// The ids of the `Replied` entries of `incoming`, in order: an
+    /// acknowledgement finds the entries of each of its ranges without
+    /// walking the others.
+    replied_ids: BTreeSet<u32>,
     /// Replied entries of `incoming`, oldest first (with their expiry, to
     /// skip entries replaced since): the eviction order of the cache.
     replied: VecDeque<(u32, Instant)>,
@@ -498,6 +503,10 @@ pub struct Connection {
     /// many segments each still waits for.
     unacked_segments: Map<u32, u16>,
     stats: ConnectionStats,
+    /// Remembered requests looked at by acknowledgements so far (the
+    /// cost of `on_ack` beyond one ordered lookup per range, for the
+    /// tests of its bound).
+    ack_visits: u64,
 }
 
 /// Which transaction a timer belongs to.
@@ -528,6 +537,7 @@ impl Connection {
             negotiated_v3: false,
             outgoing: Map::default(),
             incoming: Map::default(),
+            replied_ids: BTreeSet::new(),
             replied: VecDeque::new(),
             cached_bytes: 0,
             remembered: 0,
@@ -541,6 +551,7 @@ impl Connection {
             view_luck: view::Luck::default(),
             unacked_segments: Map::default(),
             stats: ConnectionStats::default(),
+            ack_visits: 0,
         }
     }
 
