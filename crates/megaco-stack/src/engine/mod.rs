@@ -89,7 +89,10 @@
 //!   [`Event::ReplyReceived`], and the transaction is acknowledged with a
 //!   TransactionResponseAck. At the timer's expiry the peer gets error
 //!   459 listing the missing segments and the user
-//!   [`Event::SegmentsMissing`]. A v3 reply of ours longer than
+//!   [`Event::SegmentsMissing`]. A reply of more than
+//!   [`MAX_REPLY_SEGMENTS`] segments or [`MAX_SEGMENTED_REPLY_BYTES`]
+//!   bytes fails the request ([`FailReason::SegmentLimitExceeded`]) at
+//!   the segment that goes beyond. A v3 reply of ours longer than
 //!   [`Config::max_pdu_size`] is sent as segments (runs of its action
 //!   replies, each message within the limit); a repeated request gets
 //!   them all again. In BER and PER only to a peer that negotiated v3
@@ -129,6 +132,9 @@
 //!   every segment goes out at once, as OTP with `segment_send =
 //!   infinity`; OTP's window of outstanding segments (`segment_send` as
 //!   a number) is not implemented, so a received SegmentReply is ignored.
+//!   OTP bounds neither the number nor the bytes of the segments it
+//!   collects; ours are [`MAX_REPLY_SEGMENTS`] and
+//!   [`MAX_SEGMENTED_REPLY_BYTES`].
 //! - OTP bounds neither outstanding nor unanswered transactions; its flow
 //!   control is the user blocking the transport (`megaco_udp:block/1`).
 //!   Ours are [`Config::max_outstanding_requests`],
@@ -198,6 +204,22 @@ pub const ERR_MISSING_SEGMENTS: u16 = 459;
 /// user is not keeping up.
 pub const ERR_SERVICE_UNAVAILABLE: u16 = 503;
 
+/// The most segments a segmented reply from the peer may have: a
+/// segment numbered above it fails the request
+/// ([`FailReason::SegmentLimitExceeded`]). A sender fills each segment
+/// up to its largest message for the path, at least about 1 KiB on any
+/// network (IPv6's minimum MTU is 1280 bytes), so a reply of
+/// [`MAX_SEGMENTED_REPLY_BYTES`] needs at most this many.
+pub const MAX_REPLY_SEGMENTS: u16 = (MAX_SEGMENTED_REPLY_BYTES / 1024) as u16;
+
+/// The most bytes the segments of one segmented reply from the peer may
+/// hold together (each measured in our encoding): as much as one message
+/// a decoder takes by default ([`megaco::Limits::max_message_size`],
+/// 4 MiB), since segmenting splits a reply, it does not make it bigger.
+/// A segment beyond it fails the request
+/// ([`FailReason::SegmentLimitExceeded`]) and frees the others.
+pub const MAX_SEGMENTED_REPLY_BYTES: usize = megaco::Limits::DEFAULT.max_message_size;
+
 /// Why an outgoing request failed without a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -208,6 +230,10 @@ pub enum FailReason {
     /// "Version not supported", or 400 when it cannot decode us) before
     /// anything else about this request.
     MessageError(ErrorDescriptor),
+    /// The peer's segmented reply went beyond [`MAX_REPLY_SEGMENTS`]
+    /// segments or [`MAX_SEGMENTED_REPLY_BYTES`] bytes: the segments
+    /// received are dropped, later ones are [`Event::UnexpectedReply`].
+    SegmentLimitExceeded,
 }
 
 /// Something the user should know about.
@@ -363,6 +389,8 @@ enum OutState {
     Segments {
         deadline: Instant,
         received: BTreeMap<u16, TransactionResult>,
+        /// Bytes of the segments in `received`, in our encoding.
+        bytes: usize,
         /// The number of the segment marked complete, once seen.
         last: Option<u16>,
     },
