@@ -2,13 +2,16 @@
 //! segments), the reply cache and its bounds, acks, and the version
 //! negotiation of the peer's registrations.
 
+use std::hash::BuildHasher;
 use std::time::Instant;
 
 use megaco::model::*;
 use megaco::EncodeError;
 
 use super::util::{accepted_registration, after, offered_version};
-use super::{Connection, Error, Event, InState, Key, ERR_PENDING_LIMIT, ERR_SERVICE_UNAVAILABLE};
+use super::{
+    Connection, Error, Event, InState, Key, Print, ERR_PENDING_LIMIT, ERR_SERVICE_UNAVAILABLE,
+};
 
 fn error_reply(id: u32, code: u16, text: &str) -> MessageBody {
     MessageBody::Transactions(
@@ -27,56 +30,87 @@ fn error_reply(id: u32, code: u16, text: &str) -> MessageBody {
 }
 
 impl Connection {
+    /// A request from the peer (decoded): new, a retransmission of one
+    /// we know (same id, same actions), or a new one reusing the id of
+    /// one we know (other actions). `wire` is the hash of the bytes of
+    /// its message, when known.
     pub(super) fn on_request(
         &mut self,
         now: Instant,
         r: TransactionRequest,
         mid: &Mid,
         version: u8,
+        wire: Option<u64>,
     ) {
         let id = r.transaction_id;
-        match self.incoming.get(&id) {
-            None if self
-                .config
-                .max_unanswered_requests
-                .is_some_and(|limit| self.unanswered >= limit) =>
-            {
-                if let Ok(bytes) = self.encode(
-                    version,
-                    error_reply(id, ERR_SERVICE_UNAVAILABLE, "Service Unavailable"),
-                ) {
-                    self.push(bytes, true, false);
+        let content = self.prints.hash_one(&r.actions);
+        match self.incoming.get_mut(&id) {
+            Some(state) if state.print().content == content => {
+                // A retransmission: from now on read from the view when
+                // it comes in these bytes again.
+                if wire.is_some() {
+                    state.print_mut().wire = wire;
                 }
-                self.events
-                    .push_back(Event::RequestRefused { transaction_id: id });
-            }
-            None => {
-                self.unanswered += 1;
-                let offered = if self.config.negotiate_version {
-                    offered_version(&r.actions, version)
-                } else {
-                    None
-                };
-                self.incoming.insert(
-                    id,
-                    InState::Processing {
-                        pending_deadline: self.config.pending_timer.map(|d| after(now, d)),
-                        pendings_sent: 0,
-                        version,
-                        offered,
-                    },
-                );
-                self.reschedule(Key::In(id));
-                self.events.push_back(Event::RequestReceived {
-                    transaction_id: id,
-                    actions: r.actions.into_vec(),
-                    mid: mid.clone(),
-                    version,
-                });
-            }
-            Some(_) => {
                 self.on_duplicate(now, id);
+                return;
             }
+            // The user holds the request that had this id: a reply could
+            // not be told from the other's.
+            Some(InState::Processing { .. }) => {
+                self.stats.ids_reused += 1;
+                self.send_unavailable(id, version);
+                self.events
+                    .push_back(Event::TransactionIdInUse { transaction_id: id });
+                return;
+            }
+            Some(InState::Replied { .. }) => {
+                self.stats.ids_reused += 1;
+                self.forget(id);
+            }
+            None => {}
+        }
+        if self
+            .config
+            .max_unanswered_requests
+            .is_some_and(|limit| self.unanswered >= limit)
+        {
+            self.send_unavailable(id, version);
+            self.events
+                .push_back(Event::RequestRefused { transaction_id: id });
+            return;
+        }
+        self.unanswered += 1;
+        let offered = if self.config.negotiate_version {
+            offered_version(&r.actions, version)
+        } else {
+            None
+        };
+        self.incoming.insert(
+            id,
+            InState::Processing {
+                pending_deadline: self.config.pending_timer.map(|d| after(now, d)),
+                pendings_sent: 0,
+                version,
+                offered,
+                print: Print { content, wire },
+            },
+        );
+        self.reschedule(Key::In(id));
+        self.events.push_back(Event::RequestReceived {
+            transaction_id: id,
+            actions: r.actions.into_vec(),
+            mid: mid.clone(),
+            version,
+        });
+    }
+
+    /// Answers a request with error 503, without taking it.
+    fn send_unavailable(&mut self, id: u32, version: u8) {
+        if let Ok(bytes) = self.encode(
+            version,
+            error_reply(id, ERR_SERVICE_UNAVAILABLE, "Service Unavailable"),
+        ) {
+            self.push(bytes, true, false);
         }
     }
 
@@ -109,9 +143,12 @@ impl Connection {
     }
 
     /// Whether a request with this id is known (awaiting our reply, or
-    /// replied and remembered).
-    pub(super) fn knows_request(&self, id: u32) -> bool {
-        self.incoming.contains_key(&id)
+    /// replied and remembered) and last came in a message of these bytes
+    /// (their hash): a resend that needs no decoding to be recognised.
+    pub(super) fn knows_resend(&self, id: u32, wire: u64) -> bool {
+        self.incoming
+            .get(&id)
+            .is_some_and(|state| state.print().wire == Some(wire))
     }
 
     /// The messages of our reply to `id` in `version`: one, or (v3,
@@ -282,6 +319,10 @@ impl Connection {
     /// cache's bounds.
     fn remember(&mut self, now: Instant, id: u32, messages: Vec<Vec<u8>>, ack_required: bool) {
         let expires = after(now, self.config.reply_horizon());
+        let print = self
+            .incoming
+            .get(&id)
+            .map_or(Print::default(), |state| *state.print());
         self.cached_bytes += messages.iter().map(Vec::len).sum::<usize>();
         self.remembered += 1;
         self.replied_ids.insert(id);
@@ -291,6 +332,7 @@ impl Connection {
                 messages,
                 expires,
                 ack_required,
+                print,
             },
         );
         // Entries of requests forgotten since (acknowledged, expired)
