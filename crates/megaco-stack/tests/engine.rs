@@ -931,3 +931,144 @@ fn a_reply_without_a_version_sets_that_of_its_message() {
         assert_eq!(decode(&next).mess.version, agreed);
     }
 }
+
+/// A text request from 10.0.0.1 with id `id`, notifying on termination
+/// `term`, written `style`: "pretty" spreads it over lines.
+fn notify_text(id: u32, term: &str, pretty: bool) -> Vec<u8> {
+    let text = if pretty {
+        format!("!/1 [10.0.0.1]:2944\nT={id} {{\n  C=- {{\n    N={term} {{ OE=1 {{ al/on }} }}\n  }}\n}}\n")
+    } else {
+        format!("!/1 [10.0.0.1]:2944 T={id}{{C=-{{N={term}{{OE=1{{al/on}}}}}}}}")
+    };
+    text.into_bytes()
+}
+
+/// The termination the notify request of a `RequestReceived` names.
+fn received_termination(event: Option<Event>) -> (u32, String) {
+    let Some(Event::RequestReceived {
+        transaction_id,
+        actions,
+        ..
+    }) = event
+    else {
+        panic!("{event:?}")
+    };
+    let Command::Notify(n) = &actions[0].command_requests[0].command else {
+        panic!("{actions:?}")
+    };
+    (transaction_id, n.termination_ids[0].as_str().to_string())
+}
+
+fn notify_reply_to(term: &str) -> TransactionResult {
+    TransactionResult::ActionReplies(
+        vec![build::notify_reply(
+            ContextId::NULL,
+            vec![TerminationId::new(term)],
+        )]
+        .into(),
+    )
+}
+
+/// A peer that restarts and numbers its requests from 1 again: a request
+/// with the id of one replied to but other actions is a new transaction,
+/// handed to the user (not answered with the cached reply, which named
+/// the other termination); a resend of it, byte for byte, gets its own
+/// reply from the cache, read from the view.
+#[test]
+fn a_reused_id_with_other_actions_is_a_new_request() {
+    let mut mgc = Connection::new(otp_like(2));
+    let t0 = Instant::now();
+    let first = notify_text(2, "a", false);
+    mgc.handle_input(t0, &first);
+    assert_eq!(received_termination(mgc.poll_event()), (2, "a".into()));
+    mgc.reply(t0, 2, notify_reply_to("a")).unwrap();
+    let reply_a = mgc.poll_transmit().unwrap();
+
+    // The same bytes again: a retransmission, the cached reply.
+    mgc.handle_input(t0 + secs(1), &first);
+    assert_eq!(events(&mut mgc), []);
+    assert_eq!(drain(&mut mgc), std::slice::from_ref(&reply_a));
+    assert_eq!(mgc.stats().duplicates_answered, 1);
+
+    // Id 2 again, on termination b: new.
+    let second = notify_text(2, "b", false);
+    mgc.handle_input(t0 + secs(2), &second);
+    assert_eq!(received_termination(mgc.poll_event()), (2, "b".into()));
+    assert_eq!(events(&mut mgc), []);
+    assert_eq!(drain(&mut mgc), Vec::<Vec<u8>>::new());
+    assert_eq!(mgc.stats().ids_reused, 1);
+    assert_eq!(mgc.remembered_requests(), 1);
+    assert_eq!(mgc.unanswered_requests(), 1);
+    mgc.reply(t0 + secs(2), 2, notify_reply_to("b")).unwrap();
+    let reply_b = mgc.poll_transmit().unwrap();
+    assert_ne!(reply_a, reply_b);
+
+    // Its resend gets its reply, from the view; the old request is gone.
+    let viewed = mgc.stats().messages_viewed;
+    mgc.handle_input(t0 + secs(3), &second);
+    assert_eq!(events(&mut mgc), []);
+    assert_eq!(drain(&mut mgc), std::slice::from_ref(&reply_b));
+    assert_eq!(mgc.stats().messages_viewed, viewed + 1);
+    assert_eq!(mgc.executed_requests(), 1);
+    // A late resend of the old one is new again (its reply went with it).
+    mgc.handle_input(t0 + secs(4), &first);
+    assert_eq!(received_termination(mgc.poll_event()), (2, "a".into()));
+}
+
+/// A resend need not be byte-identical to be recognised: the same
+/// actions written otherwise (here pretty rather than compact) are the
+/// same request, answered from the cache, not executed again; resends in
+/// those bytes are then read from the view.
+#[test]
+fn a_resend_written_otherwise_is_still_a_duplicate() {
+    let mut mgc = Connection::new(otp_like(2));
+    let t0 = Instant::now();
+    mgc.handle_input(t0, &notify_text(7, "a", false));
+    assert_eq!(received_termination(mgc.poll_event()), (7, "a".into()));
+    mgc.reply(t0, 7, notify_reply_to("a")).unwrap();
+    let reply = mgc.poll_transmit().unwrap();
+
+    let pretty = notify_text(7, "a", true);
+    mgc.handle_input(t0 + secs(1), &pretty);
+    assert_eq!(events(&mut mgc), []);
+    assert_eq!(drain(&mut mgc), std::slice::from_ref(&reply));
+    assert_eq!(mgc.stats().ids_reused, 0);
+    let viewed = mgc.stats().messages_viewed;
+    mgc.handle_input(t0 + secs(2), &pretty);
+    assert_eq!(drain(&mut mgc), [reply]);
+    assert_eq!(mgc.stats().messages_viewed, viewed + 1);
+    assert_eq!(mgc.stats().duplicates_answered, 2);
+}
+
+/// While the user holds a request, another with its id but other actions
+/// is refused with error 503 (a reply could not be told from the
+/// other's); the request held is untouched and still answered.
+#[test]
+fn a_reused_id_while_the_user_holds_the_request_is_refused() {
+    let mut mgc = Connection::new(otp_like(2));
+    let t0 = Instant::now();
+    mgc.handle_input(t0, &notify_text(3, "a", false));
+    assert_eq!(received_termination(mgc.poll_event()), (3, "a".into()));
+    mgc.handle_input(t0 + secs(1), &notify_text(3, "b", false));
+    assert_eq!(
+        events(&mut mgc),
+        [Event::TransactionIdInUse { transaction_id: 3 }]
+    );
+    let out = drain(&mut mgc);
+    let [Transaction::Reply(TransactionReply {
+        transaction_id: 3,
+        result: TransactionResult::Error(e),
+        ..
+    })] = &transactions(&out[0])[..]
+    else {
+        panic!("{out:?}")
+    };
+    assert_eq!(e.error_code, 503);
+    assert_eq!(mgc.stats().ids_reused, 1);
+    assert_eq!(mgc.unanswered_requests(), 1);
+    mgc.reply(t0 + secs(2), 3, notify_reply_to("a")).unwrap();
+    let reply = drain(&mut mgc);
+    // The held request's resend still gets its reply.
+    mgc.handle_input(t0 + secs(3), &notify_text(3, "a", false));
+    assert_eq!(drain(&mut mgc), reply);
+}

@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 use megaco::model::*;
 use megaco::MegacoMessage;
 use megaco_stack::engine::{
-    Config, Connection, Error, Event, ERR_MISSING_SEGMENTS, ERR_SERVICE_UNAVAILABLE,
+    Config, Connection, Error, Event, FailReason, ERR_MISSING_SEGMENTS, ERR_SERVICE_UNAVAILABLE,
+    MAX_REPLY_SEGMENTS, MAX_SEGMENTED_REPLY_BYTES,
 };
 use megaco_stack::{build, Encoding};
 
@@ -380,15 +381,15 @@ fn imm_ack_on_last_segment_is_sent_once() {
     assert!(matches!(mg.poll_event(), Some(Event::ReplyReceived { .. })));
 }
 
-/// A lone last segment numbered 65535: every gap is reported to the user,
-/// the error text to the peer stays short.
+/// A lone last segment numbered [`MAX_REPLY_SEGMENTS`]: every gap is
+/// reported to the user, the error text to the peer stays short.
 #[test]
 fn huge_segment_gap_keeps_the_error_short() {
     let mut mg = Connection::new(v3(1));
     let t0 = Instant::now();
     let id = mg.send_request(t0, vec![notify(1)]).unwrap();
     drain(&mut mg);
-    mg.handle_input(t0, &segment(id, u16::MAX, true, part(1)));
+    mg.handle_input(t0, &segment(id, MAX_REPLY_SEGMENTS, true, part(1)));
     drain(&mut mg);
     mg.handle_timeout(t0 + Duration::from_secs(10));
     let out = drain(&mut mg);
@@ -400,10 +401,116 @@ fn huge_segment_gap_keeps_the_error_short() {
     assert!(text.ends_with(",64,..."), "{text}");
     match &events(&mut mg)[..] {
         [Event::SegmentsMissing { missing, .. }] => {
-            assert_eq!(missing.len(), usize::from(u16::MAX) - 1);
+            assert_eq!(missing.len(), usize::from(MAX_REPLY_SEGMENTS) - 1);
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// A segment numbered beyond [`MAX_REPLY_SEGMENTS`] (a controller
+/// announcing segment 65535 as the last, then sending 1, 2, ... for
+/// ever) fails the request at once: nothing is held, and the segments
+/// that follow are unexpected.
+#[test]
+fn segment_numbered_beyond_the_limit_fails_the_request() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    let id = mg.send_request(t0, vec![notify(1)]).unwrap();
+    drain(&mut mg);
+    mg.handle_input(t0, &segment(id, MAX_REPLY_SEGMENTS + 1, true, part(1)));
+    assert_eq!(
+        events(&mut mg),
+        vec![Event::RequestFailed {
+            transaction_id: id,
+            reason: FailReason::SegmentLimitExceeded
+        }]
+    );
+    // No SegmentReply for it, no timer, nothing held.
+    assert!(drain(&mut mg).is_empty());
+    assert_eq!(mg.outstanding_requests(), 0);
+    assert_eq!(mg.poll_timeout(), None);
+    mg.handle_input(t0, &segment(id, 1, false, part(1)));
+    assert!(matches!(
+        &events(&mut mg)[..],
+        [Event::UnexpectedReply { .. }]
+    ));
+    assert_eq!(mg.outstanding_requests(), 0);
+}
+
+/// The largest reply taken: [`MAX_REPLY_SEGMENTS`] segments, the last
+/// first, is collected and delivered whole.
+#[test]
+fn reply_of_the_most_segments_is_collected() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    let id = mg.send_request(t0, vec![notify(1)]).unwrap();
+    drain(&mut mg);
+    mg.handle_input(t0, &segment(id, MAX_REPLY_SEGMENTS, true, part(1)));
+    for n in 1..MAX_REPLY_SEGMENTS {
+        mg.handle_input(t0, &segment(id, n, false, part(1)));
+        drain(&mut mg);
+    }
+    match &events(&mut mg)[..] {
+        [Event::ReplyReceived {
+            transaction_id,
+            result,
+        }] => {
+            assert_eq!(*transaction_id, id);
+            assert_eq!(
+                replies(result.clone()).len(),
+                usize::from(MAX_REPLY_SEGMENTS)
+            );
+        }
+        other => panic!("{} events, first {:?}", other.len(), other.first()),
+    }
+    assert!(mg.is_idle());
+}
+
+/// Segments whose bytes together go beyond [`MAX_SEGMENTED_REPLY_BYTES`]
+/// (a controller sending 40 KB segments that never end) fail the request
+/// at the segment that goes beyond, and the segments held are freed.
+#[test]
+fn segments_beyond_the_byte_limit_fail_the_request() {
+    let mut mg = Connection::new(v3(1));
+    let t0 = Instant::now();
+    let id = mg.send_request(t0, vec![notify(1)]).unwrap();
+    drain(&mut mg);
+    let big = || {
+        let name = "x".repeat(40_000);
+        build::default_replies(&[build::notify(
+            ContextId::NULL,
+            TerminationId::new(&name),
+            1,
+            "al/on",
+        )])
+    };
+    let mut sent = 0usize;
+    let mut failed_at = None;
+    for n in 1..=300u16 {
+        let bytes = segment(id, n, false, big());
+        sent += bytes.len();
+        mg.handle_input(t0, &bytes);
+        let ev = events(&mut mg);
+        if !ev.is_empty() {
+            assert_eq!(
+                ev,
+                vec![Event::RequestFailed {
+                    transaction_id: id,
+                    reason: FailReason::SegmentLimitExceeded
+                }]
+            );
+            failed_at = Some(n);
+            break;
+        }
+    }
+    let n = failed_at.expect("the request did not fail");
+    assert!(
+        sent > MAX_SEGMENTED_REPLY_BYTES,
+        "failed early, at {sent} bytes"
+    );
+    assert!(sent < MAX_SEGMENTED_REPLY_BYTES + 2 * 41_000, "{n}: {sent}");
+    assert_eq!(mg.outstanding_requests(), 0);
+    assert_eq!(mg.poll_timeout(), None);
 }
 
 /// The MG asks `n` notifies of the MGC (both v3); the MGC's request id.

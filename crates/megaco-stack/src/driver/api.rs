@@ -46,6 +46,12 @@ pub enum Error {
     /// come within the segment timer (the peer got error 459).
     #[error("segments {0:?} of the reply are missing")]
     SegmentsMissing(Vec<u16>),
+    /// The peer's segmented reply went beyond
+    /// [`MAX_REPLY_SEGMENTS`](crate::engine::MAX_REPLY_SEGMENTS) segments
+    /// or [`MAX_SEGMENTED_REPLY_BYTES`](crate::engine::MAX_SEGMENTED_REPLY_BYTES)
+    /// bytes.
+    #[error("the segmented reply exceeds the segment limits")]
+    SegmentLimitExceeded,
     /// The peer answered with a message-level error (such as 406 "Version
     /// not supported", or 400 when it cannot decode us).
     #[error("the peer answered with error {}{}", .0.error_code, .0.error_text.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default())]

@@ -674,6 +674,7 @@ impl Driver {
             } => {
                 let err = match reason {
                     FailReason::MessageError(e) => Error::MessageError(e.clone()),
+                    FailReason::SegmentLimitExceeded => Error::SegmentLimitExceeded,
                     _ => Error::PendingLimitExceeded,
                 };
                 finish(waiters, transaction_id, err, event)

@@ -2,13 +2,16 @@
 //! segments), the reply cache and its bounds, acks, and the version
 //! negotiation of the peer's registrations.
 
+use std::hash::BuildHasher;
 use std::time::Instant;
 
 use megaco::model::*;
 use megaco::EncodeError;
 
 use super::util::{accepted_registration, after, offered_version};
-use super::{Connection, Error, Event, InState, Key, ERR_PENDING_LIMIT, ERR_SERVICE_UNAVAILABLE};
+use super::{
+    Connection, Error, Event, InState, Key, Print, ERR_PENDING_LIMIT, ERR_SERVICE_UNAVAILABLE,
+};
 
 fn error_reply(id: u32, code: u16, text: &str) -> MessageBody {
     MessageBody::Transactions(
@@ -27,56 +30,87 @@ fn error_reply(id: u32, code: u16, text: &str) -> MessageBody {
 }
 
 impl Connection {
+    /// A request from the peer (decoded): new, a retransmission of one
+    /// we know (same id, same actions), or a new one reusing the id of
+    /// one we know (other actions). `wire` is the hash of the bytes of
+    /// its message, when known.
     pub(super) fn on_request(
         &mut self,
         now: Instant,
         r: TransactionRequest,
         mid: &Mid,
         version: u8,
+        wire: Option<u64>,
     ) {
         let id = r.transaction_id;
-        match self.incoming.get(&id) {
-            None if self
-                .config
-                .max_unanswered_requests
-                .is_some_and(|limit| self.unanswered >= limit) =>
-            {
-                if let Ok(bytes) = self.encode(
-                    version,
-                    error_reply(id, ERR_SERVICE_UNAVAILABLE, "Service Unavailable"),
-                ) {
-                    self.push(bytes, true, false);
+        let content = self.prints.hash_one(&r.actions);
+        match self.incoming.get_mut(&id) {
+            Some(state) if state.print().content == content => {
+                // A retransmission: from now on read from the view when
+                // it comes in these bytes again.
+                if wire.is_some() {
+                    state.print_mut().wire = wire;
                 }
-                self.events
-                    .push_back(Event::RequestRefused { transaction_id: id });
-            }
-            None => {
-                self.unanswered += 1;
-                let offered = if self.config.negotiate_version {
-                    offered_version(&r.actions, version)
-                } else {
-                    None
-                };
-                self.incoming.insert(
-                    id,
-                    InState::Processing {
-                        pending_deadline: self.config.pending_timer.map(|d| after(now, d)),
-                        pendings_sent: 0,
-                        version,
-                        offered,
-                    },
-                );
-                self.reschedule(Key::In(id));
-                self.events.push_back(Event::RequestReceived {
-                    transaction_id: id,
-                    actions: r.actions.into_vec(),
-                    mid: mid.clone(),
-                    version,
-                });
-            }
-            Some(_) => {
                 self.on_duplicate(now, id);
+                return;
             }
+            // The user holds the request that had this id: a reply could
+            // not be told from the other's.
+            Some(InState::Processing { .. }) => {
+                self.stats.ids_reused += 1;
+                self.send_unavailable(id, version);
+                self.events
+                    .push_back(Event::TransactionIdInUse { transaction_id: id });
+                return;
+            }
+            Some(InState::Replied { .. }) => {
+                self.stats.ids_reused += 1;
+                self.forget(id);
+            }
+            None => {}
+        }
+        if self
+            .config
+            .max_unanswered_requests
+            .is_some_and(|limit| self.unanswered >= limit)
+        {
+            self.send_unavailable(id, version);
+            self.events
+                .push_back(Event::RequestRefused { transaction_id: id });
+            return;
+        }
+        self.unanswered += 1;
+        let offered = if self.config.negotiate_version {
+            offered_version(&r.actions, version)
+        } else {
+            None
+        };
+        self.incoming.insert(
+            id,
+            InState::Processing {
+                pending_deadline: self.config.pending_timer.map(|d| after(now, d)),
+                pendings_sent: 0,
+                version,
+                offered,
+                print: Print { content, wire },
+            },
+        );
+        self.reschedule(Key::In(id));
+        self.events.push_back(Event::RequestReceived {
+            transaction_id: id,
+            actions: r.actions.into_vec(),
+            mid: mid.clone(),
+            version,
+        });
+    }
+
+    /// Answers a request with error 503, without taking it.
+    fn send_unavailable(&mut self, id: u32, version: u8) {
+        if let Ok(bytes) = self.encode(
+            version,
+            error_reply(id, ERR_SERVICE_UNAVAILABLE, "Service Unavailable"),
+        ) {
+            self.push(bytes, true, false);
         }
     }
 
@@ -109,9 +143,12 @@ impl Connection {
     }
 
     /// Whether a request with this id is known (awaiting our reply, or
-    /// replied and remembered).
-    pub(super) fn knows_request(&self, id: u32) -> bool {
-        self.incoming.contains_key(&id)
+    /// replied and remembered) and last came in a message of these bytes
+    /// (their hash): a resend that needs no decoding to be recognised.
+    pub(super) fn knows_resend(&self, id: u32, wire: u64) -> bool {
+        self.incoming
+            .get(&id)
+            .is_some_and(|state| state.print().wire == Some(wire))
     }
 
     /// The messages of our reply to `id` in `version`: one, or (v3,
@@ -282,14 +319,20 @@ impl Connection {
     /// cache's bounds.
     fn remember(&mut self, now: Instant, id: u32, messages: Vec<Vec<u8>>, ack_required: bool) {
         let expires = after(now, self.config.reply_horizon());
+        let print = self
+            .incoming
+            .get(&id)
+            .map_or(Print::default(), |state| *state.print());
         self.cached_bytes += messages.iter().map(Vec::len).sum::<usize>();
         self.remembered += 1;
+        self.replied_ids.insert(id);
         self.incoming.insert(
             id,
             InState::Replied {
                 messages,
                 expires,
                 ack_required,
+                print,
             },
         );
         // Entries of requests forgotten since (acknowledged, expired)
@@ -425,6 +468,7 @@ impl Connection {
         if let Some(InState::Replied { messages, .. }) = self.incoming.remove(&id) {
             self.cached_bytes -= messages.iter().map(Vec::len).sum::<usize>();
             self.remembered -= 1;
+            self.replied_ids.remove(&id);
         }
         self.reschedule(Key::In(id));
         self.tidy_expiries();
@@ -518,36 +562,32 @@ impl Connection {
         }
     }
 
+    /// Forgets the replied requests a TransactionResponseAck names.
+    ///
+    /// Each range is one lookup in the ordered index of replied ids
+    /// (`replied_ids`), which yields only the entries inside it, and an
+    /// entry leaves the index as soon as a range yields it: a message
+    /// costs its ranges (a logarithm each) and the entries it
+    /// acknowledges, however wide or overlapping its ranges and however
+    /// many requests are remembered.
     pub(super) fn on_ack(&mut self, ranges: &[TransactionAck]) {
         let mut acked: Vec<u32> = Vec::new();
         for range in ranges {
             let first = range.first_ack;
             let last = range.last_ack.unwrap_or(first).max(first);
-            // Walk the smaller of the range and the cache.
-            if u64::from(last - first) < self.incoming.len() as u64 {
-                acked.extend((first..=last).filter(|id| self.is_replied(*id)));
-            } else {
-                acked.extend(
-                    self.incoming
-                        .iter()
-                        .filter(|(id, s)| {
-                            (first..=last).contains(*id) && matches!(s, InState::Replied { .. })
-                        })
-                        .map(|(id, _)| *id),
-                );
+            let start = acked.len();
+            acked.extend(self.replied_ids.range(first..=last));
+            for id in &acked[start..] {
+                self.replied_ids.remove(id);
             }
+            self.ack_visits += (acked.len() - start) as u64;
         }
         acked.sort_unstable();
-        acked.dedup();
         for id in acked {
             self.forget(id);
             self.events
                 .push_back(Event::AckReceived { transaction_id: id });
         }
-    }
-
-    fn is_replied(&self, id: u32) -> bool {
-        matches!(self.incoming.get(&id), Some(InState::Replied { .. }))
     }
 }
 
@@ -559,6 +599,58 @@ mod tests {
 
     use crate::build;
     use crate::engine::{Config, Connection, Event};
+
+    /// A connection that executed and replied to `n` requests (ids 1 to
+    /// `n`), all remembered.
+    fn replied(n: u32) -> (Connection, Instant) {
+        let mut c = Connection::new(Config::new(Mid::Device("mgc".into())));
+        let t0 = Instant::now();
+        for id in 1..=n {
+            let request = format!("!/1 [10.0.0.9]:2944 T={id}{{C=-{{N=t1{{OE=1{{al/of}}}}}}}}");
+            c.handle_input(t0, request.as_bytes());
+            let reply = build::notify_reply(ContextId::NULL, vec![TerminationId::new("t1")]);
+            c.reply(t0, id, TransactionResult::ActionReplies(vec![reply].into()))
+                .unwrap();
+        }
+        while c.poll_transmit().is_some() {}
+        while c.poll_event().is_some() {}
+        (c, t0)
+    }
+
+    /// An acknowledgement costs its ranges and the entries it
+    /// acknowledges, not its ranges times the requests remembered: many
+    /// wide ranges that match nothing (a message of more ranges than the
+    /// view reads, so decoded) look at no entry.
+    #[test]
+    fn acks_cost_their_ranges_and_the_entries_they_acknowledge() {
+        let (mut c, t0) = replied(2_000);
+        let ranges: Vec<String> = (0..4_400u32)
+            .map(|i| format!("{}-{}", 100_000 + i, 200_000 + i))
+            .collect();
+        let ack = format!("!/1 [10.0.0.9]:2944 K{{{}}}", ranges.join(","));
+        c.handle_input(t0, ack.as_bytes());
+        assert_eq!(c.remembered_requests(), 2_000);
+        assert!(c.ack_visits <= 4_400, "{} entries visited", c.ack_visits);
+
+        // Overlapping ranges acknowledge each entry once, and look at it
+        // once.
+        let before = c.ack_visits;
+        let ranges: Vec<String> = (0..40).map(|_| "1-100".to_string()).collect();
+        let ack = format!("!/1 [10.0.0.9]:2944 K{{{},150}}", ranges.join(","));
+        c.handle_input(t0, ack.as_bytes());
+        let acked: Vec<u32> = std::iter::from_fn(|| c.poll_event())
+            .map(|e| match e {
+                Event::AckReceived { transaction_id } => transaction_id,
+                e => panic!("{e:?}"),
+            })
+            .collect();
+        let expected: Vec<u32> = (1..=100).chain([150]).collect();
+        assert_eq!(acked, expected);
+        assert_eq!(c.remembered_requests(), 2_000 - 101);
+        assert_eq!(c.replied_ids.len(), c.remembered);
+        let visits = c.ack_visits - before;
+        assert!(visits <= 41 + 101, "{visits} entries visited");
+    }
 
     /// Acknowledged and expired replies leave the eviction line: a long
     /// run of requests keeps it within the requests still remembered.

@@ -35,14 +35,33 @@
 //!   [`Config::sent_pending_limit`] pendings aborts the transaction: the
 //!   peer gets error 506 ("Pending limit exceeded", as OTP words it) and
 //!   the user [`Event::RequestAborted`].
+//! - **Transaction ids reused.** A duplicate is a request with a known
+//!   id *and* the same actions (a hash of its decoded actions is kept
+//!   with each remembered request). A known id with other actions is a
+//!   new transaction, from a peer that restarted and numbers its
+//!   requests from 1 again: when we replied to the old one, that one is
+//!   forgotten (its cached reply named what the old request asked) and
+//!   the new one reported as any new request; while the user still holds
+//!   the old one, the new one is answered with error 503 and reported as
+//!   [`Event::TransactionIdInUse`] (a reply could not be told from the
+//!   other's). Both are counted ([`ConnectionStats::ids_reused`]). A
+//!   restarted peer that repeats a request exactly, same id and same
+//!   actions, still gets the cached reply: nothing tells it from a
+//!   resend. Resends are byte-identical in practice (ours, OTP's), so a
+//!   resend in the bytes of the message that last carried its request
+//!   is recognised from the borrowed view ([`Connection::handle_view`]);
+//!   any other is decoded, and compared by its actions, so a request
+//!   resent in another message (alone after travelling with others, or
+//!   written otherwise) is still a duplicate.
 //! - **Replies we send** are cached for [`Config::reply_horizon`] (by
 //!   default the whole life of a request on our resend schedule, 105 s:
 //!   a duplicate is never executed twice while its sender may still send
 //!   it), or until the peer acknowledges them with a
-//!   TransactionResponseAck. The cache is bounded per peer in bytes
-//!   ([`Config::reply_cache_bytes`]: beyond it, only the fact that a
-//!   request was executed is kept, and a duplicate of it is dropped,
-//!   [`Event::DuplicateDropped`]) and in entries
+//!   TransactionResponseAck (which costs its ranges and the replies it
+//!   acknowledges, not the replies cached). The cache is bounded per
+//!   peer in bytes ([`Config::reply_cache_bytes`]: beyond it, only the
+//!   fact that a request was executed is kept, and a duplicate of it is
+//!   dropped, [`Event::DuplicateDropped`]) and in entries
 //!   ([`Config::max_remembered_requests`]). Replies go out in the version
 //!   of the request. With
 //!   [`Config::imm_ack_required`] our replies carry `ImmAckRequired`, and
@@ -88,7 +107,10 @@
 //!   [`Event::ReplyReceived`], and the transaction is acknowledged with a
 //!   TransactionResponseAck. At the timer's expiry the peer gets error
 //!   459 listing the missing segments and the user
-//!   [`Event::SegmentsMissing`]. A v3 reply of ours longer than
+//!   [`Event::SegmentsMissing`]. A reply of more than
+//!   [`MAX_REPLY_SEGMENTS`] segments or [`MAX_SEGMENTED_REPLY_BYTES`]
+//!   bytes fails the request ([`FailReason::SegmentLimitExceeded`]) at
+//!   the segment that goes beyond. A v3 reply of ours longer than
 //!   [`Config::max_pdu_size`] is sent as segments (runs of its action
 //!   replies, each message within the limit); a repeated request gets
 //!   them all again. In BER and PER only to a peer that negotiated v3
@@ -128,6 +150,9 @@
 //!   every segment goes out at once, as OTP with `segment_send =
 //!   infinity`; OTP's window of outstanding segments (`segment_send` as
 //!   a number) is not implemented, so a received SegmentReply is ignored.
+//!   OTP bounds neither the number nor the bytes of the segments it
+//!   collects; ours are [`MAX_REPLY_SEGMENTS`] and
+//!   [`MAX_SEGMENTED_REPLY_BYTES`].
 //! - OTP bounds neither outstanding nor unanswered transactions; its flow
 //!   control is the user blocking the transport (`megaco_udp:block/1`).
 //!   Ours are [`Config::max_outstanding_requests`],
@@ -136,6 +161,16 @@
 //!   a bounded number of peers, idle peers forgotten, a bounded queue to
 //!   the user (a request that finds it full gets error 503) and readers
 //!   that stop reading the socket while the driver is behind.
+//! - RFC 3525 D.1.1 (at-most-once) compares the transaction id of a
+//!   request with those of the recent replies to the same sender and,
+//!   on a match, repeats the reply without executing the request; OTP's
+//!   messenger does so (a known id gets the stored reply, or a pending
+//!   while the user works on it, whatever the request holds). A peer
+//!   that restarts and reuses the ids of its previous life, within the
+//!   reply horizon, then gets the replies meant for that life, and its
+//!   user never sees the new requests, its registration among them.
+//!   Ours also compares the request's actions (see "Transaction ids
+//!   reused" above).
 //! - OTP's `megaco:cancel/2` cancels every request of a connection; ours
 //!   cancels one ([`Connection::cancel`], or dropping the request future
 //!   in the drivers).
@@ -197,6 +232,22 @@ pub const ERR_MISSING_SEGMENTS: u16 = 459;
 /// user is not keeping up.
 pub const ERR_SERVICE_UNAVAILABLE: u16 = 503;
 
+/// The most segments a segmented reply from the peer may have: a
+/// segment numbered above it fails the request
+/// ([`FailReason::SegmentLimitExceeded`]). A sender fills each segment
+/// up to its largest message for the path, at least about 1 KiB on any
+/// network (IPv6's minimum MTU is 1280 bytes), so a reply of
+/// [`MAX_SEGMENTED_REPLY_BYTES`] needs at most this many.
+pub const MAX_REPLY_SEGMENTS: u16 = (MAX_SEGMENTED_REPLY_BYTES / 1024) as u16;
+
+/// The most bytes the segments of one segmented reply from the peer may
+/// hold together (each measured in our encoding): as much as one message
+/// a decoder takes by default ([`megaco::Limits::max_message_size`],
+/// 4 MiB), since segmenting splits a reply, it does not make it bigger.
+/// A segment beyond it fails the request
+/// ([`FailReason::SegmentLimitExceeded`]) and frees the others.
+pub const MAX_SEGMENTED_REPLY_BYTES: usize = megaco::Limits::DEFAULT.max_message_size;
+
 /// Why an outgoing request failed without a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -207,6 +258,10 @@ pub enum FailReason {
     /// "Version not supported", or 400 when it cannot decode us) before
     /// anything else about this request.
     MessageError(ErrorDescriptor),
+    /// The peer's segmented reply went beyond [`MAX_REPLY_SEGMENTS`]
+    /// segments or [`MAX_SEGMENTED_REPLY_BYTES`] bytes: the segments
+    /// received are dropped, later ones are [`Event::UnexpectedReply`].
+    SegmentLimitExceeded,
 }
 
 /// Something the user should know about.
@@ -264,6 +319,15 @@ pub enum Event {
     /// [`Config::max_unanswered_requests`] requests await the user's
     /// reply already.
     RequestRefused {
+        /// Its transaction id.
+        transaction_id: u32,
+    },
+    /// A request came with the id of one the user holds (has not
+    /// answered yet) but other actions: a peer that restarted and numbers
+    /// its requests from 1 again. It was answered with error 503, as a
+    /// reply to it could not be told from the other's; the request held
+    /// is untouched.
+    TransactionIdInUse {
         /// Its transaction id.
         transaction_id: u32,
     },
@@ -362,6 +426,8 @@ enum OutState {
     Segments {
         deadline: Instant,
         received: BTreeMap<u16, TransactionResult>,
+        /// Bytes of the segments in `received`, in our encoding.
+        bytes: usize,
         /// The number of the segment marked complete, once seen.
         last: Option<u16>,
     },
@@ -386,6 +452,7 @@ enum InState {
         /// The version the peer offered, when the request holds a
         /// registration.
         offered: Option<u8>,
+        print: Print,
     },
     /// We replied (or aborted); the reply is cached (one message, or
     /// each segment's), or, once dropped from the cache, only remembered
@@ -394,7 +461,34 @@ enum InState {
         messages: Vec<Vec<u8>>,
         expires: Instant,
         ack_required: bool,
+        print: Print,
     },
+}
+
+impl InState {
+    fn print(&self) -> &Print {
+        match self {
+            InState::Processing { print, .. } | InState::Replied { print, .. } => print,
+        }
+    }
+
+    fn print_mut(&mut self) -> &mut Print {
+        match self {
+            InState::Processing { print, .. } | InState::Replied { print, .. } => print,
+        }
+    }
+}
+
+/// What tells a retransmission of a received request from a new request
+/// that reuses its id (see "Transaction ids reused" in the module docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Print {
+    /// A hash of the request's actions, as decoded.
+    content: u64,
+    /// A hash of the bytes of the last message that carried it, when
+    /// they were seen ([`Connection::handle_view`]): a byte-identical
+    /// resend is recognised from the view, without decoding.
+    wire: Option<u64>,
 }
 
 /// Counters of what a [`Connection`] did to stay within its bounds and to
@@ -412,6 +506,10 @@ pub struct ConnectionStats {
     /// Executed requests forgotten early, beyond
     /// [`Config::max_remembered_requests`].
     pub remembered_evicted: u64,
+    /// Requests that came with the id of a remembered one but other
+    /// actions (a peer restarted and numbering from 1 again): taken as
+    /// new, or refused with error 503 while the user holds the old one.
+    pub ids_reused: u64,
     /// Messages handled from a borrowed view of their bytes, without
     /// building the owned model (duplicates of known requests, pendings,
     /// acks, SegmentReplies; see [`Connection::handle_view`]).
@@ -464,6 +562,10 @@ pub struct Connection {
     next_id: u32,
     outgoing: Map<u32, OutRequest>,
     incoming: Map<u32, InState>,
+    /// The ids of the `Replied` entries of `incoming`, in order: an
+    /// acknowledgement finds the entries of each of its ranges without
+    /// walking the others.
+    replied_ids: BTreeSet<u32>,
     /// Replied entries of `incoming`, oldest first (with their expiry, to
     /// skip entries replaced since): the eviction order of the cache.
     replied: VecDeque<(u32, Instant)>,
@@ -498,6 +600,15 @@ pub struct Connection {
     /// many segments each still waits for.
     unacked_segments: Map<u32, u16>,
     stats: ConnectionStats,
+    /// The key of the hashes of [`Print`]s (random per connection).
+    prints: foldhash::fast::RandomState,
+    /// The hash of the bytes of the message being handled, from
+    /// [`Connection::handle_view`] to [`Connection::handle_message`].
+    input_wire: Option<u64>,
+    /// Remembered requests looked at by acknowledgements so far (the
+    /// cost of `on_ack` beyond one ordered lookup per range, for the
+    /// tests of its bound).
+    ack_visits: u64,
 }
 
 /// Which transaction a timer belongs to.
@@ -528,6 +639,7 @@ impl Connection {
             negotiated_v3: false,
             outgoing: Map::default(),
             incoming: Map::default(),
+            replied_ids: BTreeSet::new(),
             replied: VecDeque::new(),
             cached_bytes: 0,
             remembered: 0,
@@ -541,6 +653,9 @@ impl Connection {
             view_luck: view::Luck::default(),
             unacked_segments: Map::default(),
             stats: ConnectionStats::default(),
+            prints: foldhash::fast::RandomState::default(),
+            input_wire: None,
+            ack_visits: 0,
         }
     }
 
@@ -741,6 +856,7 @@ impl Connection {
     /// error unless [`Config::reply_to_decode_errors`] is off or we sent
     /// the peer an error since its last decodable message.
     pub fn handle_undecodable(&mut self, error: DecodeError) {
+        self.input_wire = None;
         let descriptor = decode_error_descriptor(&error);
         self.events.push_back(Event::DecodeError { error });
         if !self.config.reply_to_decode_errors {
@@ -754,7 +870,13 @@ impl Connection {
     }
 
     /// Processes one received, already decoded message.
+    ///
+    /// When [`Connection::handle_view`] was called on its bytes just
+    /// before (and declined them), the requests it brings are noted with
+    /// a hash of those bytes, so that a byte-identical resend of one is
+    /// answered from the view; otherwise each resend is decoded.
     pub fn handle_message(&mut self, now: Instant, msg: MegacoMessage) {
+        let wire = self.input_wire.take();
         // The peer reads us again: a later undecodable message may be
         // answered.
         self.last_sent_error = false;
@@ -797,7 +919,7 @@ impl Connection {
         let mut acks: Vec<u32> = Vec::new();
         for t in transactions {
             match t {
-                Transaction::Request(r) => self.on_request(now, r, &mid, version),
+                Transaction::Request(r) => self.on_request(now, r, &mid, version, wire),
                 Transaction::Pending(p) => self.on_pending(now, p.transaction_id),
                 Transaction::Reply(r) => {
                     let id = r.transaction_id;

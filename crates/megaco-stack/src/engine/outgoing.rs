@@ -9,6 +9,7 @@ use megaco::model::*;
 use super::util::{accepted_registration, after, merge_segments, missing_segments, offer_version};
 use super::{
     Connection, Error, Event, FailReason, Key, OutRequest, OutState, ERR_MISSING_SEGMENTS,
+    MAX_REPLY_SEGMENTS, MAX_SEGMENTED_REPLY_BYTES,
 };
 
 impl Connection {
@@ -252,6 +253,14 @@ impl Connection {
     /// SegmentReply, and once every segment up to the one marked complete
     /// has come, reports the whole reply. Returns whether the reply is
     /// complete (then the caller acknowledges the transaction).
+    ///
+    /// A segment numbered above [`MAX_REPLY_SEGMENTS`], or one that
+    /// brings the segments' bytes beyond [`MAX_SEGMENTED_REPLY_BYTES`],
+    /// fails the request ([`FailReason::SegmentLimitExceeded`]). Each
+    /// arrival costs a map insertion and the measure of the new segment,
+    /// whatever the number of segments: the reply is complete when as
+    /// many distinct segments as the last one's number have come, from 1
+    /// to it.
     pub(super) fn on_segment(
         &mut self,
         now: Instant,
@@ -260,11 +269,38 @@ impl Connection {
         version: u8,
     ) -> bool {
         let id = r.transaction_id;
-        let Some(req) = self.outgoing.get_mut(&id) else {
+        let Some(req) = self.outgoing.get(&id) else {
             self.events.push_back(Event::UnexpectedReply {
                 transaction_id: id,
                 result: r.result,
             });
+            return false;
+        };
+        let known = match &req.state {
+            OutState::Segments { received, .. } => received.contains_key(&sn),
+            _ => false,
+        };
+        let held = match &req.state {
+            OutState::Segments { bytes, .. } => *bytes,
+            _ => 0,
+        };
+        // A new segment is measured (in our encoding) before it is kept.
+        let mut r = r;
+        let size = if known {
+            0
+        } else {
+            self.segment_size(&mut r, version)
+        };
+        if sn > MAX_REPLY_SEGMENTS || held.saturating_add(size) > MAX_SEGMENTED_REPLY_BYTES {
+            self.outgoing.remove(&id);
+            self.reschedule(Key::Out(id));
+            self.events.push_back(Event::RequestFailed {
+                transaction_id: id,
+                reason: FailReason::SegmentLimitExceeded,
+            });
+            return false;
+        }
+        let Some(req) = self.outgoing.get_mut(&id) else {
             return false;
         };
         let deadline = after(now, self.config.segment_recv_timer);
@@ -272,12 +308,14 @@ impl Connection {
             req.state = OutState::Segments {
                 deadline,
                 received: BTreeMap::new(),
+                bytes: 0,
                 last: None,
             };
         }
         let OutState::Segments {
             deadline: armed,
             received,
+            bytes,
             last,
         } = &mut req.state
         else {
@@ -286,20 +324,19 @@ impl Connection {
         if r.segmentation_complete {
             *last = Some(sn);
         }
-        if let std::collections::btree_map::Entry::Vacant(slot) = received.entry(sn) {
-            slot.insert(r.result);
+        if !known {
+            received.insert(sn, r.result);
+            *bytes += size;
             *armed = deadline;
         }
-        let complete = last.is_some_and(|l| (1..=l).all(|n| received.contains_key(&n)));
-        let result = if complete {
-            let l = last.unwrap_or(0);
-            let mut parts = std::mem::take(received);
-            Some(merge_segments(
-                (1..=l).filter_map(|n| parts.remove(&n)).collect(),
-            ))
-        } else {
-            None
-        };
+        // Distinct numbers, as many as the last one, none below 1 and
+        // none above it: exactly 1 to the last.
+        let complete = last.is_some_and(|l| {
+            received.len() == usize::from(l)
+                && received.first_key_value().is_some_and(|(n, _)| *n >= 1)
+                && received.last_key_value().is_some_and(|(n, _)| *n == l)
+        });
+        let result = complete.then(|| merge_segments(std::mem::take(received).into_values()));
         let body = MessageBody::Transactions(
             vec![Transaction::SegmentReply(SegmentReply {
                 transaction_id: id,
@@ -324,4 +361,44 @@ impl Connection {
             }
         }
     }
+
+    /// The size of a reply segment: the bytes of a message holding it
+    /// alone in our encoding (or, should it not encode, of its debug
+    /// form, counted as it is written, nothing allocated).
+    fn segment_size(&self, r: &mut TransactionReply, version: u8) -> usize {
+        let empty = TransactionResult::ActionReplies(Default::default());
+        let result = std::mem::replace(&mut r.result, empty);
+        let mut msg = self.compose(
+            version,
+            MessageBody::Transactions(
+                vec![Transaction::Reply(TransactionReply {
+                    result,
+                    ..r.clone()
+                })]
+                .into(),
+            ),
+        );
+        let encoded = self.encoding.encode(&msg).map(|b| b.len());
+        if let MessageBody::Transactions(t) = &mut msg.mess.body {
+            if let Some(Transaction::Reply(back)) = t.pop() {
+                r.result = back.result;
+            }
+        }
+        encoded.unwrap_or_else(|_| debug_len(&r.result))
+    }
+}
+
+/// The length of `value`'s debug form, counted as it is written (nothing
+/// is allocated).
+fn debug_len(value: &impl std::fmt::Debug) -> usize {
+    struct Count(usize);
+    impl std::fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 = self.0.saturating_add(s.len());
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = std::fmt::write(&mut count, format_args!("{value:?}"));
+    count.0
 }

@@ -60,7 +60,9 @@ pub(super) fn missing_segments(
 /// One result from the segments of a reply, in segment order: the action
 /// replies of all segments, or the first segment's error if any segment
 /// is an error.
-pub(super) fn merge_segments(parts: Vec<TransactionResult>) -> TransactionResult {
+pub(super) fn merge_segments(
+    parts: impl IntoIterator<Item = TransactionResult>,
+) -> TransactionResult {
     let mut replies = Vec::new();
     for part in parts {
         match part {

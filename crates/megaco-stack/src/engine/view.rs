@@ -3,6 +3,7 @@
 //! borrowed view of the bytes ([`megaco::view`]). Whatever the user is
 //! handed (new requests, replies, errors) is decoded into the model.
 
+use std::hash::BuildHasher;
 use std::time::Instant;
 
 use megaco::model::{SegmentReply, TransactionAck};
@@ -21,13 +22,18 @@ impl Connection {
     /// [`Connection::handle_message`] ([`Connection::handle_input`] does
     /// both).
     ///
-    /// A known request is recognised by its transaction id alone, as the
-    /// decoding path does: only the message's outline is read
-    /// ([`MessageView::outline`]: transactions and ack ranges, each
-    /// transaction's actions skipped in one scan), not the actions again
-    /// (a resend carries the bytes of the first sending), so a repeat
-    /// whose actions are malformed is answered like any other repeat
-    /// rather than with error 400.
+    /// A known request is recognised by its transaction id and a hash of
+    /// the whole message's bytes: a request whose last message had these
+    /// very bytes (resends are byte-identical in practice). Only the
+    /// message's outline is read ([`MessageView::outline`]: transactions
+    /// and ack ranges, each transaction's actions skipped in one scan),
+    /// not the actions again. A known id in other bytes is left to the
+    /// decoding path, which compares the request's actions with those
+    /// remembered (a peer that restarted may reuse the id for another
+    /// request; see the [module docs](super)). When the view declines a
+    /// message, the hash of its bytes is kept for
+    /// [`Connection::handle_message`], called next with the message
+    /// decoded (as [`Connection::handle_input`] does).
     ///
     /// Reading the view first costs a new request or a reply the view's
     /// header read (about a fifth more than decoding alone): after
@@ -37,15 +43,21 @@ impl Connection {
     /// after at most that many messages, and a stream of new requests
     /// pays an eighth of the cost.
     pub fn handle_view(&mut self, now: Instant, bytes: &[u8]) -> bool {
+        // Noted for handle_message, should the view decline.
+        let wire = self.prints.hash_one(bytes);
+        self.input_wire = Some(wire);
         if self.view_luck.skip() {
             return false;
         }
-        let handled = self.view_message(now, bytes);
+        let handled = self.view_message(now, bytes, wire);
         self.view_luck.record(handled);
+        if handled {
+            self.input_wire = None;
+        }
         handled
     }
 
-    fn view_message(&mut self, now: Instant, bytes: &[u8]) -> bool {
+    fn view_message(&mut self, now: Instant, bytes: &[u8], wire: u64) -> bool {
         let encoding = self.encoding.clone();
         let Ok(view) = MessageView::parse(bytes, &encoding) else {
             return false;
@@ -60,7 +72,7 @@ impl Connection {
         for item in view.outline() {
             let next = match item {
                 Ok(Item::Transaction(TransactionView::Request { id }))
-                    if self.knows_request(id) =>
+                    if self.knows_resend(id, wire) =>
                 {
                     Todo::Repeat(id)
                 }
