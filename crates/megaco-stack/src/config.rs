@@ -225,13 +225,20 @@ pub struct Config {
 /// A peer is *unproven* until it sends a message we can decode, *proven*
 /// after, and *registered* once a ServiceChange on ROOT between us was
 /// accepted (either way). Unproven peers are held in a small table of
-/// their own and are the first to go; a registered peer keeps its slot.
+/// their own and are the first to go; a registered peer keeps its slot
+/// while it is not quiet (see [`TransportConfig::max_peers`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TransportConfig {
     /// How many proven peers (each with its transactions) are kept at
     /// once. A new peer beyond this takes the slot of the proven,
     /// unregistered peer idle the longest (one with no live transaction);
-    /// when there is none it is refused
+    /// when there is none, that of the peer, registered or not, *quiet*
+    /// the longest: no request awaiting a reply either way, and nothing
+    /// from or to it for at least the request timer's
+    /// [`RequestTimer::resend_horizon`] (49 s by default: a peer on those
+    /// timers has no resend left to send, and a live gateway talks or is
+    /// audited more often; its next message gets it a slot again). When
+    /// there is none either it is refused
     /// ([`EndpointEvent::PeerRefused`](crate::endpoint::EndpointEvent)).
     /// Requests the user sends to a new address are always allowed.
     /// Default 4096.

@@ -228,7 +228,10 @@ pub struct EngineArgs {
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().segment_recv_timer))]
     pub segment_recv_timer: Secs,
     /// How many peers one UDP socket keeps, and TCP connections one
-    /// listener holds, at once.
+    /// listener holds, at once. When all are held, a newcomer takes the
+    /// slot of an idle unregistered peer, or else of one (registered too)
+    /// quiet for the resend horizon (49 s with the default timers), or is
+    /// refused.
     #[arg(long, value_name = "N", default_value_t = defaults().transport.max_peers as u64)]
     pub max_peers: u64,
     /// How many peers that never sent a decodable message are kept; a new

@@ -209,13 +209,14 @@ pub enum EndpointEvent {
         encoding: String,
     },
     /// A proven peer lost its slot to a newer one (an unregistered peer
-    /// idle the longest).
+    /// idle the longest, or a quiet one; see
+    /// [`TransportConfig::max_peers`](crate::config::TransportConfig::max_peers)).
     PeerEvicted {
         /// The peer.
         peer: Peer,
     },
     /// A proven peer found every slot held by peers that cannot be
-    /// evicted; its message was dropped (its connection closed). Handed
+    /// evicted (each with a live transaction, or not yet quiet); its message was dropped (its connection closed). Handed
     /// out for the first refusal of a report interval only; every one is
     /// counted ([`DropReport::peers_refused`]).
     PeerRefused {

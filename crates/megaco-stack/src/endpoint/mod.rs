@@ -25,9 +25,13 @@
 //! only ever churns that table. A decodable message makes the peer
 //! *proven*: it gets a [`Connection`] and one of
 //! [`TransportConfig::max_peers`] slots (taking, when all are held, the
-//! slot of the unregistered peer idle the longest, or else being
-//! refused). A peer whose registration (ServiceChange on ROOT) was
-//! accepted is *registered* and never loses its slot to another.
+//! slot of the unregistered peer with no live transaction idle the
+//! longest, or else of a peer that has been quiet for the request timer's
+//! resend horizon, or else being refused). A peer whose registration
+//! (ServiceChange on ROOT) was accepted is *registered*: it keeps its
+//! slot while it talks or is talked to (at least every resend horizon, 49
+//! s by default) or has a request in progress, so that registrations from
+//! many addresses cannot hold the table once they go quiet.
 //!
 //! # No storms
 //!
