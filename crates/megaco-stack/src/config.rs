@@ -281,10 +281,23 @@ pub struct TransportConfig {
     /// side after ours, reading (and discarding) what it still sends, so
     /// that our last messages are not lost to a reset. Default 2 s.
     pub tcp_linger: Duration,
-    /// How many messages may wait to be written to one TCP connection; a
-    /// peer that reads so slowly that more pile up is disconnected.
+    /// How many messages may wait to be written to one TCP connection
+    /// before we stop reading from it, until they drain: a burst of
+    /// requests is answered at the pace its peer reads the answers.
     /// Default 256.
     pub tcp_write_queue: usize,
+    /// Bytes that may wait to be written to one TCP connection (replies
+    /// to requests read before reading stopped); a peer that lets more
+    /// pile up is disconnected
+    /// ([`CloseReason::SlowReader`](crate::endpoint::CloseReason)). One
+    /// message larger than this still goes alone. Default 4 MiB.
+    pub tcp_write_buffer: usize,
+    /// A TCP connection with bytes waiting to be written that its peer
+    /// takes none of for this long is closed
+    /// ([`CloseReason::SlowReader`](crate::endpoint::CloseReason)): the
+    /// peer does not read. Default 10 s, as
+    /// [`TransportConfig::tcp_frame_timeout`] for the other direction.
+    pub tcp_write_timeout: Duration,
     /// Message-level errors (answers to undecodable input) and errors the
     /// stack sends by itself (503, 506, 459) to one peer. Beyond it they
     /// are dropped and counted. Default 5 a second, bursts of 10.
@@ -345,6 +358,8 @@ impl Default for TransportConfig {
             tcp_close_delay: Duration::from_millis(100),
             tcp_linger: Duration::from_secs(2),
             tcp_write_queue: 256,
+            tcp_write_buffer: 4 << 20,
+            tcp_write_timeout: Duration::from_secs(10),
             error_rate_per_peer: RateLimit {
                 per_second: 5,
                 burst: 10,

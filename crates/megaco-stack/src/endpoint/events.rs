@@ -27,8 +27,11 @@ pub enum CloseReason {
     Evicted,
     /// Refused: the peer table was full.
     Refused,
-    /// The peer did not read what we wrote
-    /// ([`TransportConfig::tcp_write_queue`](crate::config::TransportConfig::tcp_write_queue)).
+    /// The peer did not read what we wrote: it took none of it for
+    /// [`TransportConfig::tcp_write_timeout`](crate::config::TransportConfig::tcp_write_timeout),
+    /// or let more than
+    /// [`TransportConfig::tcp_write_buffer`](crate::config::TransportConfig::tcp_write_buffer)
+    /// pile up.
     SlowReader,
     /// The user closed it.
     Requested,
