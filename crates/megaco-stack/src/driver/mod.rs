@@ -443,6 +443,8 @@ impl Driver {
                 }
             }
             Input::Data { peer, bytes } => self.ep.handle_stream_data(now, peer, &bytes),
+            // A half-close: the peer may still read the replies it is owed.
+            Input::Ended { peer, error: None } => self.ep.handle_stream_finished(now, peer),
             Input::Ended { peer, error } => {
                 self.streams.remove(&peer);
                 self.stream_gone(peer);

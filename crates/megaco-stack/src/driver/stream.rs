@@ -236,10 +236,10 @@ pub(super) async fn run_stream(
                         deadline = Instant::now() + writing.timeout;
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    // Also after the peer closed its side: the driver
+                    // still holds the stream for the replies it owes.
                     Err(e) => {
-                        if open {
-                            let _ = input.send(Input::Ended { peer, error: Some(e.to_string()) }).await;
-                        }
+                        let _ = input.send(Input::Ended { peer, error: Some(e.to_string()) }).await;
                         return;
                     }
                 }

@@ -177,8 +177,12 @@ struct PeerState {
     /// Whether our last message to this unproven peer was an error.
     last_sent_error: bool,
     stream: Option<Box<StreamState>>,
-    /// A graceful close waiting for SegmentReplies, until this instant.
+    /// A graceful close waiting for SegmentReplies (or, once the peer
+    /// closed its side, for our replies to its requests), until this
+    /// instant.
     closing: Option<Instant>,
+    /// The peer closed its side of the stream: it sends no more.
+    finished: bool,
     /// The connection's counters at the last flush.
     seen: ConnectionStats,
     /// Whether it was registered at the last flush.
@@ -396,6 +400,42 @@ impl Endpoint {
         }
         if let Some(e) = bad {
             self.close_stream(peer, CloseReason::BadFraming(e.to_string()));
+        }
+        self.flush(now);
+    }
+
+    /// The peer closed its side of the stream (a half-close: it sends no
+    /// more, and may still read). The stream is closed once our replies
+    /// to the requests it sent are written: at once when none is owed,
+    /// else when the last is handed over, at most the request timer's
+    /// [lifetime](crate::config::RequestTimer::lifetime) from now (as
+    /// long as the peer would wait for them). The close is polled
+    /// ([`Endpoint::poll_close`]) with [`CloseReason::PeerClosed`].
+    pub fn handle_stream_finished(&mut self, now: Instant, peer: Peer) {
+        let wait = self.config.request_timer.lifetime();
+        let Some(state) = self.peers.get_mut(&peer) else {
+            return;
+        };
+        let owed = state
+            .conn
+            .as_ref()
+            .is_some_and(|c| c.unanswered_requests() > 0);
+        if owed {
+            state.finished = true;
+            // The rest of a frame will not come.
+            if let Some(stream) = state.stream.as_mut() {
+                stream.frame_started = None;
+            }
+            let until = engine_after(now, wait);
+            state.closing = Some(state.closing.map_or(until, |t| t.min(until)));
+            self.dirty.push(peer);
+        } else if self.remove(peer).is_some() {
+            self.stats.connections_closed += 1;
+            self.closes.push_back((peer, CloseReason::PeerClosed));
+            self.events.push_back(EndpointEvent::Closed {
+                peer,
+                reason: CloseReason::PeerClosed,
+            });
         }
         self.flush(now);
     }
