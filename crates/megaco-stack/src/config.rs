@@ -330,7 +330,9 @@ pub struct TransportConfig {
     pub max_remembered_total: usize,
     /// Capacity of the queue to the user ([`crate::Incoming`]). When it
     /// is full, a new request is answered with error 503 ("Service
-    /// Unavailable") and other events are dropped; both are counted.
+    /// Unavailable"; sent within [`TransportConfig::error_rate_per_peer`]
+    /// and [`TransportConfig::error_rate_total`]) and other events are
+    /// dropped; both are counted.
     /// Endpoint events (peers admitted, evicted, ...; `Inbound::Endpoint`)
     /// are dropped already once the queue is half full, so that a burst
     /// of them leaves room for requests. Default 1024.

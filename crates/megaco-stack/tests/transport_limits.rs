@@ -220,6 +220,31 @@ async fn full_inbound_queue_answers_503_and_drops_events() {
     ));
 }
 
+/// A peer flooding a busy stack (its requests find the queue to the user
+/// full) gets 503s within its error rate limit, the rest counted, not
+/// one per request.
+#[tokio::test]
+async fn refusals_of_a_full_queue_keep_to_the_error_rate_limit() {
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 2;
+    let (ep, _incoming) = udp::bind(any_port(), cfg).await.unwrap();
+    let peer = UdpSocket::bind(any_port()).await.unwrap();
+    let body: String = (1..=200)
+        .map(|id| format!("T={id}{{C=1{{N=t1{{OE=3{{al/on}}}}}}}}"))
+        .collect();
+    let msg = format!("!/1 [127.0.0.9]:2944 {body}");
+    peer.send_to(msg.as_bytes(), ep.local_addr()).await.unwrap();
+    let s = until(|| ep.stats(), |s| s.requests_refused >= 199).await;
+    // At most the burst of 10 and what the rate added meanwhile went out.
+    assert!(s.errors_rate_limited > 0, "{s:?}");
+    let first = transactions(recv(&peer).await);
+    assert!(matches!(
+        &first[..],
+        [Transaction::Reply(TransactionReply { result: TransactionResult::Error(e), .. })]
+            if e.error_code == 503
+    ));
+}
+
 /// A reply in two segments (v3) from a raw peer: each is acknowledged,
 /// then the transaction, and the request resolves with the whole reply.
 #[tokio::test]

@@ -547,7 +547,7 @@ impl Driver {
                 self.requests_refused += 1;
                 let _ = self
                     .ep
-                    .reply(now, peer, id, error_result(503, "Service Unavailable"));
+                    .refuse(now, peer, id, error_result(503, "Service Unavailable"));
             }
             Cmd::EventDropped => self.events_dropped += 1,
             Cmd::Shutdown { .. } => {}
@@ -724,17 +724,21 @@ impl Driver {
                     answered: false,
                 };
                 if let Err(e) = self.inbound.try_send(Inbound::Request(req)) {
-                    // Nobody listens, or the user is behind: answer at once.
-                    let result = if let TrySendError::Full(_) = e {
-                        self.requests_refused += 1;
-                        error_result(503, "Service Unavailable")
-                    } else {
-                        error_result(501, "Not Implemented")
-                    };
+                    // Nobody listens, or the user is behind: answer at once
+                    // (a 503 of ours within the peer's error rate limit).
+                    let now = Instant::now();
+                    let full = matches!(e, TrySendError::Full(_));
                     if let Inbound::Request(mut req) = e.into_inner() {
                         req.answered = true;
                     }
-                    let _ = self.ep.reply(Instant::now(), peer, transaction_id, result);
+                    if full {
+                        self.requests_refused += 1;
+                        let result = error_result(503, "Service Unavailable");
+                        let _ = self.ep.refuse(now, peer, transaction_id, result);
+                    } else {
+                        let result = error_result(501, "Not Implemented");
+                        let _ = self.ep.reply(now, peer, transaction_id, result);
+                    }
                 }
                 None
             }

@@ -644,6 +644,35 @@ impl Endpoint {
         r
     }
 
+    /// Answers the request `transaction_id` from `peer` with an error the
+    /// stack chose by itself (503 when the user is behind), within the
+    /// per-peer and total error rate limits
+    /// ([`TransportConfig::error_rate_per_peer`]): beyond them the request
+    /// is answered all the same (a duplicate of it gets the cached
+    /// error), but the reply is not sent, only counted
+    /// ([`Stats::errors_rate_limited`]). A peer flooding a busy endpoint
+    /// so gets a few errors a second, not one per request.
+    pub fn refuse(
+        &mut self,
+        now: Instant,
+        peer: Peer,
+        transaction_id: u32,
+        result: TransactionResult,
+    ) -> Result<(), engine::Error> {
+        // Nothing of this peer's waits to be sent but what this produces.
+        self.flush(now);
+        self.conn_mut(peer)?;
+        let allowed = self.take_error_token(now, peer);
+        let conn = self.conn_mut(peer)?;
+        let r = conn.reply(now, transaction_id, result);
+        if !allowed {
+            while conn.poll_transmit_tagged().is_some() {}
+        }
+        self.dirty.push(peer);
+        self.flush(now);
+        r
+    }
+
     /// Sends a TransactionPending for the request `transaction_id` from
     /// `peer`.
     pub fn send_pending(
@@ -723,5 +752,53 @@ fn describe(e: &Encoding) -> String {
         Encoding::Ber(_) => "ber (standard)".into(),
         Encoding::Per(_) => "per".into(),
         _ => e.kind().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Config, Event};
+
+    /// Requests refused with 503 at one instant: the peer gets as many
+    /// as its error burst allows, the rest are counted; every request is
+    /// answered (none left waiting for the user).
+    #[test]
+    fn refusals_keep_to_the_error_rate_limit() {
+        let mid = Mid::Ip4(Ip4Address {
+            address: [127, 0, 0, 1],
+            port: Some(2944),
+        });
+        let mut ep = Endpoint::new(Config::new(mid));
+        let udp = ep.add_transport(TransportKind::Datagram);
+        let peer = Peer::new(udp, SocketAddr::from(([127, 0, 0, 1], 2945)));
+        let now = Instant::now();
+        let body: String = (1..=100)
+            .map(|id| format!("T={id}{{C=-{{N=t1{{OE=1{{al/of}}}}}}}}"))
+            .collect();
+        let msg = format!("!/1 [127.0.0.9]:2944 {body}");
+        ep.handle_datagram(now, peer, msg.as_bytes());
+        let ids: Vec<u32> = std::iter::from_fn(|| ep.poll_event())
+            .filter_map(|e| match e {
+                EndpointEvent::Transaction {
+                    event: Event::RequestReceived { transaction_id, .. },
+                    ..
+                } => Some(transaction_id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids.len(), 100);
+        for id in ids {
+            let busy = TransactionResult::Error(ErrorDescriptor {
+                error_code: 503,
+                error_text: None,
+            });
+            ep.refuse(now, peer, id, busy).unwrap();
+        }
+        let sent = std::iter::from_fn(|| ep.poll_transmit()).count();
+        let burst = ep.config().transport.error_rate_per_peer.burst as usize;
+        assert_eq!(sent, burst);
+        assert_eq!(ep.stats().errors_rate_limited, (100 - burst) as u64);
+        assert_eq!(ep.conn(peer).unwrap().unanswered_requests(), 0);
     }
 }
