@@ -225,13 +225,20 @@ pub struct Config {
 /// A peer is *unproven* until it sends a message we can decode, *proven*
 /// after, and *registered* once a ServiceChange on ROOT between us was
 /// accepted (either way). Unproven peers are held in a small table of
-/// their own and are the first to go; a registered peer keeps its slot.
+/// their own and are the first to go; a registered peer keeps its slot
+/// while it is not quiet (see [`TransportConfig::max_peers`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TransportConfig {
     /// How many proven peers (each with its transactions) are kept at
     /// once. A new peer beyond this takes the slot of the proven,
     /// unregistered peer idle the longest (one with no live transaction);
-    /// when there is none it is refused
+    /// when there is none, that of the peer, registered or not, *quiet*
+    /// the longest: no request awaiting a reply either way, and nothing
+    /// from or to it for at least the request timer's
+    /// [`RequestTimer::resend_horizon`] (49 s by default: a peer on those
+    /// timers has no resend left to send, and a live gateway talks or is
+    /// audited more often; its next message gets it a slot again). When
+    /// there is none either it is refused
     /// ([`EndpointEvent::PeerRefused`](crate::endpoint::EndpointEvent)).
     /// Requests the user sends to a new address are always allowed.
     /// Default 4096.
@@ -274,10 +281,23 @@ pub struct TransportConfig {
     /// side after ours, reading (and discarding) what it still sends, so
     /// that our last messages are not lost to a reset. Default 2 s.
     pub tcp_linger: Duration,
-    /// How many messages may wait to be written to one TCP connection; a
-    /// peer that reads so slowly that more pile up is disconnected.
+    /// How many messages may wait to be written to one TCP connection
+    /// before we stop reading from it, until they drain: a burst of
+    /// requests is answered at the pace its peer reads the answers.
     /// Default 256.
     pub tcp_write_queue: usize,
+    /// Bytes that may wait to be written to one TCP connection (replies
+    /// to requests read before reading stopped); a peer that lets more
+    /// pile up is disconnected
+    /// ([`CloseReason::SlowReader`](crate::endpoint::CloseReason)). One
+    /// message larger than this still goes alone. Default 4 MiB.
+    pub tcp_write_buffer: usize,
+    /// A TCP connection with bytes waiting to be written that its peer
+    /// takes none of for this long is closed
+    /// ([`CloseReason::SlowReader`](crate::endpoint::CloseReason)): the
+    /// peer does not read. Default 10 s, as
+    /// [`TransportConfig::tcp_frame_timeout`] for the other direction.
+    pub tcp_write_timeout: Duration,
     /// Message-level errors (answers to undecodable input) and errors the
     /// stack sends by itself (503, 506, 459) to one peer. Beyond it they
     /// are dropped and counted. Default 5 a second, bursts of 10.
@@ -310,7 +330,9 @@ pub struct TransportConfig {
     pub max_remembered_total: usize,
     /// Capacity of the queue to the user ([`crate::Incoming`]). When it
     /// is full, a new request is answered with error 503 ("Service
-    /// Unavailable") and other events are dropped; both are counted.
+    /// Unavailable"; sent within [`TransportConfig::error_rate_per_peer`]
+    /// and [`TransportConfig::error_rate_total`]) and other events are
+    /// dropped; both are counted.
     /// Endpoint events (peers admitted, evicted, ...; `Inbound::Endpoint`)
     /// are dropped already once the queue is half full, so that a burst
     /// of them leaves room for requests. Default 1024.
@@ -338,6 +360,8 @@ impl Default for TransportConfig {
             tcp_close_delay: Duration::from_millis(100),
             tcp_linger: Duration::from_secs(2),
             tcp_write_queue: 256,
+            tcp_write_buffer: 4 << 20,
+            tcp_write_timeout: Duration::from_secs(10),
             error_rate_per_peer: RateLimit {
                 per_second: 5,
                 burst: 10,

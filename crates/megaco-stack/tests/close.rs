@@ -192,3 +192,33 @@ async fn close_hands_over_everything_written() {
     // One ack, for the whole reply, after the last SegmentReply.
     assert_eq!(seen, ["SM 1", "SM 2", "SM 3", &format!("K {id}")]);
 }
+
+/// A client that sends its request and closes its side at once (a
+/// half-close: it still reads) gets the reply, then the end of the
+/// stream; the reply is handed over (not failed as to a closed peer).
+#[tokio::test]
+async fn a_half_closed_peer_still_gets_its_reply() {
+    let listener = tcp::Listener::bind(any(), config()).await.unwrap();
+    let mut raw = TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let request = "!/3 [127.0.0.9]:2944 T=7{C=1{N=t1{OE=3{al/on}}}}";
+    raw.write_all(&frame(request)).await.unwrap();
+    raw.shutdown().await.unwrap();
+    let (_conn, mut incoming) = listener.accept().await.unwrap();
+    let req = incoming.next_request().await.unwrap();
+    // The end of the client's side reaches the stack before the reply
+    // (this pause only orders the two; nothing is timed).
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let result = build::default_replies(&req.actions);
+    req.reply(result).await.expect("the reply is handed over");
+    let msg = tokio::time::timeout(Duration::from_secs(10), read_message(&mut raw))
+        .await
+        .expect("the reply comes")
+        .expect("the reply comes before the end of the stream");
+    assert!(matches!(transaction(&msg), Transaction::Reply(r) if r.transaction_id == 7));
+    let end = tokio::time::timeout(Duration::from_secs(10), read_message(&mut raw))
+        .await
+        .expect("the stream ends");
+    assert!(end.is_none());
+}

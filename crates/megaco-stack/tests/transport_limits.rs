@@ -220,6 +220,31 @@ async fn full_inbound_queue_answers_503_and_drops_events() {
     ));
 }
 
+/// A peer flooding a busy stack (its requests find the queue to the user
+/// full) gets 503s within its error rate limit, the rest counted, not
+/// one per request.
+#[tokio::test]
+async fn refusals_of_a_full_queue_keep_to_the_error_rate_limit() {
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 2;
+    let (ep, _incoming) = udp::bind(any_port(), cfg).await.unwrap();
+    let peer = UdpSocket::bind(any_port()).await.unwrap();
+    let body: String = (1..=200)
+        .map(|id| format!("T={id}{{C=1{{N=t1{{OE=3{{al/on}}}}}}}}"))
+        .collect();
+    let msg = format!("!/1 [127.0.0.9]:2944 {body}");
+    peer.send_to(msg.as_bytes(), ep.local_addr()).await.unwrap();
+    let s = until(|| ep.stats(), |s| s.requests_refused >= 199).await;
+    // At most the burst of 10 and what the rate added meanwhile went out.
+    assert!(s.errors_rate_limited > 0, "{s:?}");
+    let first = transactions(recv(&peer).await);
+    assert!(matches!(
+        &first[..],
+        [Transaction::Reply(TransactionReply { result: TransactionResult::Error(e), .. })]
+            if e.error_code == 503
+    ));
+}
+
 /// A reply in two segments (v3) from a raw peer: each is acknowledged,
 /// then the transaction, and the request resolves with the whole reply.
 #[tokio::test]
@@ -410,6 +435,84 @@ async fn silent_tcp_connection_is_closed_after_the_idle_timeout() {
     assert_eq!(listener.refused(), 0);
 }
 
+/// TPKT frames of Notify requests `ids` (compact text).
+fn framed_notifies(ids: std::ops::RangeInclusive<u32>) -> Vec<u8> {
+    ids.flat_map(|id| {
+        let body = format!("!/1 [127.0.0.9]:2944 T={id}{{C=1{{N=t1{{OE=3{{al/on}}}}}}}}");
+        let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
+        framed.extend_from_slice(body.as_bytes());
+        framed
+    })
+    .collect()
+}
+
+/// Reads TPKT frames from `raw` until `n` transaction replies have come;
+/// their ids.
+async fn read_replies(raw: &mut tokio::net::TcpStream, n: usize) -> Vec<u32> {
+    use tokio::io::AsyncReadExt;
+    let mut ids = Vec::new();
+    while ids.len() < n {
+        let mut header = [0u8; 4];
+        raw.read_exact(&mut header).await.unwrap();
+        let len = usize::from(u16::from_be_bytes([header[2], header[3]])) - 4;
+        let mut body = vec![0u8; len];
+        raw.read_exact(&mut body).await.unwrap();
+        for t in transactions(megaco::text::decode(&body).unwrap()) {
+            if let Transaction::Reply(r) = t {
+                ids.push(r.transaction_id);
+            }
+        }
+    }
+    ids
+}
+
+/// A TCP peer that reads what it is sent gets every reply to a burst of
+/// requests far larger than the write queue, answered all at once: a
+/// long queue holds back the reading of the peer's requests, it does not
+/// drop a peer that reads.
+#[tokio::test]
+async fn a_burst_larger_than_the_write_queue_is_answered() {
+    use tokio::io::AsyncWriteExt;
+    let mut cfg = config(1);
+    cfg.transport.tcp_write_queue = 4;
+    let (stack, mut incoming) = megaco_stack::Stack::builder(cfg)
+        .tcp(any_port())
+        .start()
+        .await
+        .unwrap();
+    let mut raw = tokio::net::TcpStream::connect(stack.tcp_addrs()[0])
+        .await
+        .unwrap();
+    const N: usize = 300;
+    raw.write_all(&framed_notifies(1..=N as u32)).await.unwrap();
+    let mut requests = Vec::new();
+    while requests.len() < N {
+        match incoming.recv().await {
+            Some(Inbound::Request(req)) => requests.push(req),
+            Some(_) => {}
+            None => panic!("the stack stopped"),
+        }
+    }
+    // Every reply handed over before the stack runs again: they leave in
+    // one go.
+    let sent: Vec<_> = requests
+        .into_iter()
+        .map(|req| {
+            let result = build::default_replies(&req.actions);
+            req.send_reply(result)
+        })
+        .collect();
+    let mut ids = tokio::time::timeout(Duration::from_secs(30), read_replies(&mut raw, N))
+        .await
+        .expect("every reply comes");
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=N as u32).collect::<Vec<_>>());
+    for s in sent {
+        s.await.unwrap();
+    }
+    assert_eq!(stack.stats().connections_closed, 0);
+}
+
 /// A TCP peer that sends requests and never reads is dropped
 /// ([`CloseReason::SlowReader`](megaco_stack::endpoint::CloseReason)); the
 /// user, behind with its queue full meanwhile, still learns of the close
@@ -420,6 +523,7 @@ async fn a_close_is_reported_even_when_the_queue_is_full() {
     let mut cfg = config(1);
     cfg.transport.inbound_queue = 4;
     cfg.transport.tcp_write_queue = 1;
+    cfg.transport.tcp_write_timeout = Duration::from_secs(1);
     let (stack, mut incoming) = megaco_stack::Stack::builder(cfg)
         .tcp(any_port())
         .start()

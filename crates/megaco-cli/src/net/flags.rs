@@ -228,7 +228,10 @@ pub struct EngineArgs {
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().segment_recv_timer))]
     pub segment_recv_timer: Secs,
     /// How many peers one UDP socket keeps, and TCP connections one
-    /// listener holds, at once.
+    /// listener holds, at once. When all are held, a newcomer takes the
+    /// slot of an idle unregistered peer, or else of one (registered too)
+    /// quiet for the resend horizon (49 s with the default timers), or is
+    /// refused.
     #[arg(long, value_name = "N", default_value_t = defaults().transport.max_peers as u64)]
     pub max_peers: u64,
     /// How many peers that never sent a decodable message are kept; a new
@@ -267,9 +270,17 @@ pub struct EngineArgs {
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.tcp_linger))]
     pub tcp_linger: Secs,
     /// How many messages may wait to be written to one TCP connection
-    /// before its peer is disconnected as too slow a reader.
+    /// before we stop reading from it until they drain.
     #[arg(long, value_name = "N", default_value_t = defaults().transport.tcp_write_queue as u64)]
     pub tcp_write_queue: u64,
+    /// Bytes that may wait to be written to one TCP connection; a peer
+    /// that lets more pile up is disconnected as not reading.
+    #[arg(long, value_name = "BYTES", default_value_t = defaults().transport.tcp_write_buffer as u64)]
+    pub tcp_write_buffer: u64,
+    /// A TCP peer that takes none of the bytes waiting for it for this
+    /// long is disconnected as not reading.
+    #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.tcp_write_timeout))]
+    pub tcp_write_timeout: Secs,
     /// Error replies (to undecodable messages, 503, 506, 459) to one
     /// peer: per second and burst.
     #[arg(long, value_name = "RATE/BURST", default_value_t = Rate(defaults().transport.error_rate_per_peer))]
@@ -330,6 +341,8 @@ impl EngineArgs {
         c.transport.tcp_write_queue = usize::try_from(self.tcp_write_queue)
             .unwrap_or(usize::MAX)
             .max(1);
+        c.transport.tcp_write_buffer = usize::try_from(self.tcp_write_buffer).unwrap_or(usize::MAX);
+        c.transport.tcp_write_timeout = self.tcp_write_timeout.0;
         c.transport.error_rate_per_peer = self.error_rate_per_peer.0;
         c.transport.error_rate_total = self.error_rate_total.0;
         c.transport.report_interval = self.report_interval.0;

@@ -21,7 +21,7 @@ use tokio::task::JoinHandle;
 use crate::endpoint::{CloseReason, Endpoint, EndpointEvent, Peer, Stats, Transmit, TransportId};
 use crate::engine::{self, Event, FailReason};
 pub use api::{Error, Handle, Inbound, Incoming, IncomingRequest, OutgoingRequest, ReplySent};
-use stream::{run_stream, Closing};
+use stream::{run_stream, Closing, Outbox, StreamTx, Writing};
 
 type Waiter = oneshot::Sender<Result<TransactionResult, Error>>;
 type Done = oneshot::Sender<Result<(), Error>>;
@@ -100,6 +100,11 @@ pub(crate) enum Input {
         peer: Peer,
         error: Option<String>,
     },
+    /// The peer took none of the bytes waiting for it in time: the
+    /// connection's task ended.
+    SlowReader {
+        peer: Peer,
+    },
 }
 
 /// How many inputs the reader tasks may queue for the driver; beyond
@@ -132,8 +137,8 @@ fn error_result(code: u16, text: &str) -> TransactionResult {
 struct Driver {
     ep: Endpoint,
     udp: HashMap<TransportId, Arc<UdpSocket>>,
-    /// The queue to each stream's task.
-    streams: HashMap<Peer, mpsc::Sender<Vec<u8>>>,
+    /// What waits to be written to each stream (its task writes it).
+    streams: HashMap<Peer, StreamTx>,
     /// Each stream's task (or, once a close is awaited, the task that
     /// waits for it).
     tasks: HashMap<Peer, JoinHandle<()>>,
@@ -155,7 +160,7 @@ struct Driver {
     /// Stop when the last stream closes ([`crate::tcp::connect`]).
     stop_with_streams: bool,
     closing: Closing,
-    write_queue: usize,
+    writing: Writing,
     /// The datagrams of a flush, gathered to go out together (kept
     /// between flushes for its capacity).
     datagrams: Vec<Transmit>,
@@ -210,7 +215,11 @@ pub(crate) fn spawn(
             delay: limits.tcp_close_delay,
             linger: limits.tcp_linger,
         },
-        write_queue: limits.tcp_write_queue.max(1),
+        writing: Writing {
+            pause_at: limits.tcp_write_queue.max(1),
+            max_bytes: limits.tcp_write_buffer,
+            timeout: limits.tcp_write_timeout,
+        },
         datagrams: Vec::new(),
         undelivered_closes: VecDeque::new(),
     };
@@ -434,24 +443,31 @@ impl Driver {
                 }
             }
             Input::Data { peer, bytes } => self.ep.handle_stream_data(now, peer, &bytes),
+            // A half-close: the peer may still read the replies it is owed.
+            Input::Ended { peer, error: None } => self.ep.handle_stream_finished(now, peer),
             Input::Ended { peer, error } => {
                 self.streams.remove(&peer);
                 self.stream_gone(peer);
                 self.ep.handle_stream_closed(now, peer, error);
+            }
+            Input::SlowReader { peer } => {
+                self.streams.remove(&peer);
+                self.stream_gone(peer);
+                self.ep.abort(now, peer, CloseReason::SlowReader);
             }
         }
     }
 
     fn start_stream(&mut self, peer: Peer, stream: TcpStream) {
         let _ = stream.set_nodelay(true);
-        let (tx, rx) = mpsc::channel(self.write_queue);
-        self.streams.insert(peer, tx);
+        let outbox = Arc::new(Outbox::default());
+        self.streams.insert(peer, StreamTx(outbox.clone()));
         let input = self.input_tx.clone();
-        let closing = self.closing;
+        let (closing, writing) = (self.closing, self.writing);
         self.tasks.retain(|_, t| !t.is_finished());
         self.tasks.insert(
             peer,
-            tokio::spawn(run_stream(peer, stream, rx, input, closing)),
+            tokio::spawn(run_stream(peer, stream, outbox, input, closing, writing)),
         );
     }
 
@@ -531,7 +547,7 @@ impl Driver {
                 self.requests_refused += 1;
                 let _ = self
                     .ep
-                    .reply(now, peer, id, error_result(503, "Service Unavailable"));
+                    .refuse(now, peer, id, error_result(503, "Service Unavailable"));
             }
             Cmd::EventDropped => self.events_dropped += 1,
             Cmd::Shutdown { .. } => {}
@@ -585,7 +601,11 @@ impl Driver {
             if self.udp.contains_key(&t.peer.transport) {
                 datagrams.push(t);
             } else if let Some(queue) = self.streams.get(&t.peer) {
-                if let Err(TrySendError::Full(_)) = queue.try_send(t.contents) {
+                // Never waits: the stream's task stops reading from a peer
+                // whose queue is long, and gives up on one that takes
+                // nothing for a while; this bounds its memory.
+                if !queue.0.push(t.contents, self.writing.max_bytes) {
+                    queue.0.abort();
                     self.streams.remove(&t.peer);
                     self.stream_gone(t.peer);
                     self.ep.abort(now, t.peer, CloseReason::SlowReader);
@@ -705,17 +725,21 @@ impl Driver {
                     answered: false,
                 };
                 if let Err(e) = self.inbound.try_send(Inbound::Request(req)) {
-                    // Nobody listens, or the user is behind: answer at once.
-                    let result = if let TrySendError::Full(_) = e {
-                        self.requests_refused += 1;
-                        error_result(503, "Service Unavailable")
-                    } else {
-                        error_result(501, "Not Implemented")
-                    };
+                    // Nobody listens, or the user is behind: answer at once
+                    // (a 503 of ours within the peer's error rate limit).
+                    let now = Instant::now();
+                    let full = matches!(e, TrySendError::Full(_));
                     if let Inbound::Request(mut req) = e.into_inner() {
                         req.answered = true;
                     }
-                    let _ = self.ep.reply(Instant::now(), peer, transaction_id, result);
+                    if full {
+                        self.requests_refused += 1;
+                        let result = error_result(503, "Service Unavailable");
+                        let _ = self.ep.refuse(now, peer, transaction_id, result);
+                    } else {
+                        let result = error_result(501, "Not Implemented");
+                        let _ = self.ep.reply(now, peer, transaction_id, result);
+                    }
                 }
                 None
             }

@@ -1,11 +1,31 @@
-//! One TCP connection's task.
+//! One TCP connection's task, and the queue of what is to be written to
+//! it.
+//!
+//! The driver never waits for a connection: it appends what is to be
+//! written to the connection's [`Outbox`], which holds at most
+//! [`TransportConfig::tcp_write_buffer`] bytes (a peer that lets more pile
+//! up is disconnected). The connection's task writes from it, and stops
+//! reading from the peer while more than
+//! [`TransportConfig::tcp_write_queue`] messages wait in it: a burst of
+//! requests is answered at the pace the peer reads the answers, and a
+//! peer that does not read stops being read. A peer is judged by its
+//! reading alone: bytes waiting that it takes none of for
+//! [`TransportConfig::tcp_write_timeout`] close the connection
+//! ([`CloseReason::SlowReader`](crate::endpoint::CloseReason::SlowReader)).
+//!
+//! [`TransportConfig::tcp_write_buffer`]: crate::config::TransportConfig::tcp_write_buffer
+//! [`TransportConfig::tcp_write_queue`]: crate::config::TransportConfig::tcp_write_queue
+//! [`TransportConfig::tcp_write_timeout`]: crate::config::TransportConfig::tcp_write_timeout
 
+use std::collections::VecDeque;
 use std::io;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
+use tokio::time::Instant;
 
 use super::Input;
 use crate::endpoint::Peer;
@@ -19,24 +39,161 @@ pub(super) struct Closing {
     pub(super) linger: Duration,
 }
 
+/// The bounds of what waits to be written to one connection.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Writing {
+    /// Reading stops while more messages than this wait.
+    pub(super) pause_at: usize,
+    /// Most bytes waiting; more disconnect the peer.
+    pub(super) max_bytes: usize,
+    /// Bytes waiting and none taken for this long: the peer does not read.
+    pub(super) timeout: Duration,
+}
+
+/// How many queued bytes one write takes at most (messages are gathered
+/// into one write up to this).
+const GATHER: usize = 64 * 1024;
+
+#[derive(Debug, Default)]
+struct Queue {
+    messages: VecDeque<Vec<u8>>,
+    /// Bytes not yet written: those queued and those taken by the task.
+    bytes: usize,
+    /// The driver let go: write what is left, then close gracefully.
+    closed: bool,
+    /// The driver gave up on the peer: close at once, writing nothing more.
+    aborted: bool,
+}
+
+/// What waits to be written to one connection, shared by the driver
+/// (which appends) and the connection's task (which takes).
+#[derive(Debug, Default)]
+pub(super) struct Outbox {
+    queue: Mutex<Queue>,
+    /// Wakes the task: something was appended, or the driver let go.
+    wake: Notify,
+}
+
+impl Outbox {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Appends `bytes`; false (and nothing appended) if the bytes not yet
+    /// written would exceed `max_bytes`. A message larger than that on
+    /// its own still goes when nothing else waits.
+    pub(super) fn push(&self, bytes: Vec<u8>, max_bytes: usize) -> bool {
+        let mut q = self.lock();
+        if q.bytes > 0 && q.bytes.saturating_add(bytes.len()) > max_bytes {
+            return false;
+        }
+        q.bytes += bytes.len();
+        q.messages.push_back(bytes);
+        drop(q);
+        self.wake.notify_one();
+        true
+    }
+
+    /// The driver lets go: what is queued is written, then the
+    /// connection closes gracefully.
+    pub(super) fn close(&self) {
+        self.lock().closed = true;
+        self.wake.notify_one();
+    }
+
+    /// The driver gives up on the peer: nothing more is written.
+    pub(super) fn abort(&self) {
+        let mut q = self.lock();
+        q.aborted = true;
+        q.closed = true;
+        q.messages.clear();
+        drop(q);
+        self.wake.notify_one();
+    }
+
+    /// Up to [`GATHER`] bytes of the queued messages (at least one
+    /// message), as one buffer; empty when none waits.
+    fn take(&self) -> Vec<u8> {
+        let mut q = self.lock();
+        let Some(mut out) = q.messages.pop_front() else {
+            return Vec::new();
+        };
+        while let Some(next) = q.messages.front() {
+            if out.len() + next.len() > GATHER {
+                break;
+            }
+            out.extend_from_slice(next);
+            q.messages.pop_front();
+        }
+        out
+    }
+
+    fn written(&self, n: usize) {
+        let mut q = self.lock();
+        q.bytes = q.bytes.saturating_sub(n);
+    }
+
+    /// Messages waiting (not yet taken), and whether the driver let go
+    /// or gave up.
+    fn state(&self) -> (usize, bool, bool) {
+        let q = self.lock();
+        (q.messages.len(), q.closed, q.aborted)
+    }
+}
+
+/// The driver's end of a connection's [`Outbox`]: dropping it lets go of
+/// the connection (what is queued is written, then it closes).
+#[derive(Debug)]
+pub(super) struct StreamTx(pub(super) Arc<Outbox>);
+
+impl Drop for StreamTx {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 /// One TCP connection: forwards what it reads to the driver, writes what
-/// the driver queues. When the driver drops its queue, it writes what is
-/// left, waits `closing.delay` (unless the peer closes first), closes our
-/// side, and reads (discarding) until the peer closes its side or
-/// `closing.linger` passes, so that our last messages are neither lost to
-/// a reset nor to a peer that drops what it has not processed when the
-/// connection closes (Erlang/OTP's megaco does).
+/// the driver queues in `out`, and stops reading while more than
+/// `writing.pause_at` messages wait. Bytes waiting that the peer takes
+/// none of for `writing.timeout` end it ([`Input::SlowReader`]). When
+/// the driver lets go of `out`, it writes what is left, waits
+/// `closing.delay` (unless the peer closes first), closes our side, and
+/// reads (discarding) until the peer closes its side or `closing.linger`
+/// passes, so that our last messages are neither lost to a reset nor to a
+/// peer that drops what it has not processed when the connection closes
+/// (Erlang/OTP's megaco does). A peer that closes its side (half-close)
+/// is still written to until the driver lets go.
 pub(super) async fn run_stream(
     peer: Peer,
     mut stream: TcpStream,
-    mut out: mpsc::Receiver<Vec<u8>>,
+    out: Arc<Outbox>,
     input: mpsc::Sender<Input>,
     closing: Closing,
+    writing: Writing,
 ) {
     let mut open = true;
+    // The bytes being written, how many of them are, and when the peer
+    // must have taken more.
+    let mut pending: Vec<u8> = Vec::new();
+    let mut done = 0;
+    let mut deadline = Instant::now();
     loop {
+        let (waiting, closed, aborted) = out.state();
+        if aborted {
+            return;
+        }
+        if done == pending.len() {
+            pending = out.take();
+            done = 0;
+            deadline = Instant::now() + writing.timeout;
+            if pending.is_empty() && closed {
+                break;
+            }
+        }
+        let writing_now = done < pending.len();
+        let paused = waiting >= writing.pause_at;
         tokio::select! {
-            ready = stream.readable(), if open => {
+            ready = stream.readable(), if open && !paused => {
                 if let Err(e) = ready {
                     let _ = input.send(Input::Ended { peer, error: Some(e.to_string()) }).await;
                     open = false;
@@ -67,17 +224,31 @@ pub(super) async fn run_stream(
                     }
                 }
             }
-            bytes = out.recv() => match bytes {
-                Some(bytes) => {
-                    if let Err(e) = stream.write_all(&bytes).await {
-                        if open {
-                            let _ = input.send(Input::Ended { peer, error: Some(e.to_string()) }).await;
-                        }
+            ready = stream.writable(), if writing_now => {
+                let wrote = match ready {
+                    Ok(()) => stream.try_write(&pending[done..]),
+                    Err(e) => Err(e),
+                };
+                match wrote {
+                    Ok(n) => {
+                        done += n;
+                        out.written(n);
+                        deadline = Instant::now() + writing.timeout;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    // Also after the peer closed its side: the driver
+                    // still holds the stream for the replies it owes.
+                    Err(e) => {
+                        let _ = input.send(Input::Ended { peer, error: Some(e.to_string()) }).await;
                         return;
                     }
                 }
-                None => break,
-            },
+            }
+            () = tokio::time::sleep_until(deadline), if writing_now => {
+                let _ = input.send(Input::SlowReader { peer }).await;
+                return;
+            }
+            () = out.wake.notified(), if !writing_now => {}
         }
     }
     // Graceful close: a quiet moment for the peer to take in our last

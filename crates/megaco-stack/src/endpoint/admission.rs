@@ -45,6 +45,7 @@ impl Endpoint {
                 last_sent_error: false,
                 stream,
                 closing: None,
+                finished: false,
                 seen: ConnectionStats::default(),
                 registered: false,
                 held: (0, 0),
@@ -82,6 +83,7 @@ impl Endpoint {
             last_sent_error: false,
             stream: None,
             closing: None,
+            finished: false,
             seen: ConnectionStats::default(),
             registered: false,
             held: (0, 0),
@@ -120,18 +122,40 @@ impl Endpoint {
         true
     }
 
-    /// Frees the slot of the unregistered proven peer with no live
-    /// transaction that was idle the longest; false if there is none.
+    /// Frees a proven peer's slot for a newcomer; false if no peer may
+    /// give it up. The first choice is the unregistered peer with no live
+    /// transaction idle the longest. Failing that, any peer, registered
+    /// ones included, that is *quiet*: no request awaits a reply either
+    /// way, no segment waits for its SegmentReply, and nothing came from
+    /// or went to it for the request timer's resend horizon
+    /// ([`RequestTimer::resend_horizon`](crate::config::RequestTimer::resend_horizon),
+    /// 49 s by default), the longest quiet first. After that long a peer
+    /// on our timers has no resend left to send, so the replies it has
+    /// cached would answer nothing; a gateway that is alive talks or is
+    /// audited more often than that, and one that was quiet gets a slot
+    /// again with its next message. Without this, peers that register
+    /// from as many addresses as there are slots would hold the table
+    /// against every newcomer for the registered idle timeout.
     pub(super) fn evict_idle_proven(&mut self, now: Instant) -> bool {
+        let quiet_for = self.config.request_timer.resend_horizon();
         let victim = self
             .peers
             .iter()
             .filter_map(|(peer, s)| {
                 let conn = s.conn.as_ref()?;
-                (!conn.is_registered() && conn.is_idle()).then_some((s.last_active, *peer))
+                let registered = conn.is_registered();
+                let live = conn.outstanding_requests() > 0
+                    || conn.unanswered_requests() > 0
+                    || conn.awaits_segment_replies();
+                let quiet = !live && now.saturating_duration_since(s.last_active) >= quiet_for;
+                ((!registered && conn.is_idle()) || quiet).then_some((
+                    registered,
+                    s.last_active,
+                    *peer,
+                ))
             })
             .min();
-        let Some((_, victim)) = victim else {
+        let Some((_, _, victim)) = victim else {
             return false;
         };
         self.stats.peers_evicted += 1;
@@ -207,5 +231,106 @@ impl Endpoint {
     /// Closes the stream to `peer` once what is queued for it is written.
     pub(super) fn close_stream(&mut self, peer: Peer, reason: CloseReason) {
         self.drop_peer(peer, reason);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::SocketAddr;
+    use std::time::{Duration, Instant};
+
+    use crate::build;
+    use crate::endpoint::{Endpoint, EndpointEvent, Peer, TransportId, TransportKind};
+    use crate::engine::{Config, Event};
+    use megaco::model::{Ip4Address, Mid};
+
+    fn mgc(max_peers: usize) -> (Endpoint, TransportId) {
+        let mid = Mid::Ip4(Ip4Address {
+            address: [127, 0, 0, 1],
+            port: Some(2944),
+        });
+        let mut config = Config::new(mid);
+        config.transport.max_peers = max_peers;
+        let mut ep = Endpoint::new(config);
+        let udp = ep.add_transport(TransportKind::Datagram);
+        (ep, udp)
+    }
+
+    fn from(udp: TransportId, port: u16) -> Peer {
+        Peer::new(udp, SocketAddr::from(([127, 0, 0, 1], port)))
+    }
+
+    /// `peer` sends a request (a registration, or a Notify); the user
+    /// answers every request it is handed. Whether it was handed over.
+    fn ask(ep: &mut Endpoint, now: Instant, peer: Peer, id: u32, register: bool) -> bool {
+        let port = peer.addr.port();
+        let body = if register {
+            "SC=ROOT{SV{MT=RS,RE=\"901\"}}"
+        } else {
+            "N=t1{OE=1{al/of}}"
+        };
+        let text = format!("!/1 [127.0.0.1]:{port} T={id}{{C=-{{{body}}}}}");
+        ep.handle_datagram(now, peer, text.as_bytes());
+        let mut handed = false;
+        while let Some(event) = ep.poll_event() {
+            if let EndpointEvent::Transaction {
+                peer,
+                event:
+                    Event::RequestReceived {
+                        transaction_id,
+                        actions,
+                        ..
+                    },
+            } = event
+            {
+                let replies = build::default_replies(&actions);
+                ep.reply(now, peer, transaction_id, replies).unwrap();
+                handed = true;
+            }
+        }
+        while ep.poll_transmit().is_some() {}
+        handed
+    }
+
+    /// Registrations from as many addresses as there are slots do not
+    /// hold the table against newcomers once they have gone quiet for the
+    /// resend horizon: a newcomer takes the slot of the registered peer
+    /// quiet the longest. A registered peer that talked since keeps its
+    /// slot, and so does one with a request in progress.
+    #[test]
+    fn quiet_registered_peers_give_their_slots_to_newcomers() {
+        let (mut ep, udp) = mgc(4);
+        let t0 = Instant::now();
+        for port in 1..=4 {
+            assert!(ask(&mut ep, t0, from(udp, port), 1, true));
+            assert!(ep.is_registered(from(udp, port)));
+        }
+        assert_eq!(ep.stats().registered, 4);
+
+        // A moment later the table is full of live registrations.
+        let soon = t0 + Duration::from_secs(1);
+        assert!(!ask(&mut ep, soon, from(udp, 100), 1, false));
+        assert_eq!(ep.stats().peers_refused, 1);
+
+        // Peer 1 talks again at 30 s; the others stay quiet.
+        let talk = t0 + Duration::from_secs(30);
+        assert!(ask(&mut ep, talk, from(udp, 1), 2, false));
+
+        // Once the resend horizon has passed since their registration,
+        // the three quiet ones give their slots up, oldest first; peer 1
+        // (quiet for less than that) and the newcomers (just answered)
+        // keep theirs.
+        let horizon = ep.config().request_timer.resend_horizon();
+        let later = t0 + horizon;
+        for port in 101..=103 {
+            assert!(ask(&mut ep, later, from(udp, port), 1, false), "{port}");
+        }
+        assert!(!ask(&mut ep, later, from(udp, 104), 1, false));
+        let s = ep.stats();
+        assert_eq!((s.peers, s.registered, s.peers_evicted), (4, 1, 3));
+        assert!(ep.is_registered(from(udp, 1)));
+        for port in 2..=4 {
+            assert!(ep.conn(from(udp, port)).is_none(), "{port}");
+        }
     }
 }

@@ -27,8 +27,11 @@ pub enum CloseReason {
     Evicted,
     /// Refused: the peer table was full.
     Refused,
-    /// The peer did not read what we wrote
-    /// ([`TransportConfig::tcp_write_queue`](crate::config::TransportConfig::tcp_write_queue)).
+    /// The peer did not read what we wrote: it took none of it for
+    /// [`TransportConfig::tcp_write_timeout`](crate::config::TransportConfig::tcp_write_timeout),
+    /// or let more than
+    /// [`TransportConfig::tcp_write_buffer`](crate::config::TransportConfig::tcp_write_buffer)
+    /// pile up.
     SlowReader,
     /// The user closed it.
     Requested,
@@ -209,13 +212,14 @@ pub enum EndpointEvent {
         encoding: String,
     },
     /// A proven peer lost its slot to a newer one (an unregistered peer
-    /// idle the longest).
+    /// idle the longest, or a quiet one; see
+    /// [`TransportConfig::max_peers`](crate::config::TransportConfig::max_peers)).
     PeerEvicted {
         /// The peer.
         peer: Peer,
     },
     /// A proven peer found every slot held by peers that cannot be
-    /// evicted; its message was dropped (its connection closed). Handed
+    /// evicted (each with a live transaction, or not yet quiet); its message was dropped (its connection closed). Handed
     /// out for the first refusal of a report interval only; every one is
     /// counted ([`DropReport::peers_refused`]).
     PeerRefused {

@@ -25,9 +25,13 @@
 //! only ever churns that table. A decodable message makes the peer
 //! *proven*: it gets a [`Connection`] and one of
 //! [`TransportConfig::max_peers`] slots (taking, when all are held, the
-//! slot of the unregistered peer idle the longest, or else being
-//! refused). A peer whose registration (ServiceChange on ROOT) was
-//! accepted is *registered* and never loses its slot to another.
+//! slot of the unregistered peer with no live transaction idle the
+//! longest, or else of a peer that has been quiet for the request timer's
+//! resend horizon, or else being refused). A peer whose registration
+//! (ServiceChange on ROOT) was accepted is *registered*: it keeps its
+//! slot while it talks or is talked to (at least every resend horizon, 49
+//! s by default) or has a request in progress, so that registrations from
+//! many addresses cannot hold the table once they go quiet.
 //!
 //! # No storms
 //!
@@ -173,8 +177,12 @@ struct PeerState {
     /// Whether our last message to this unproven peer was an error.
     last_sent_error: bool,
     stream: Option<Box<StreamState>>,
-    /// A graceful close waiting for SegmentReplies, until this instant.
+    /// A graceful close waiting for SegmentReplies (or, once the peer
+    /// closed its side, for our replies to its requests), until this
+    /// instant.
     closing: Option<Instant>,
+    /// The peer closed its side of the stream: it sends no more.
+    finished: bool,
     /// The connection's counters at the last flush.
     seen: ConnectionStats,
     /// Whether it was registered at the last flush.
@@ -396,6 +404,42 @@ impl Endpoint {
         self.flush(now);
     }
 
+    /// The peer closed its side of the stream (a half-close: it sends no
+    /// more, and may still read). The stream is closed once our replies
+    /// to the requests it sent are written: at once when none is owed,
+    /// else when the last is handed over, at most the request timer's
+    /// [lifetime](crate::config::RequestTimer::lifetime) from now (as
+    /// long as the peer would wait for them). The close is polled
+    /// ([`Endpoint::poll_close`]) with [`CloseReason::PeerClosed`].
+    pub fn handle_stream_finished(&mut self, now: Instant, peer: Peer) {
+        let wait = self.config.request_timer.lifetime();
+        let Some(state) = self.peers.get_mut(&peer) else {
+            return;
+        };
+        let owed = state
+            .conn
+            .as_ref()
+            .is_some_and(|c| c.unanswered_requests() > 0);
+        if owed {
+            state.finished = true;
+            // The rest of a frame will not come.
+            if let Some(stream) = state.stream.as_mut() {
+                stream.frame_started = None;
+            }
+            let until = engine_after(now, wait);
+            state.closing = Some(state.closing.map_or(until, |t| t.min(until)));
+            self.dirty.push(peer);
+        } else if self.remove(peer).is_some() {
+            self.stats.connections_closed += 1;
+            self.closes.push_back((peer, CloseReason::PeerClosed));
+            self.events.push_back(EndpointEvent::Closed {
+                peer,
+                reason: CloseReason::PeerClosed,
+            });
+        }
+        self.flush(now);
+    }
+
     /// The stream to `peer` ended (`None`: closed by the peer).
     pub fn handle_stream_closed(&mut self, now: Instant, peer: Peer, error: Option<String>) {
         if self.remove(peer).is_some() {
@@ -600,6 +644,35 @@ impl Endpoint {
         r
     }
 
+    /// Answers the request `transaction_id` from `peer` with an error the
+    /// stack chose by itself (503 when the user is behind), within the
+    /// per-peer and total error rate limits
+    /// ([`TransportConfig::error_rate_per_peer`]): beyond them the request
+    /// is answered all the same (a duplicate of it gets the cached
+    /// error), but the reply is not sent, only counted
+    /// ([`Stats::errors_rate_limited`]). A peer flooding a busy endpoint
+    /// so gets a few errors a second, not one per request.
+    pub fn refuse(
+        &mut self,
+        now: Instant,
+        peer: Peer,
+        transaction_id: u32,
+        result: TransactionResult,
+    ) -> Result<(), engine::Error> {
+        // Nothing of this peer's waits to be sent but what this produces.
+        self.flush(now);
+        self.conn_mut(peer)?;
+        let allowed = self.take_error_token(now, peer);
+        let conn = self.conn_mut(peer)?;
+        let r = conn.reply(now, transaction_id, result);
+        if !allowed {
+            while conn.poll_transmit_tagged().is_some() {}
+        }
+        self.dirty.push(peer);
+        self.flush(now);
+        r
+    }
+
     /// Sends a TransactionPending for the request `transaction_id` from
     /// `peer`.
     pub fn send_pending(
@@ -679,5 +752,53 @@ fn describe(e: &Encoding) -> String {
         Encoding::Ber(_) => "ber (standard)".into(),
         Encoding::Per(_) => "per".into(),
         _ => e.kind().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Config, Event};
+
+    /// Requests refused with 503 at one instant: the peer gets as many
+    /// as its error burst allows, the rest are counted; every request is
+    /// answered (none left waiting for the user).
+    #[test]
+    fn refusals_keep_to_the_error_rate_limit() {
+        let mid = Mid::Ip4(Ip4Address {
+            address: [127, 0, 0, 1],
+            port: Some(2944),
+        });
+        let mut ep = Endpoint::new(Config::new(mid));
+        let udp = ep.add_transport(TransportKind::Datagram);
+        let peer = Peer::new(udp, SocketAddr::from(([127, 0, 0, 1], 2945)));
+        let now = Instant::now();
+        let body: String = (1..=100)
+            .map(|id| format!("T={id}{{C=-{{N=t1{{OE=1{{al/of}}}}}}}}"))
+            .collect();
+        let msg = format!("!/1 [127.0.0.9]:2944 {body}");
+        ep.handle_datagram(now, peer, msg.as_bytes());
+        let ids: Vec<u32> = std::iter::from_fn(|| ep.poll_event())
+            .filter_map(|e| match e {
+                EndpointEvent::Transaction {
+                    event: Event::RequestReceived { transaction_id, .. },
+                    ..
+                } => Some(transaction_id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids.len(), 100);
+        for id in ids {
+            let busy = TransactionResult::Error(ErrorDescriptor {
+                error_code: 503,
+                error_text: None,
+            });
+            ep.refuse(now, peer, id, busy).unwrap();
+        }
+        let sent = std::iter::from_fn(|| ep.poll_transmit()).count();
+        let burst = ep.config().transport.error_rate_per_peer.burst as usize;
+        assert_eq!(sent, burst);
+        assert_eq!(ep.stats().errors_rate_limited, (100 - burst) as u64);
+        assert_eq!(ep.conn(peer).unwrap().unanswered_requests(), 0);
     }
 }

@@ -42,13 +42,14 @@ impl Endpoint {
             }
         }
         if state.closing.is_some_and(|t| now >= t)
-            || (state.closing.is_some()
-                && !state
-                    .conn
-                    .as_ref()
-                    .is_some_and(|c| c.awaits_segment_replies()))
+            || (state.closing.is_some() && !close_waits(state))
         {
-            return self.close_stream(peer, CloseReason::Requested);
+            let reason = if state.finished {
+                CloseReason::PeerClosed
+            } else {
+                CloseReason::Requested
+            };
+            return self.close_stream(peer, reason);
         }
         let Some(conn) = state.conn.as_mut() else {
             if now >= engine_after(state.first_seen, limits.unproven_timeout) {
@@ -183,15 +184,16 @@ pub(super) fn deadline(state: &PeerState, limits: &TransportConfig) -> Option<In
             next = Some(next.map_or(t, |n| n.min(t)));
         }
     };
-    // A graceful close waits for the SegmentReplies to our segments, at
-    // most until its deadline; once they are all in, it is due at once
-    // (the first sight of the peer lies in the past).
+    // A graceful close waits for the SegmentReplies to our segments (and,
+    // once the peer closed its side, for our replies to it), at most
+    // until its deadline; once they are all in, it is due at once (the
+    // first sight of the peer lies in the past).
     if let Some(t) = state.closing {
-        let waiting = state
-            .conn
-            .as_ref()
-            .is_some_and(|c| c.awaits_segment_replies());
-        at(Some(if waiting { t } else { state.first_seen }));
+        at(Some(if close_waits(state) {
+            t
+        } else {
+            state.first_seen
+        }));
     }
     if let Some(stream) = &state.stream {
         at(stream
@@ -211,6 +213,15 @@ pub(super) fn deadline(state: &PeerState, limits: &TransportConfig) -> Option<In
     next
 }
 
+/// Whether a graceful close still waits: for the SegmentReplies to our
+/// segments, or, the peer having closed its side, for our replies to its
+/// requests.
+fn close_waits(state: &PeerState) -> bool {
+    state.conn.as_ref().is_some_and(|c| {
+        c.awaits_segment_replies() || (state.finished && c.unanswered_requests() > 0)
+    })
+}
+
 /// When a proven peer expires: a UDP peer with no live transaction after
 /// its idle timeout, a TCP connection without a message for its idle
 /// timeout.
@@ -228,5 +239,63 @@ pub(super) fn idle_deadline(state: &PeerState, limits: &TransportConfig) -> Opti
         None => conn
             .is_idle()
             .then(|| engine_after(state.last_active, timeout)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::SocketAddr;
+    use std::time::Instant;
+
+    use crate::endpoint::{CloseReason, Endpoint, EndpointEvent, Peer, TransportKind};
+    use crate::engine::{Config, Event};
+    use megaco::model::{Ip4Address, Mid};
+
+    /// A half-closed TCP peer owed a reply nobody gives is closed after
+    /// the request timer's lifetime; one owed nothing at once.
+    #[test]
+    fn a_half_closed_peer_is_kept_for_its_replies_at_most_a_request_lifetime() {
+        let mid = Mid::Ip4(Ip4Address {
+            address: [127, 0, 0, 1],
+            port: Some(2944),
+        });
+        let mut ep = Endpoint::new(Config::new(mid));
+        let tcp = ep.add_transport(TransportKind::Stream);
+        let t0 = Instant::now();
+        let (owed, quiet) = (
+            Peer::new(tcp, SocketAddr::from(([127, 0, 0, 1], 1))),
+            Peer::new(tcp, SocketAddr::from(([127, 0, 0, 1], 2))),
+        );
+        for peer in [owed, quiet] {
+            assert!(ep.handle_connected(t0, peer, false));
+        }
+        let body = b"!/1 [127.0.0.9]:2944 T=1{C=-{N=t1{OE=1{al/of}}}}";
+        let mut frame = vec![3, 0, 0, (body.len() + 4) as u8];
+        frame.extend_from_slice(body);
+        ep.handle_stream_data(t0, owed, &frame);
+        let asked = std::iter::from_fn(|| ep.poll_event()).any(|e| {
+            matches!(
+                e,
+                EndpointEvent::Transaction {
+                    event: Event::RequestReceived { .. },
+                    ..
+                }
+            )
+        });
+        assert!(asked);
+
+        ep.handle_stream_finished(t0, quiet);
+        assert_eq!(ep.poll_close(), Some((quiet, CloseReason::PeerClosed)));
+        ep.handle_stream_finished(t0, owed);
+        assert_eq!(ep.poll_close(), None);
+        assert!(ep.conn(owed).is_some());
+
+        let lifetime = ep.config().request_timer.lifetime();
+        ep.handle_timeout(t0 + lifetime);
+        assert_eq!(ep.poll_close(), Some((owed, CloseReason::PeerClosed)));
+        let closed = std::iter::from_fn(|| ep.poll_event()).any(|e| {
+            matches!(e, EndpointEvent::Closed { peer, reason: CloseReason::PeerClosed } if peer == owed)
+        });
+        assert!(closed);
     }
 }
