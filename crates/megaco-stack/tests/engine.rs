@@ -424,6 +424,68 @@ fn a_reply_that_cannot_be_encoded_still_answers_the_peer() {
 }
 
 #[test]
+fn a_reply_or_request_too_long_for_the_transports_is_an_encode_error() {
+    use megaco_stack::engine::MAX_WIRE_MESSAGE;
+    let (mut mg, mut mgc) = pair();
+    let t0 = Instant::now();
+    mg.send_request(t0, vec![sc()]).unwrap();
+    let first = mg.poll_transmit().unwrap();
+    mgc.handle_input(t0, &first);
+    let Some(Event::RequestReceived {
+        transaction_id: id, ..
+    }) = mgc.poll_event()
+    else {
+        panic!()
+    };
+    // A v1 peer (no segmentation): one reply of more than 64 KiB.
+    let long = |n| {
+        TransactionResult::Error(ErrorDescriptor {
+            error_code: 400,
+            error_text: Some("x".repeat(n).into()),
+        })
+    };
+    let e = mgc.reply(t0, id, long(MAX_WIRE_MESSAGE)).unwrap_err();
+    assert!(matches!(e, megaco_stack::engine::Error::Encode(_)), "{e:?}");
+    // The peer still gets an answer: error 500, short.
+    let sent = drain(&mut mgc);
+    assert!(sent.len() == 1 && sent[0].len() < 200, "{sent:?}");
+    let [Transaction::Reply(r)] = &transactions(&sent[0])[..] else {
+        panic!("{sent:?}")
+    };
+    assert!(matches!(&r.result, TransactionResult::Error(e) if e.error_code == 500));
+    // A request of that size is refused to its caller, and nothing is sent.
+    let huge = build::notify(
+        ContextId::NULL,
+        TerminationId::new("x".repeat(MAX_WIRE_MESSAGE)),
+        1,
+        "al/of",
+    );
+    assert!(matches!(
+        mg.send_request(t0, vec![huge]),
+        Err(megaco_stack::engine::Error::Encode(_))
+    ));
+    assert_eq!(drain(&mut mg), Vec::<Vec<u8>>::new());
+    // Just under the bound still goes.
+    let fits = long(MAX_WIRE_MESSAGE - 200);
+    mg.send_request(t0 + secs(1), vec![sc()]).unwrap();
+    mgc.handle_input(t0 + secs(1), &mg.poll_transmit().unwrap());
+    let Some(Event::RequestReceived {
+        transaction_id: id2,
+        ..
+    }) = mgc.poll_event()
+    else {
+        panic!()
+    };
+    mgc.reply(t0 + secs(1), id2, fits).unwrap();
+    let sent = drain(&mut mgc);
+    assert!(
+        sent.len() == 1 && sent[0].len() > MAX_WIRE_MESSAGE - 200,
+        "{}",
+        sent[0].len()
+    );
+}
+
+#[test]
 fn ack_releases_cached_reply() {
     let mut cfg = otp_like(2);
     cfg.imm_ack_required = true;

@@ -154,8 +154,23 @@ impl Connection {
     /// The messages of our reply to `id` in `version`: one, or (v3,
     /// longer than [`Config::max_pdu_size`](super::Config::max_pdu_size))
     /// its segments. Binary encodings are segmented only for a peer that
-    /// negotiated v3.
+    /// negotiated v3. A message longer than the transports carry
+    /// ([`MAX_WIRE_MESSAGE`](super::MAX_WIRE_MESSAGE)) is an error.
     fn reply_messages(
+        &self,
+        id: u32,
+        version: u8,
+        ack: bool,
+        result: TransactionResult,
+    ) -> Result<Vec<Vec<u8>>, EncodeError> {
+        self.reply_messages_of_any_size(id, version, ack, result)?
+            .into_iter()
+            .map(super::sendable)
+            .collect()
+    }
+
+    /// [`reply_messages`](Self::reply_messages), however long.
+    fn reply_messages_of_any_size(
         &self,
         id: u32,
         version: u8,

@@ -248,6 +248,31 @@ pub const MAX_REPLY_SEGMENTS: u16 = (MAX_SEGMENTED_REPLY_BYTES / 1024) as u16;
 /// ([`FailReason::SegmentLimitExceeded`]) and frees the others.
 pub const MAX_SEGMENTED_REPLY_BYTES: usize = megaco::Limits::DEFAULT.max_message_size;
 
+/// The longest message the engine hands its transports: what a UDP
+/// datagram over IPv4 carries (65,507 bytes; over IPv6 65,527, and a TPKT
+/// frame 65,531). A longer request or reply could not be sent on any of
+/// them, so it is an [`Error::Encode`] here rather than a message the
+/// driver would drop: a request is refused to the caller, and a reply
+/// (unless segmented into shorter messages, see
+/// [`Config::max_pdu_size`]) is replaced by error 500, as a reply that
+/// cannot be encoded is.
+pub const MAX_WIRE_MESSAGE: usize = 65_507;
+
+/// `bytes` if the transports can carry them (see [`MAX_WIRE_MESSAGE`]).
+fn sendable(bytes: Vec<u8>) -> Result<Vec<u8>, EncodeError> {
+    if bytes.len() <= MAX_WIRE_MESSAGE {
+        Ok(bytes)
+    } else {
+        Err(EncodeError::Invalid {
+            what: "message",
+            detail: format!(
+                "{} bytes, more than a UDP datagram carries ({MAX_WIRE_MESSAGE})",
+                bytes.len()
+            ),
+        })
+    }
+}
+
 /// Why an outgoing request failed without a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -67,15 +67,17 @@ impl Connection {
         let id = self
             .free_id()
             .ok_or(Error::TooManyOutstanding(self.outgoing.len()))?;
-        let bytes = self.encode(
-            self.version,
-            MessageBody::Transactions(
-                vec![Transaction::Request(TransactionRequest {
-                    transaction_id: id,
-                    actions: actions.into(),
-                })]
-                .into(),
-            ),
+        let bytes = super::sendable(
+            self.encode(
+                self.version,
+                MessageBody::Transactions(
+                    vec![Transaction::Request(TransactionRequest {
+                        transaction_id: id,
+                        actions: actions.into(),
+                    })]
+                    .into(),
+                ),
+            )?,
         )?;
         self.next_id = self.id_after(id);
         let t = self.config.request_timer;
