@@ -87,7 +87,7 @@ pub struct PcapArgs {
     pub flow_limit: usize,
     /// Another port that carries H.248 (besides 2944 and 2945); repeat
     /// for more.
-    #[arg(long = "port", value_name = "PORT")]
+    #[arg(long = "port", value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     pub ports: Vec<u16>,
     /// Only the ports: do not pick up H.248 elsewhere by its signature.
     #[arg(long)]

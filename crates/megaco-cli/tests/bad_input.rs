@@ -511,3 +511,26 @@ fn a_full_standard_output_is_named() {
         "{err}"
     );
 }
+
+#[test]
+fn peer_options_that_cannot_work_are_refused_up_front() {
+    let msg = corpus_message("pretty");
+    for (args, says) in [
+        (
+            &["mgc", "--min-trans-id", "10", "--max-trans-id", "5"][..],
+            "--min-trans-id 10 is above --max-trans-id 5",
+        ),
+        (&["mgc", "--request-timer-factor", "0"], "invalid value '0'"),
+        (
+            &["send", "--to", "127.0.0.1:0", &msg],
+            "port 0 is no peer's port",
+        ),
+        (&["mg", "--mgc", "127.0.0.1:0"], "port 0 is no peer's port"),
+        (&["pcap", "--port", "0", &msg], "invalid value '0'"),
+    ] {
+        let out = megaco(args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

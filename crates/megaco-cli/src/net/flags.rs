@@ -148,8 +148,9 @@ pub struct EngineArgs {
     /// First resend interval of a request over UDP [request_timer].
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().request_timer.initial))]
     pub request_timer: Secs,
-    /// Each resend interval is the previous one times N.
-    #[arg(long, value_name = "N", default_value_t = defaults().request_timer.factor)]
+    /// Each resend interval is the previous one times N (at least 1).
+    #[arg(long, value_name = "N", default_value_t = defaults().request_timer.factor,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub request_timer_factor: u32,
     /// The longest resend interval.
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().request_timer.max_interval))]
@@ -295,6 +296,18 @@ pub struct EngineArgs {
 }
 
 impl EngineArgs {
+    /// Refuses flags that contradict each other.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.min_trans_id > self.max_trans_id {
+            anyhow::bail!(
+                "--min-trans-id {} is above --max-trans-id {}",
+                self.min_trans_id,
+                self.max_trans_id
+            );
+        }
+        Ok(())
+    }
+
     /// Sets the engine configuration from the flags.
     pub fn apply(&self, c: &mut Config) {
         c.request_timer.initial = self.request_timer.0;

@@ -108,7 +108,7 @@ async fn run(args: MgArgs) -> Result<ExitCode> {
     let mid = c.mid.clone().unwrap_or_else(|| domain("mg"));
     let version = c.version.unwrap_or(1);
     check_notifies(&args, &mid, version, &encoding.encoding(c.dialect))?;
-    let config = config(mid, version, encoding.encoding(c.dialect), &args.engine);
+    let config = config(mid, version, encoding.encoding(c.dialect), &args.engine)?;
     let (log, writer) = Log::start(&args.log)?;
     let tally = Arc::new(Tally::default());
     let stop = stop_signal().context("installing the signal handlers")?;

@@ -17,7 +17,7 @@ use super::log::{addr, Log, LogArgs};
 use super::serve::Server;
 use super::show::mid_text;
 use super::{
-    config, domain, resolve, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding,
+    config, domain, resolve_any, runtime, stop_signal, Common, EngineArgs, Tally, WireEncoding,
     MID_HELP,
 };
 
@@ -113,9 +113,11 @@ fn free_port(ip: IpAddr) -> Result<u16> {
 async fn wanted(args: &MgcArgs) -> Result<Vec<(WireEncoding, SocketAddr)>> {
     if let Some(listen) = &args.listen {
         let e = args.common.encoding.unwrap_or(WireEncoding::Pretty);
-        let at = resolve(listen, e.default_port()).await.with_context(|| {
-            format!("--listen {listen} (`HOST[:PORT]`, `IP[:PORT]` or `[IPv6]:PORT`)")
-        })?;
+        let at = resolve_any(listen, e.default_port())
+            .await
+            .with_context(|| {
+                format!("--listen {listen} (`HOST[:PORT]`, `IP[:PORT]` or `[IPv6]:PORT`)")
+            })?;
         return Ok(vec![(e, at)]);
     }
     let host = host_ip(&args.host).await?;
@@ -155,7 +157,7 @@ async fn host_ip(host: &str) -> Result<IpAddr> {
     if host.contains(':') || host.is_empty() {
         anyhow::bail!(expected());
     }
-    let at = resolve(host, 0)
+    let at = resolve_any(host, 0)
         .await
         .with_context(|| format!("--host {host} (an IP address or a host name)"))?;
     Ok(at.ip())
@@ -187,7 +189,7 @@ async fn listen(args: &MgcArgs, mid: &megaco::model::Mid, version: u8) -> Result
             version,
             first.encoding(args.common.dialect),
             &args.engine,
-        );
+        )?;
         let max_peers = config.transport.max_peers;
         let mut builder = Stack::builder(config);
         let (mut udp_kinds, mut tcp_kinds) = (Vec::new(), Vec::new());

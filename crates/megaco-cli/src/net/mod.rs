@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use megaco::ber::{BerConfig, Dialect};
 use megaco::model::*;
@@ -157,12 +157,13 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 }
 
 /// The engine configuration the options select.
-fn config(mid: Mid, version: u8, encoding: Encoding, engine: &EngineArgs) -> Config {
+fn config(mid: Mid, version: u8, encoding: Encoding, engine: &EngineArgs) -> Result<Config> {
+    engine.check()?;
     let mut config = Config::new(mid);
     config.version = version;
     config.encoding = encoding;
     engine.apply(&mut config);
-    config
+    Ok(config)
 }
 
 /// `--timeout SECS`: the whole wait for a reply, resends spread evenly
@@ -195,6 +196,15 @@ fn total_wait(t: &RequestTimer) -> Duration {
 
 /// Resolves `HOST[:PORT]`, `IP[:PORT]` or `[IPv6]:PORT`.
 async fn resolve(s: &str, default_port: u16) -> Result<SocketAddr> {
+    let a = resolve_any(s, default_port).await?;
+    if a.port() == 0 {
+        bail!("{s}: port 0 is no peer's port");
+    }
+    Ok(a)
+}
+
+/// [`resolve`], port 0 included.
+async fn resolve_any(s: &str, default_port: u16) -> Result<SocketAddr> {
     if let Ok(a) = s.parse::<SocketAddr>() {
         return Ok(a);
     }

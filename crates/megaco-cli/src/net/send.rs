@@ -138,7 +138,7 @@ async fn run(args: SendArgs) -> Result<ExitCode> {
     let remote = resolve(&args.to, encoding.default_port()).await?;
     let mid = c.mid.clone().unwrap_or(msg.mess.mid);
     let version = c.version.unwrap_or(msg.mess.version);
-    let mut config = config(mid, version, encoding.encoding(c.dialect), &args.engine);
+    let mut config = config(mid, version, encoding.encoding(c.dialect), &args.engine)?;
     // On a fresh connection the stack numbers requests from min_trans_id
     // up: the file's first id, when the rest fit after it.
     config.min_trans_id = first_id(&requests);
