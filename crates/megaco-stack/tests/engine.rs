@@ -429,14 +429,7 @@ fn a_reply_or_request_too_long_for_the_transports_is_an_encode_error() {
     let (mut mg, mut mgc) = pair();
     let t0 = Instant::now();
     mg.send_request(t0, vec![sc()]).unwrap();
-    let first = mg.poll_transmit().unwrap();
-    mgc.handle_input(t0, &first);
-    let Some(Event::RequestReceived {
-        transaction_id: id, ..
-    }) = mgc.poll_event()
-    else {
-        panic!()
-    };
+    let id = deliver_request(&mut mg, &mut mgc, t0);
     // A v1 peer (no segmentation): one reply of more than 64 KiB.
     let long = |n| {
         TransactionResult::Error(ErrorDescriptor {
@@ -468,14 +461,7 @@ fn a_reply_or_request_too_long_for_the_transports_is_an_encode_error() {
     // Just under the bound still goes.
     let fits = long(MAX_WIRE_MESSAGE - 200);
     mg.send_request(t0 + secs(1), vec![sc()]).unwrap();
-    mgc.handle_input(t0 + secs(1), &mg.poll_transmit().unwrap());
-    let Some(Event::RequestReceived {
-        transaction_id: id2,
-        ..
-    }) = mgc.poll_event()
-    else {
-        panic!()
-    };
+    let id2 = deliver_request(&mut mg, &mut mgc, t0 + secs(1));
     mgc.reply(t0 + secs(1), id2, fits).unwrap();
     let sent = drain(&mut mgc);
     assert!(
