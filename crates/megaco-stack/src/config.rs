@@ -229,8 +229,9 @@ pub struct Config {
 /// while it is not quiet (see [`TransportConfig::max_peers`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TransportConfig {
-    /// How many proven peers (each with its transactions) are kept at
-    /// once. A new peer beyond this takes the slot of the proven,
+    /// How many proven peers (each with its transactions) the endpoint
+    /// keeps at once, over all its sockets and listeners together. A new
+    /// peer beyond this takes the slot of the proven,
     /// unregistered peer idle the longest (one with no live transaction);
     /// when there is none, that of the peer, registered or not, *quiet*
     /// the longest: no request awaiting a reply either way, and nothing
@@ -241,7 +242,8 @@ pub struct TransportConfig {
     /// there is none either it is refused
     /// ([`EndpointEvent::PeerRefused`](crate::endpoint::EndpointEvent)).
     /// Requests the user sends to a new address are always allowed.
-    /// Default 4096.
+    /// After a search of the table that freed nothing, newcomers are
+    /// refused without another for a second. Default 4096.
     pub max_peers: usize,
     /// How many unproven peers (UDP addresses or TCP connections that
     /// never sent a decodable message) are kept; a new one beyond this

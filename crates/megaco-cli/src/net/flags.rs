@@ -228,8 +228,8 @@ pub struct EngineArgs {
     /// [segment_recv_timer].
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().segment_recv_timer))]
     pub segment_recv_timer: Secs,
-    /// How many peers one UDP socket keeps, and TCP connections one
-    /// listener holds, at once. When all are held, a newcomer takes the
+    /// How many peers (UDP peers and TCP connections, over every port
+    /// together) are kept at once. When all are held, a newcomer takes the
     /// slot of an idle unregistered peer, or else of one (registered too)
     /// quiet for the resend horizon (49 s with the default timers), or is
     /// refused.

@@ -2,12 +2,17 @@
 //! in slots, evictions and refusals.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::{
     describe, once_per, Bucket, CloseReason, Endpoint, EndpointEvent, Peer, PeerState, StreamState,
 };
 use crate::engine::{Connection, ConnectionStats};
+
+/// How long a full peer table is not searched again for a slot to free
+/// after a search found none: newcomers meanwhile are refused at once. A
+/// slot that becomes free by eviction so waits at most this long.
+pub(super) const EVICTION_RETRY: Duration = Duration::from_secs(1);
 
 impl Endpoint {
     /// Makes room for and adds an unproven peer. False if there is no
@@ -136,7 +141,16 @@ impl Endpoint {
     /// again with its next message. Without this, peers that register
     /// from as many addresses as there are slots would hold the table
     /// against every newcomer for the registered idle timeout.
+    ///
+    /// The search reads every slot; after one that finds nothing, the
+    /// newcomers of the next [`EVICTION_RETRY`] are refused without
+    /// another, so that a flood of newcomers against a full table costs a
+    /// search a second, not one each.
     pub(super) fn evict_idle_proven(&mut self, now: Instant) -> bool {
+        if self.no_eviction_until.is_some_and(|t| now < t) {
+            return false;
+        }
+        self.eviction_searches += 1;
         let quiet_for = self.config.request_timer.resend_horizon();
         let victim = self
             .peers
@@ -156,8 +170,10 @@ impl Endpoint {
             })
             .min();
         let Some((_, _, victim)) = victim else {
+            self.no_eviction_until = Some(now + EVICTION_RETRY);
             return false;
         };
+        self.no_eviction_until = None;
         self.stats.peers_evicted += 1;
         self.schedule_report(now);
         self.events
@@ -311,6 +327,16 @@ mod tests {
         let soon = t0 + Duration::from_secs(1);
         assert!(!ask(&mut ep, soon, from(udp, 100), 1, false));
         assert_eq!(ep.stats().peers_refused, 1);
+        // A flood of newcomers meanwhile is refused without searching the
+        // table for each: one search per EVICTION_RETRY.
+        let searches = ep.eviction_searches;
+        for port in 200..1200 {
+            assert!(!ask(&mut ep, soon, from(udp, port), 1, false));
+        }
+        let retry = soon + super::EVICTION_RETRY;
+        assert!(!ask(&mut ep, retry, from(udp, 100), 1, false));
+        assert_eq!(ep.eviction_searches - searches, 1);
+        assert_eq!(ep.stats().peers_refused, 1002);
 
         // Peer 1 talks again at 30 s; the others stay quiet.
         let talk = t0 + Duration::from_secs(30);

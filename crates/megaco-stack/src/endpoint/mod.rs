@@ -222,6 +222,12 @@ pub struct Endpoint {
     /// When an [`EndpointEvent::PeerRefused`] was last handed out: the
     /// others of that report interval are only counted.
     refusal_shown: Option<Instant>,
+    /// Until when a full table is not searched again for a slot to free,
+    /// after a search found none (see [`Endpoint::evict_idle_proven`]).
+    no_eviction_until: Option<Instant>,
+    /// Searches of the peer table for a slot to free (for tests of their
+    /// cost).
+    eviction_searches: u64,
 }
 
 impl Endpoint {
@@ -246,6 +252,8 @@ impl Endpoint {
             reported: DropReport::default(),
             next_report: None,
             refusal_shown: None,
+            no_eviction_until: None,
+            eviction_searches: 0,
         }
     }
 
