@@ -233,13 +233,16 @@ pub struct TransportConfig {
     /// keeps at once, over all its sockets and listeners together. A new
     /// peer beyond this takes the slot of the proven,
     /// unregistered peer idle the longest (one with no live transaction);
-    /// when there is none, that of the peer, registered or not, *quiet*
-    /// the longest: no request awaiting a reply either way, and nothing
-    /// from or to it for at least the request timer's
-    /// [`RequestTimer::resend_horizon`] (49 s by default: a peer on those
-    /// timers has no resend left to send, and a live gateway talks or is
-    /// audited more often; its next message gets it a slot again). When
-    /// there is none either it is refused
+    /// failing that, when one source address holds more than half the
+    /// table (two slots at least) and the newcomer comes from another,
+    /// the slot of that
+    /// address's peer idle the longest; failing that, that of the peer,
+    /// registered or not, *quiet* the longest: no request awaiting a reply
+    /// either way, and nothing from or to it for at least the request
+    /// timer's [`RequestTimer::resend_horizon`] (49 s by default: a peer
+    /// on those timers has no resend left to send; its next message gets
+    /// it a slot again), if its address holds at least as many slots as
+    /// the newcomer's. When there is none either it is refused
     /// ([`EndpointEvent::PeerRefused`](crate::endpoint::EndpointEvent)).
     /// Requests the user sends to a new address are always allowed.
     /// After a search of the table that freed nothing, newcomers are

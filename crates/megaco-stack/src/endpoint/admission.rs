@@ -73,7 +73,7 @@ impl Endpoint {
         stream: Option<Box<StreamState>>,
     ) -> bool {
         let held = self.stats.peers as usize;
-        if !by_user && held >= self.limits().max_peers && !self.evict_idle_proven(now) {
+        if !by_user && held >= self.limits().max_peers && !self.evict_idle_proven(now, peer) {
             self.refused(now, peer, self.is_stream(peer));
             return false;
         }
@@ -116,6 +116,7 @@ impl Endpoint {
         state.conn = Some(Box::new(Connection::with_shared(config, encoding.clone())));
         state.last_active = now;
         self.stats.peers += 1;
+        *self.by_address.entry(peer.addr.ip()).or_default() += 1;
         self.stats.peers_admitted += 1;
         self.dirty.push(peer);
         if !by_user {
@@ -127,30 +128,55 @@ impl Endpoint {
         true
     }
 
-    /// Frees a proven peer's slot for a newcomer; false if no peer may
-    /// give it up. The first choice is the unregistered peer with no live
-    /// transaction idle the longest. Failing that, any peer, registered
-    /// ones included, that is *quiet*: no request awaits a reply either
-    /// way, no segment waits for its SegmentReply, and nothing came from
-    /// or went to it for the request timer's resend horizon
-    /// ([`RequestTimer::resend_horizon`](crate::config::RequestTimer::resend_horizon),
-    /// 49 s by default), the longest quiet first. After that long a peer
-    /// on our timers has no resend left to send, so the replies it has
-    /// cached would answer nothing; a gateway that is alive talks or is
-    /// audited more often than that, and one that was quiet gets a slot
-    /// again with its next message. Without this, peers that register
-    /// from as many addresses as there are slots would hold the table
-    /// against every newcomer for the registered idle timeout.
+    /// Frees a proven peer's slot for `newcomer`; false if no peer may
+    /// give it up. In order of choice:
+    ///
+    /// 1. the unregistered peer with no live transaction idle the longest;
+    /// 2. when one address holds more than half the table (and more than
+    ///    one slot) and the newcomer comes from another, that address's
+    ///    peer with no live transaction idle the longest, however recently
+    ///    it talked;
+    /// 3. the peer, registered ones included, *quiet* the longest: no
+    ///    request awaits a reply either way, no segment waits for its
+    ///    SegmentReply, and nothing came from or went to it for the
+    ///    request timer's resend horizon
+    ///    ([`RequestTimer::resend_horizon`](crate::config::RequestTimer::resend_horizon),
+    ///    49 s by default), provided its address holds at least as many
+    ///    slots as the newcomer's: a newcomer from an address that holds
+    ///    many cannot push out a quiet gateway that holds its own alone.
+    ///
+    /// After the resend horizon a peer on our timers has no resend left
+    /// to send, so the replies it has cached would answer nothing; one
+    /// that was quiet gets a slot again with its next message. Without 3,
+    /// peers that register from as many ports as there are slots would
+    /// hold the table for the registered idle timeout once they stop;
+    /// without 2, as long as they keep talking (a message each per resend
+    /// horizon, 84 a second for 4,096 slots). From one address, as on
+    /// loopback under `megaco load`, the rules are those of one address:
+    /// 1 and 3.
     ///
     /// The search reads every slot; after one that finds nothing, the
-    /// newcomers of the next [`EVICTION_RETRY`] are refused without
+    /// newcomers from the same address (from any, when the newcomer held
+    /// no slot) of the next [`EVICTION_RETRY`] are refused without
     /// another, so that a flood of newcomers against a full table costs a
     /// search a second, not one each.
-    pub(super) fn evict_idle_proven(&mut self, now: Instant) -> bool {
-        if self.no_eviction_until.is_some_and(|t| now < t) {
-            return false;
+    pub(super) fn evict_idle_proven(&mut self, now: Instant, newcomer: Peer) -> bool {
+        let ip = newcomer.addr.ip();
+        if let Some((until, from, any)) = self.no_eviction_until {
+            if now < until && (any || from == ip) {
+                return false;
+            }
         }
         self.eviction_searches += 1;
+        let held = |a: &std::net::IpAddr| self.by_address.get(a).copied().unwrap_or(0);
+        let mine = held(&ip);
+        let max = self.limits().max_peers;
+        let crowded = self
+            .by_address
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .filter(|(a, n)| **n >= 2 && **n as usize * 2 > max && **a != ip)
+            .map(|(a, _)| *a);
         let quiet_for = self.config.request_timer.resend_horizon();
         let victim = self
             .peers
@@ -161,16 +187,23 @@ impl Endpoint {
                 let live = conn.outstanding_requests() > 0
                     || conn.unanswered_requests() > 0
                     || conn.awaits_segment_replies();
-                let quiet = !live && now.saturating_duration_since(s.last_active) >= quiet_for;
-                ((!registered && conn.is_idle()) || quiet).then_some((
-                    registered,
-                    s.last_active,
-                    *peer,
-                ))
+                let quiet = !live
+                    && now.saturating_duration_since(s.last_active) >= quiet_for
+                    && held(&peer.addr.ip()) >= mine;
+                let rule = if !registered && conn.is_idle() {
+                    1
+                } else if !live && crowded == Some(peer.addr.ip()) {
+                    2
+                } else if quiet {
+                    3
+                } else {
+                    return None;
+                };
+                Some((rule, s.last_active, *peer))
             })
             .min();
         let Some((_, _, victim)) = victim else {
-            self.no_eviction_until = Some(now + EVICTION_RETRY);
+            self.no_eviction_until = Some((now + EVICTION_RETRY, ip, mine == 0));
             return false;
         };
         self.no_eviction_until = None;
@@ -216,6 +249,13 @@ impl Endpoint {
             }
         } else {
             self.stats.peers -= 1;
+            let ip = peer.addr.ip();
+            if let Some(n) = self.by_address.get_mut(&ip) {
+                *n -= 1;
+                if *n == 0 {
+                    self.by_address.remove(&ip);
+                }
+            }
             if state.registered {
                 self.stats.registered -= 1;
             }
@@ -306,6 +346,49 @@ mod tests {
         }
         while ep.poll_transmit().is_some() {}
         handed
+    }
+
+    /// A registered gateway alone on its address keeps its slot against
+    /// newcomers from an address that holds most of the table, even when
+    /// quiet for longer than the resend horizon while that address keeps
+    /// its own peers talking; a newcomer from a third address takes the
+    /// slot of the crowded address's peer idle the longest, not the
+    /// gateway's.
+    #[test]
+    fn an_address_that_holds_most_of_the_table_cannot_push_out_a_quiet_gateway() {
+        let (mut ep, udp) = mgc(4);
+        let at = |ip: [u8; 4], port: u16| Peer::new(udp, SocketAddr::from((ip, port)));
+        let (a, g, c) = ([10, 0, 0, 1], [10, 0, 0, 2], [10, 0, 0, 3]);
+        let t0 = Instant::now();
+        assert!(ask(&mut ep, t0, at(g, 2944), 1, true));
+        for port in 1..=3 {
+            assert!(ask(&mut ep, t0, at(a, port), 1, true));
+        }
+        // The crowded address keeps its peers talking; the gateway is
+        // quiet past the horizon.
+        let horizon = ep.config().request_timer.resend_horizon();
+        let keep = t0 + horizon - Duration::from_secs(5);
+        for port in 1..=3 {
+            assert!(ask(
+                &mut ep,
+                keep + Duration::from_secs(u64::from(port)),
+                at(a, port),
+                2,
+                false
+            ));
+        }
+        let later = t0 + horizon + Duration::from_secs(1);
+        assert!(
+            !ask(&mut ep, later, at(a, 99), 1, true),
+            "pushed out the gateway"
+        );
+        assert!(ep.is_registered(at(g, 2944)));
+        // A newcomer from elsewhere: the crowded address gives way, its
+        // peer idle the longest first.
+        assert!(ask(&mut ep, later, at(c, 1000), 1, false));
+        assert!(ep.is_registered(at(g, 2944)));
+        assert!(ep.conn(at(a, 1)).is_none());
+        assert!(ep.conn(at(a, 2)).is_some() && ep.conn(at(a, 3)).is_some());
     }
 
     /// Registrations from as many addresses as there are slots do not

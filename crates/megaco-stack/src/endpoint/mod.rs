@@ -223,8 +223,11 @@ pub struct Endpoint {
     /// others of that report interval are only counted.
     refusal_shown: Option<Instant>,
     /// Until when a full table is not searched again for a slot to free,
-    /// after a search found none (see [`Endpoint::evict_idle_proven`]).
-    no_eviction_until: Option<Instant>,
+    /// after a search found none, and for whom: newcomers from that
+    /// address, or (`true`) from any (see [`Endpoint::evict_idle_proven`]).
+    no_eviction_until: Option<(Instant, std::net::IpAddr, bool)>,
+    /// How many proven peers each source address holds.
+    by_address: Map<std::net::IpAddr, u32>,
     /// Searches of the peer table for a slot to free (for tests of their
     /// cost).
     eviction_searches: u64,
@@ -253,6 +256,7 @@ impl Endpoint {
             next_report: None,
             refusal_shown: None,
             no_eviction_until: None,
+            by_address: Map::default(),
             eviction_searches: 0,
         }
     }
