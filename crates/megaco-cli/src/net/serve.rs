@@ -15,9 +15,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use megaco::model::ActionRequest;
 use megaco_stack::endpoint::{CloseReason, DropReport, EndpointEvent};
 use megaco_stack::engine::Event;
-use megaco_stack::scenario::{Responder, Role, Rule, TermIdStyle};
+use megaco_stack::scenario::{Answer, Capacity, Responder, Role, Rule, TermIdStyle};
 use megaco_stack::{IncomingRequest, Peer, ReplySent};
 use serde_json::json;
 use tokio::task::JoinSet;
@@ -105,7 +106,43 @@ pub struct Server {
     replies: JoinSet<()>,
     /// Replies to nothing outstanding, in this report interval.
     unexpected: Unexpected,
+    /// Terminations the responders hold together.
+    terminations: usize,
 }
+
+/// `r`'s answer to `actions`, while all responders together hold `held`
+/// terminations (updated): at `max` or more, nothing more is added (error
+/// 510), whatever `r` alone could still hold.
+fn answer_within(
+    r: &mut Responder,
+    held: &mut usize,
+    max: usize,
+    actions: &[ActionRequest],
+    version: u8,
+    style: TermIdStyle,
+) -> Answer {
+    r.set_capacity(if *held >= max {
+        // No new context, no new termination.
+        Capacity {
+            contexts: 0,
+            terminations_per_context: 0,
+            termination_bytes: 0,
+        }
+    } else {
+        Capacity::default()
+    });
+    let before = r.terminations();
+    let answer = r.answer(actions, version, style);
+    *held = (*held + r.terminations()).saturating_sub(before);
+    answer
+}
+
+/// The most terminations the responders of all peers hold together.
+/// Each peer's responder is bounded ([`Capacity`]: 640,000 terminations,
+/// about 80 MB), but there is one per peer slot; past this total (about
+/// 125 MB of state) an Add or Move from any peer gets error 510 until
+/// Subtracts free room.
+pub const MAX_TERMINATIONS: usize = 1_000_000;
 
 impl Server {
     pub fn new(
@@ -127,6 +164,7 @@ impl Server {
             sent: VecDeque::new(),
             replies: JoinSet::new(),
             unexpected: Unexpected::default(),
+            terminations: 0,
         }
     }
 
@@ -166,6 +204,13 @@ impl Server {
         (self.log.clone(), self.tally.clone())
     }
 
+    /// Drops a peer's responder and what it held.
+    fn drop_responder(&mut self, peer: Peer) {
+        if let Some(r) = self.responders.remove(&peer) {
+            self.terminations = self.terminations.saturating_sub(r.terminations());
+        }
+    }
+
     fn responder(&mut self, peer: Peer) -> &mut Responder {
         if !self.responders.contains_key(&peer) && self.responders.len() >= self.max_peers {
             // Forget a peer that holds no context, or any.
@@ -176,7 +221,7 @@ impl Server {
                 .or_else(|| self.responders.iter().next())
                 .map(|(a, _)| *a);
             if let Some(v) = victim {
-                self.responders.remove(&v);
+                self.drop_responder(v);
             }
         }
         let (role, rules) = (&self.role, &self.rules);
@@ -206,7 +251,17 @@ impl Server {
                 show::request(id, req.actions()),
             );
         }
-        let answer = self.responder(source).answer(req.actions(), version, style);
+        let mut held = self.terminations;
+        let r = self.responder(source);
+        let answer = answer_within(
+            r,
+            &mut held,
+            MAX_TERMINATIONS,
+            req.actions(),
+            version,
+            style,
+        );
+        self.terminations = held;
         let Some(result) = answer.reply else {
             self.log.info(
                 "not_answered",
@@ -291,7 +346,7 @@ impl Server {
     /// Forgets what is kept for `peer` (its contexts, its encoding).
     fn forget(&mut self, peer: Peer) {
         self.styles.remove(&peer);
-        self.responders.remove(&peer);
+        self.drop_responder(peer);
     }
 
     /// Logs the end of a TCP connection and forgets its peer (a TCP
@@ -528,7 +583,8 @@ pub fn event(log: &Log, tally: &Tally, peer: SocketAddr, event: &Event) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use megaco::model::TransactionResult;
+    use megaco::model::*;
+    use megaco_stack::build;
 
     /// A report says every count it holds: none is left out of the line.
     #[test]
@@ -578,6 +634,87 @@ mod tests {
         assert_eq!(u.peers.len(), UNEXPECTED_PEERS);
         assert_eq!(u.take(), (vec![], 10));
         assert!(u.peers.is_empty());
+    }
+
+    /// The responders of all peers hold at most so many terminations
+    /// together; a Subtract makes room again.
+    #[test]
+    fn responders_hold_a_bounded_number_of_terminations_together() {
+        let add = |n: u32| {
+            vec![build::action(
+                ContextId::CHOOSE,
+                Command::Add(AmmRequest {
+                    termination_ids: vec![TerminationId::new(format!("rtp/{n}"))].into(),
+                    ..Default::default()
+                }),
+            )]
+        };
+        let answered = |a: &Answer| match &a.reply {
+            Some(TransactionResult::ActionReplies(r)) => {
+                r.iter().all(|r| r.error_descriptor.is_none())
+            }
+            _ => false,
+        };
+        let (mut a, mut b) = (
+            Responder::new(Role::Mg, Vec::new()),
+            Responder::new(Role::Mg, Vec::new()),
+        );
+        let mut held = 0;
+        let style = TermIdStyle::Text;
+        for n in 0..3 {
+            assert!(answered(&answer_within(
+                &mut a,
+                &mut held,
+                5,
+                &add(n),
+                1,
+                style
+            )));
+        }
+        for n in 3..5 {
+            assert!(answered(&answer_within(
+                &mut b,
+                &mut held,
+                5,
+                &add(n),
+                1,
+                style
+            )));
+        }
+        assert_eq!(held, 5);
+        // Full: neither can add, though each alone could.
+        let refused = answer_within(&mut a, &mut held, 5, &add(9), 1, style);
+        assert!(!answered(&refused), "added beyond the total");
+        assert!(!answered(&answer_within(
+            &mut b,
+            &mut held,
+            5,
+            &add(9),
+            1,
+            style
+        )));
+        // A Subtract of one of a's contexts makes room for one more.
+        let (ctx, _) = a.contexts().next().unwrap();
+        let subtract = vec![build::action(
+            ctx,
+            Command::Subtract(SubtractRequest {
+                termination_ids: vec![TerminationId::new("rtp/0")].into(),
+                audit_descriptor: None,
+            }),
+        )];
+        assert!(answered(&answer_within(
+            &mut a, &mut held, 5, &subtract, 1, style
+        )));
+        assert_eq!(held, 4);
+        assert!(answered(&answer_within(
+            &mut b,
+            &mut held,
+            5,
+            &add(9),
+            1,
+            style
+        )));
+        assert_eq!(held, 5);
     }
 
     /// A flood of replies to nothing outstanding from one peer is a few

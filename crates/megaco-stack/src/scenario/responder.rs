@@ -201,6 +201,17 @@ impl Responder {
         self
     }
 
+    /// Changes the bounds of what it keeps; what it holds beyond them
+    /// stays (it is only refused more).
+    pub fn set_capacity(&mut self, capacity: Capacity) {
+        self.capacity = capacity;
+    }
+
+    /// How many terminations it holds, in all its contexts.
+    pub fn terminations(&self) -> usize {
+        self.index.len()
+    }
+
     /// The contexts it has handed out, with their terminations.
     pub fn contexts(&self) -> impl Iterator<Item = (ContextId, &[TerminationId])> {
         self.contexts
