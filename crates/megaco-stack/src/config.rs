@@ -305,7 +305,9 @@ pub struct TransportConfig {
     pub tcp_write_timeout: Duration,
     /// Message-level errors (answers to undecodable input) and errors the
     /// stack sends by itself (503, 506, 459) to one peer. Beyond it they
-    /// are dropped and counted. Default 5 a second, bursts of 10.
+    /// are dropped and counted. The 503s of a full queue to a TCP peer
+    /// are not limited (see [`TransportConfig::inbound_queue`]). Default
+    /// 5 a second, bursts of 10.
     pub error_rate_per_peer: RateLimit,
     /// The same, for all peers together. Default 100 a second, bursts of
     /// 200.
@@ -335,8 +337,10 @@ pub struct TransportConfig {
     pub max_remembered_total: usize,
     /// Capacity of the queue to the user ([`crate::Incoming`]). When it
     /// is full, a new request is answered with error 503 ("Service
-    /// Unavailable"; sent within [`TransportConfig::error_rate_per_peer`]
-    /// and [`TransportConfig::error_rate_total`]) and other events are
+    /// Unavailable"; to a UDP peer within
+    /// [`TransportConfig::error_rate_per_peer`] and
+    /// [`TransportConfig::error_rate_total`], to a TCP peer always, as it
+    /// does not resend) and other events are
     /// dropped; both are counted.
     /// Endpoint events (peers admitted, evicted, ...; `Inbound::Endpoint`)
     /// are dropped already once the queue is half full, so that a burst

@@ -513,6 +513,43 @@ async fn a_burst_larger_than_the_write_queue_is_answered() {
     assert_eq!(stack.stats().connections_closed, 0);
 }
 
+/// A burst over TCP beyond what the user has room for: every request is
+/// answered, the ones beyond with 503, none left to wait out its timer
+/// (a TCP peer does not resend).
+#[tokio::test]
+async fn a_tcp_burst_beyond_the_users_queue_is_answered_in_full() {
+    use tokio::io::AsyncWriteExt;
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 4;
+    let (stack, mut incoming) = megaco_stack::Stack::builder(cfg)
+        .tcp(any_port())
+        .start()
+        .await
+        .unwrap();
+    let mut raw = tokio::net::TcpStream::connect(stack.tcp_addrs()[0])
+        .await
+        .unwrap();
+    const N: usize = 200;
+    raw.write_all(&framed_notifies(1..=N as u32)).await.unwrap();
+    // The user answers what reached it, after the burst was refused.
+    let s = until(|| stack.stats(), |s| s.requests_refused > 0).await;
+    assert!(s.requests_refused > 0);
+    let answering = tokio::spawn(async move {
+        while let Some(item) = incoming.recv().await {
+            if let Inbound::Request(req) = item {
+                let result = build::default_replies(&req.actions);
+                let _ = req.send_reply(result).await;
+            }
+        }
+    });
+    let mut ids = tokio::time::timeout(Duration::from_secs(30), read_replies(&mut raw, N))
+        .await
+        .expect("every request is answered");
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=N as u32).collect::<Vec<_>>());
+    answering.abort();
+}
+
 /// A TCP peer that sends requests and never reads is dropped
 /// ([`CloseReason::SlowReader`](megaco_stack::endpoint::CloseReason)); the
 /// user, behind with its queue full meanwhile, still learns of the close

@@ -283,7 +283,8 @@ pub struct EngineArgs {
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.tcp_write_timeout))]
     pub tcp_write_timeout: Secs,
     /// Error replies (to undecodable messages, 503, 506, 459) to one
-    /// peer: per second and burst.
+    /// peer: per second and burst (a TCP peer gets every 503 of a full
+    /// queue).
     #[arg(long, value_name = "RATE/BURST", default_value_t = Rate(defaults().transport.error_rate_per_peer))]
     pub error_rate_per_peer: Rate,
     /// The same, for all peers together.

@@ -663,7 +663,12 @@ impl Endpoint {
     /// is answered all the same (a duplicate of it gets the cached
     /// error), but the reply is not sent, only counted
     /// ([`Stats::errors_rate_limited`]). A peer flooding a busy endpoint
-    /// so gets a few errors a second, not one per request.
+    /// so gets a few errors a second, not one per request. A TCP peer is
+    /// answered every time: a connected peer cannot aim our errors at
+    /// another address, what it is sent is held to what it reads
+    /// ([`TransportConfig::tcp_write_queue`]), and over TCP it does not
+    /// resend, so a request left unanswered would wait out its whole
+    /// timer.
     pub fn refuse(
         &mut self,
         now: Instant,
@@ -674,7 +679,7 @@ impl Endpoint {
         // Nothing of this peer's waits to be sent but what this produces.
         self.flush(now);
         self.conn_mut(peer)?;
-        let allowed = self.take_error_token(now, peer);
+        let allowed = self.is_stream(peer) || self.take_error_token(now, peer);
         let conn = self.conn_mut(peer)?;
         let r = conn.reply(now, transaction_id, result);
         if !allowed {
