@@ -466,6 +466,26 @@ async fn read_replies(raw: &mut tokio::net::TcpStream, n: usize) -> Vec<u32> {
     ids
 }
 
+/// A stack on a TCP port of its own with `cfg`, and a raw connection to
+/// it.
+async fn tcp_stack(
+    cfg: megaco_stack::engine::Config,
+) -> (
+    megaco_stack::Stack,
+    megaco_stack::Incoming,
+    tokio::net::TcpStream,
+) {
+    let (stack, incoming) = megaco_stack::Stack::builder(cfg)
+        .tcp(any_port())
+        .start()
+        .await
+        .unwrap();
+    let raw = tokio::net::TcpStream::connect(stack.tcp_addrs()[0])
+        .await
+        .unwrap();
+    (stack, incoming, raw)
+}
+
 /// A TCP peer that reads what it is sent gets every reply to a burst of
 /// requests far larger than the write queue, answered all at once: a
 /// long queue holds back the reading of the peer's requests, it does not
@@ -475,14 +495,7 @@ async fn a_burst_larger_than_the_write_queue_is_answered() {
     use tokio::io::AsyncWriteExt;
     let mut cfg = config(1);
     cfg.transport.tcp_write_queue = 4;
-    let (stack, mut incoming) = megaco_stack::Stack::builder(cfg)
-        .tcp(any_port())
-        .start()
-        .await
-        .unwrap();
-    let mut raw = tokio::net::TcpStream::connect(stack.tcp_addrs()[0])
-        .await
-        .unwrap();
+    let (stack, mut incoming, mut raw) = tcp_stack(cfg).await;
     const N: usize = 300;
     raw.write_all(&framed_notifies(1..=N as u32)).await.unwrap();
     let mut requests = Vec::new();
@@ -521,14 +534,7 @@ async fn a_tcp_burst_beyond_the_users_queue_is_answered_in_full() {
     use tokio::io::AsyncWriteExt;
     let mut cfg = config(1);
     cfg.transport.inbound_queue = 4;
-    let (stack, mut incoming) = megaco_stack::Stack::builder(cfg)
-        .tcp(any_port())
-        .start()
-        .await
-        .unwrap();
-    let mut raw = tokio::net::TcpStream::connect(stack.tcp_addrs()[0])
-        .await
-        .unwrap();
+    let (stack, mut incoming, mut raw) = tcp_stack(cfg).await;
     const N: usize = 200;
     raw.write_all(&framed_notifies(1..=N as u32)).await.unwrap();
     // The user answers what reached it, after the burst was refused.
