@@ -647,10 +647,26 @@ impl Endpoint {
         transaction_id: u32,
         result: TransactionResult,
     ) -> Result<(), engine::Error> {
+        self.answer(now, peer, transaction_id, result, true)
+    }
+
+    /// Replies to the request `transaction_id` from `peer`, the reply
+    /// sent or (`send` false) only cached, for a duplicate to find.
+    fn answer(
+        &mut self,
+        now: Instant,
+        peer: Peer,
+        transaction_id: u32,
+        result: TransactionResult,
+        send: bool,
+    ) -> Result<(), engine::Error> {
         // A peer that is gone (its stream closed, or it expired) took
         // its requests with it: NotConnected.
         let conn = self.conn_mut(peer)?;
         let r = conn.reply(now, transaction_id, result);
+        if !send {
+            while conn.poll_transmit_tagged().is_some() {}
+        }
         self.dirty.push(peer);
         self.flush(now);
         r
@@ -679,15 +695,8 @@ impl Endpoint {
         // Nothing of this peer's waits to be sent but what this produces.
         self.flush(now);
         self.conn_mut(peer)?;
-        let allowed = self.is_stream(peer) || self.take_error_token(now, peer);
-        let conn = self.conn_mut(peer)?;
-        let r = conn.reply(now, transaction_id, result);
-        if !allowed {
-            while conn.poll_transmit_tagged().is_some() {}
-        }
-        self.dirty.push(peer);
-        self.flush(now);
-        r
+        let send = self.is_stream(peer) || self.take_error_token(now, peer);
+        self.answer(now, peer, transaction_id, result, send)
     }
 
     /// Sends a TransactionPending for the request `transaction_id` from
