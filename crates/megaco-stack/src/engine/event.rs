@@ -160,8 +160,8 @@ pub enum Error {
     /// The message could not be encoded.
     #[error("encode: {0}")]
     Encode(#[from] EncodeError),
-    /// [`Config::max_outstanding_requests`](super::Config::max_outstanding_requests) of our requests await a reply
-    /// already.
+    /// [`Config::max_outstanding_requests`](super::Config::max_outstanding_requests)
+    /// of our requests await a reply already.
     #[error("{0} requests already await a reply")]
     TooManyOutstanding(usize),
     /// No connection to this peer (an endpoint's stream peers exist only
