@@ -4,20 +4,22 @@
 use megaco::model::*;
 use megaco::EncodeError;
 
+#[cfg(doc)]
+use super::{Config, Connection, MAX_REPLY_SEGMENTS, MAX_SEGMENTED_REPLY_BYTES};
 use crate::codec::DecodeError;
 
 /// Why an outgoing request failed without a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FailReason {
-    /// The peer sent more pendings than [`Config::recv_pending_limit`](super::Config::recv_pending_limit).
+    /// The peer sent more pendings than [`Config::recv_pending_limit`].
     PendingLimitExceeded,
     /// The peer answered with a message-level error (for instance 406
     /// "Version not supported", or 400 when it cannot decode us) before
     /// anything else about this request.
     MessageError(ErrorDescriptor),
-    /// The peer's segmented reply went beyond [`MAX_REPLY_SEGMENTS`](super::MAX_REPLY_SEGMENTS)
-    /// segments or [`MAX_SEGMENTED_REPLY_BYTES`](super::MAX_SEGMENTED_REPLY_BYTES) bytes: the segments
+    /// The peer's segmented reply went beyond [`MAX_REPLY_SEGMENTS`]
+    /// segments or [`MAX_SEGMENTED_REPLY_BYTES`] bytes: the segments
     /// received are dropped, later ones are [`Event::UnexpectedReply`].
     SegmentLimitExceeded,
 }
@@ -26,7 +28,7 @@ pub enum FailReason {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Event {
-    /// A new request from the peer: answer it with [`Connection::reply`](super::Connection::reply).
+    /// A new request from the peer: answer it with [`Connection::reply`].
     RequestReceived {
         /// Its transaction id.
         transaction_id: u32,
@@ -46,8 +48,8 @@ pub enum Event {
         result: TransactionResult,
     },
     /// We told the peer, by ourselves, that we are still working on its
-    /// request: a duplicate of it came, or [`Config::pending_timer`](super::Config::pending_timer)
-    /// expired (pendings the user sends with [`Connection::send_pending`](super::Connection::send_pending)
+    /// request: a duplicate of it came, or [`Config::pending_timer`]
+    /// expired (pendings the user sends with [`Connection::send_pending`]
     /// are not reported).
     PendingSent {
         /// The request's transaction id.
@@ -64,7 +66,7 @@ pub enum Event {
         transaction_id: u32,
     },
     /// A segmented reply stayed incomplete for
-    /// [`Config::segment_recv_timer`](super::Config::segment_recv_timer): the peer got error 459 and the
+    /// [`Config::segment_recv_timer`]: the peer got error 459 and the
     /// request is forgotten.
     SegmentsMissing {
         /// The request's transaction id.
@@ -74,7 +76,7 @@ pub enum Event {
         missing: Vec<u16>,
     },
     /// A new request from the peer was answered with error 503 because
-    /// [`Config::max_unanswered_requests`](super::Config::max_unanswered_requests) requests await the user's
+    /// [`Config::max_unanswered_requests`] requests await the user's
     /// reply already.
     RequestRefused {
         /// Its transaction id.
@@ -115,8 +117,8 @@ pub enum Event {
         /// The transaction id.
         transaction_id: u32,
     },
-    /// We sent more pendings than [`Config::sent_pending_limit`](super::Config::sent_pending_limit): the peer
-    /// got error 506, and a later [`Connection::reply`](super::Connection::reply) is refused.
+    /// We sent more pendings than [`Config::sent_pending_limit`]: the peer
+    /// got error 506, and a later [`Connection::reply`] is refused.
     RequestAborted {
         /// The transaction id.
         transaction_id: u32,
@@ -142,7 +144,7 @@ pub enum Event {
         version: u8,
     },
     /// A duplicate of a request we executed came after its reply had
-    /// left the cache ([`Config::reply_cache_bytes`](super::Config::reply_cache_bytes)): it was neither
+    /// left the cache ([`Config::reply_cache_bytes`]): it was neither
     /// executed again nor answered.
     DuplicateDropped {
         /// The transaction id.
@@ -160,7 +162,7 @@ pub enum Error {
     /// The message could not be encoded.
     #[error("encode: {0}")]
     Encode(#[from] EncodeError),
-    /// [`Config::max_outstanding_requests`](super::Config::max_outstanding_requests)
+    /// [`Config::max_outstanding_requests`]
     /// of our requests await a reply already.
     #[error("{0} requests already await a reply")]
     TooManyOutstanding(usize),
