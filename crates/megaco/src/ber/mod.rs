@@ -87,6 +87,7 @@
 
 mod decode;
 mod encode;
+mod header;
 mod reader;
 pub(crate) mod view;
 

@@ -472,7 +472,7 @@ fn read_tlv(
 /// A span within the first [`MAX_INPUT`] octets (every offset a reader
 /// hands out is), whose header (tag and length octets) is 2 to 132 octets.
 #[inline]
-fn span(tag: u8, offset: usize, start: usize, end: usize, depth: u16) -> Span {
+pub(super) fn span(tag: u8, offset: usize, start: usize, end: usize, depth: u16) -> Span {
     let header = (start - offset) as u64;
     Span {
         bounds: start as u64 | (end as u64) << 32,

@@ -7,6 +7,7 @@
 //! alternatives skipped.
 
 use super::decode::{bad, expect, fixed, missing, null, top_level, u16v, u32v, version};
+use super::header::usual_header;
 use super::reader::{too_large, trailing_data, unexpected_tag, Cursor, Input, Span, Tlv};
 use super::{BerConfig, Dialect, Mapping};
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
@@ -52,6 +53,26 @@ pub(crate) fn parse<'a>(
     bytes: &'a [u8],
     cfg: &'a BerConfig,
 ) -> Result<MessageView<'a>, DecodeError> {
+    if bytes.len() <= cfg.limits.max_message_size {
+        if let Some(h) = usual_header(bytes, &cfg.limits) {
+            let input = Input::new(bytes, &cfg.limits);
+            let walker = BerWalker::new(input, cfg, input.children(&h.transactions)?);
+            return Ok(MessageView::ber(
+                h.version,
+                MidView::Ip4(h.mid),
+                None,
+                Some(walker),
+            ));
+        }
+    }
+    parse_general(bytes, cfg)
+}
+
+/// [`parse`] without the pass for the usual header, for any message.
+pub(super) fn parse_general<'a>(
+    bytes: &'a [u8],
+    cfg: &'a BerConfig,
+) -> Result<MessageView<'a>, DecodeError> {
     let limits = &cfg.limits;
     if bytes.len() > limits.max_message_size {
         return Err(too_large(bytes.len(), limits.max_message_size));
@@ -91,26 +112,13 @@ pub(crate) fn parse<'a>(
     )?;
     let body = body.ok_or_else(|| missing(&t(m), "Message.messageBody"))?;
     let alt = first_of(input, body, "messageBody alternative")?;
-    let levels = match &cfg.mapping {
-        Mapping::Text(l) => Some(l),
-        Mapping::Native => None,
-    };
     Ok(match alt.tag() {
         0xA0 => MessageView::ber(version, mid, Some(error_code(input, alt)?), None),
         0xA1 => MessageView::ber(
             version,
             mid,
             None,
-            Some(BerWalker {
-                input,
-                levels,
-                transactions: input.children(&alt)?,
-                actions: None,
-                commands: None,
-                ids: None,
-                acks: None,
-                queued: None,
-            }),
+            Some(BerWalker::new(input, cfg, input.children(&alt)?)),
         ),
         _ => {
             return Err(unexpected_tag(
@@ -206,6 +214,23 @@ fn error_code(input: Input<'_>, s: Span) -> D<u16> {
 }
 
 impl<'a> BerWalker<'a> {
+    /// A walk over the `transactions` of a message.
+    fn new(input: Input<'a>, cfg: &'a BerConfig, transactions: Cursor) -> Self {
+        BerWalker {
+            input,
+            levels: match &cfg.mapping {
+                Mapping::Text(l) => Some(l),
+                Mapping::Native => None,
+            },
+            transactions,
+            actions: None,
+            commands: None,
+            ids: None,
+            acks: None,
+            queued: None,
+        }
+    }
+
     /// Leaves the actions of the transaction just read unread (for the
     /// outline; a reply's error is still yielded).
     #[inline]

@@ -30,6 +30,33 @@ impl Dec<'_> {
         Ok(out)
     }
 
+    /// A message whose usual header [`super::super::header`] has read:
+    /// its transactions, `t`, are what is left to read.
+    pub(super) fn usual_message(&self, version: u8, mid: Ip4Address, t: &Tlv) -> D<MegacoMessage> {
+        let mut out = MegacoMessage {
+            auth_header: None,
+            mess: Message {
+                version,
+                mid: Mid::Ip4(mid),
+                body: MessageBody::Transactions(SmallList::new()),
+            },
+        };
+        let MessageBody::Transactions(ts) = &mut out.mess.body else {
+            unreachable!("set on the line above")
+        };
+        self.transactions(t, ts)?;
+        Ok(out)
+    }
+
+    /// The `transactions [1]` alternative of a message body.
+    fn transactions(&self, t: &Tlv, out: &mut SmallList<Transaction>) -> D<()> {
+        let mut l = t.children()?;
+        while let Some(tr) = l.next()? {
+            self.transaction(&tr, out)?;
+        }
+        Ok(())
+    }
+
     pub(super) fn auth(&self, t: &Tlv) -> D<AuthenticationHeader> {
         let (mut spi, mut sn, mut ad) = (None, None, None);
         let mut r = t.children()?;
@@ -75,10 +102,7 @@ impl Dec<'_> {
                             let MessageBody::Transactions(ts) = &mut out.body else {
                                 unreachable!("set on the line above")
                             };
-                            let mut l = alt.children()?;
-                            while let Some(tr) = l.next()? {
-                                self.transaction(&tr, ts)?;
-                            }
+                            self.transactions(&alt, ts)?;
                         }
                         _ => {
                             return Err(unexpected_tag(

@@ -4,9 +4,10 @@
 //! CHOICE are skipped where the CHOICE is an element of a list, and an
 //! error elsewhere.
 
+use super::header::usual_header;
 use super::reader::{
     bad_value, missing_at, too_large, trailing_data, truncated, unexpected_tag,
-    unsupported_version, Reader, Tlv, MAX_INPUT,
+    unsupported_version, Input, Reader, Tlv, MAX_INPUT,
 };
 use super::{BerConfig, Dialect, EventLevel, Mapping};
 use crate::asn1::enums::{Enumerated, NamedBits};
@@ -37,6 +38,20 @@ struct Dec<'c> {
 }
 
 pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> {
+    decode_with(bytes, cfg, true)
+}
+
+/// [`decode_message`] without the pass for the usual header (for the
+/// tests that compare the two).
+#[cfg(test)]
+pub(super) fn decode_message_general(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> {
+    decode_with(bytes, cfg, false)
+}
+
+/// Decodes `bytes`, trying the usual header's pass first when
+/// `usual_pass` (see [`super::header`]).
+#[inline(always)]
+fn decode_with(bytes: &[u8], cfg: &BerConfig, usual_pass: bool) -> D<MegacoMessage> {
     static EMPTY: std::sync::OnceLock<NameRegistry> = std::sync::OnceLock::new();
     let (reg, levels, native) = match &cfg.mapping {
         Mapping::Text(l) => (&*cfg.registry, Some(l), false),
@@ -55,6 +70,12 @@ pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> 
         max_depth: cfg.limits.max_depth.max(1),
         ..cfg.limits
     };
+    if usual_pass {
+        if let Some(h) = usual_header(bytes, &limits) {
+            let transactions = Input::new(bytes, &limits).tlv(h.transactions);
+            return d.usual_message(h.version, h.mid, &transactions);
+        }
+    }
     let (top, end) = top_level(bytes, &limits)?;
     if end < bytes.len() {
         return Err(trailing_data(end, bytes.len()));
