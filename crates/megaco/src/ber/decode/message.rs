@@ -41,18 +41,20 @@ impl Dec<'_> {
                 body: MessageBody::Transactions(SmallList::new()),
             },
         };
-        let MessageBody::Transactions(ts) = &mut out.mess.body else {
-            unreachable!("set on the line above")
-        };
-        self.transactions(t, ts)?;
+        self.transactions(t, &mut out.mess.body)?;
         Ok(out)
     }
 
-    /// The `transactions [1]` alternative of a message body.
-    fn transactions(&self, t: &Tlv, out: &mut SmallList<Transaction>) -> D<()> {
+    /// The `transactions [1]` alternative of a message body, read into
+    /// `body` in place.
+    fn transactions(&self, t: &Tlv, body: &mut MessageBody) -> D<()> {
+        *body = MessageBody::Transactions(SmallList::new());
+        let MessageBody::Transactions(ts) = body else {
+            unreachable!("set on the line above")
+        };
         let mut l = t.children()?;
         while let Some(tr) = l.next()? {
-            self.transaction(&tr, out)?;
+            self.transaction(&tr, ts)?;
         }
         Ok(())
     }
@@ -97,13 +99,7 @@ impl Dec<'_> {
                         .ok_or_else(|| missing(&x, "messageBody alternative"))?;
                     match alt.tag() {
                         0xA0 => out.body = MessageBody::Error(self.error_descriptor(&alt)?),
-                        0xA1 => {
-                            out.body = MessageBody::Transactions(SmallList::new());
-                            let MessageBody::Transactions(ts) = &mut out.body else {
-                                unreachable!("set on the line above")
-                            };
-                            self.transactions(&alt, ts)?;
-                        }
+                        0xA1 => self.transactions(&alt, &mut out.body)?,
                         _ => {
                             return Err(unexpected_tag(
                                 alt.offset(),
