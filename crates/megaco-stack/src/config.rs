@@ -297,6 +297,15 @@ pub struct TransportConfig {
     /// ([`CloseReason::SlowReader`](crate::endpoint::CloseReason)). One
     /// message larger than this still goes alone. Default 4 MiB.
     pub tcp_write_buffer: usize,
+    /// Bytes that may wait to be written to all TCP connections together.
+    /// When a message would take them past it, a connection that already
+    /// has bytes waiting is disconnected
+    /// ([`CloseReason::SlowReader`](crate::endpoint::CloseReason)) rather
+    /// than queue more; one with nothing waiting (a peer that keeps up)
+    /// still gets its message. This bounds what peers that read slowly
+    /// can hold together, well below `max_peers` times
+    /// [`TransportConfig::tcp_write_buffer`]. Default 64 MiB.
+    pub tcp_write_total: usize,
     /// A TCP connection with bytes waiting to be written that its peer
     /// takes none of for this long is closed
     /// ([`CloseReason::SlowReader`](crate::endpoint::CloseReason)): the
@@ -370,6 +379,7 @@ impl Default for TransportConfig {
             tcp_linger: Duration::from_secs(2),
             tcp_write_queue: 256,
             tcp_write_buffer: 4 << 20,
+            tcp_write_total: 64 << 20,
             tcp_write_timeout: Duration::from_secs(10),
             error_rate_per_peer: RateLimit {
                 per_second: 5,

@@ -620,3 +620,74 @@ async fn a_close_is_reported_even_when_the_queue_is_full() {
         ));
     }
 }
+
+/// All TCP connections together hold at most `tcp_write_total` bytes
+/// waiting: past it, a connection that already has some waiting is
+/// dropped as not reading, far below its own `tcp_write_buffer` and
+/// before its write timeout, while a peer that reads is still answered.
+#[tokio::test]
+async fn slow_readers_together_hold_at_most_the_total_write_budget() {
+    use tokio::io::AsyncWriteExt;
+    let mut cfg = config(1);
+    // Neither the per-connection bound, the pause in reading nor the
+    // timeout comes into play: only the total can end a connection.
+    cfg.transport.tcp_write_buffer = 1 << 30;
+    cfg.transport.tcp_write_queue = 1 << 20;
+    cfg.transport.tcp_write_timeout = Duration::from_secs(600);
+    cfg.transport.tcp_write_total = 1 << 20;
+    cfg.transport.inbound_queue = 1 << 16;
+    let (stack, mut incoming) = megaco_stack::Stack::builder(cfg)
+        .tcp(any_port())
+        .start()
+        .await
+        .unwrap();
+    let addr = stack.tcp_addrs()[0];
+    // Every request gets a 30 KB error reply; closes are passed on.
+    let (closes_tx, mut closes) = tokio::sync::mpsc::unbounded_channel();
+    let answering = tokio::spawn(async move {
+        while let Some(item) = incoming.recv().await {
+            match item {
+                Inbound::Request(req) => {
+                    // Handed over at once; when it leaves does not matter.
+                    drop(req.send_reply(TransactionResult::Error(ErrorDescriptor {
+                        error_code: 500,
+                        error_text: Some("x".repeat(30_000).into()),
+                    })));
+                }
+                Inbound::Closed { error, .. } => {
+                    let _ = closes_tx.send(error);
+                }
+                _ => {}
+            }
+        }
+    });
+    // Two peers that never read, with small receive buffers, keep
+    // asking: 400 requests each, 12 MB of replies between them.
+    let mut silent = Vec::new();
+    for _ in 0..2 {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        let mut raw = socket.connect(addr).await.unwrap();
+        raw.write_all(&framed_notifies(1..=400)).await.unwrap();
+        silent.push(raw);
+    }
+    let s = until(|| stack.stats(), |s| s.connections_closed >= 1).await;
+    assert!(s.connections_closed <= 2, "{s:?}");
+    let reason = tokio::time::timeout(Duration::from_secs(30), closes.recv())
+        .await
+        .expect("the close is reported");
+    assert_eq!(
+        reason,
+        Some(Some(megaco_stack::endpoint::CloseReason::SlowReader))
+    );
+    // A peer that reads is answered in full all the same.
+    let mut reader = tokio::net::TcpStream::connect(addr).await.unwrap();
+    reader.write_all(&framed_notifies(1..=20)).await.unwrap();
+    let mut ids = tokio::time::timeout(Duration::from_secs(30), read_replies(&mut reader, 20))
+        .await
+        .expect("the reading peer is answered");
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=20).collect::<Vec<_>>());
+    drop(silent);
+    answering.abort();
+}

@@ -278,6 +278,11 @@ pub struct EngineArgs {
     /// that lets more pile up is disconnected as not reading.
     #[arg(long, value_name = "BYTES", default_value_t = defaults().transport.tcp_write_buffer as u64)]
     pub tcp_write_buffer: u64,
+    /// Bytes that may wait to be written to all TCP connections together;
+    /// past it, a peer that already has bytes waiting is disconnected as
+    /// not reading.
+    #[arg(long, value_name = "BYTES", default_value_t = defaults().transport.tcp_write_total as u64)]
+    pub tcp_write_total: u64,
     /// A TCP peer that takes none of the bytes waiting for it for this
     /// long is disconnected as not reading.
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.tcp_write_timeout))]
@@ -356,6 +361,7 @@ impl EngineArgs {
             .unwrap_or(usize::MAX)
             .max(1);
         c.transport.tcp_write_buffer = usize::try_from(self.tcp_write_buffer).unwrap_or(usize::MAX);
+        c.transport.tcp_write_total = usize::try_from(self.tcp_write_total).unwrap_or(usize::MAX);
         c.transport.tcp_write_timeout = self.tcp_write_timeout.0;
         c.transport.error_rate_per_peer = self.error_rate_per_peer.0;
         c.transport.error_rate_total = self.error_rate_total.0;

@@ -9,6 +9,7 @@ mod stream;
 use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -160,6 +161,8 @@ struct Driver {
     /// Stop when the last stream closes ([`crate::tcp::connect`]).
     stop_with_streams: bool,
     closing: Closing,
+    /// Bytes waiting to be written on all TCP connections.
+    waiting: Arc<AtomicUsize>,
     writing: Writing,
     /// The datagrams of a flush, gathered to go out together (kept
     /// between flushes for its capacity).
@@ -215,9 +218,11 @@ pub(crate) fn spawn(
             delay: limits.tcp_close_delay,
             linger: limits.tcp_linger,
         },
+        waiting: Arc::default(),
         writing: Writing {
             pause_at: limits.tcp_write_queue.max(1),
             max_bytes: limits.tcp_write_buffer,
+            max_total: limits.tcp_write_total,
             timeout: limits.tcp_write_timeout,
         },
         datagrams: Vec::new(),
@@ -460,7 +465,7 @@ impl Driver {
 
     fn start_stream(&mut self, peer: Peer, stream: TcpStream) {
         let _ = stream.set_nodelay(true);
-        let outbox = Arc::new(Outbox::default());
+        let outbox = Arc::new(Outbox::new(self.waiting.clone()));
         self.streams.insert(peer, StreamTx(outbox.clone()));
         let input = self.input_tx.clone();
         let (closing, writing) = (self.closing, self.writing);
@@ -604,7 +609,7 @@ impl Driver {
                 // Never waits: the stream's task stops reading from a peer
                 // whose queue is long, and gives up on one that takes
                 // nothing for a while; this bounds its memory.
-                if !queue.0.push(t.contents, self.writing.max_bytes) {
+                if !queue.0.push(t.contents, &self.writing) {
                     queue.0.abort();
                     self.streams.remove(&t.peer);
                     self.stream_gone(t.peer);

@@ -4,7 +4,10 @@
 //! The driver never waits for a connection: it appends what is to be
 //! written to the connection's [`Outbox`], which holds at most
 //! [`TransportConfig::tcp_write_buffer`] bytes (a peer that lets more pile
-//! up is disconnected). The connection's task writes from it, and stops
+//! up is disconnected), and all connections' outboxes together hold at
+//! most [`TransportConfig::tcp_write_total`] (past it, a connection that
+//! already has bytes waiting is disconnected rather than queue more). The
+//! connection's task writes from it, and stops
 //! reading from the peer while more than
 //! [`TransportConfig::tcp_write_queue`] messages wait in it: a burst of
 //! requests is answered at the pace the peer reads the answers, and a
@@ -14,11 +17,13 @@
 //! ([`CloseReason::SlowReader`](crate::endpoint::CloseReason::SlowReader)).
 //!
 //! [`TransportConfig::tcp_write_buffer`]: crate::config::TransportConfig::tcp_write_buffer
+//! [`TransportConfig::tcp_write_total`]: crate::config::TransportConfig::tcp_write_total
 //! [`TransportConfig::tcp_write_queue`]: crate::config::TransportConfig::tcp_write_queue
 //! [`TransportConfig::tcp_write_timeout`]: crate::config::TransportConfig::tcp_write_timeout
 
 use std::collections::VecDeque;
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -46,6 +51,9 @@ pub(super) struct Writing {
     pub(super) pause_at: usize,
     /// Most bytes waiting; more disconnect the peer.
     pub(super) max_bytes: usize,
+    /// Most bytes waiting on all connections together; more disconnect a
+    /// peer that has some waiting.
+    pub(super) max_total: usize,
     /// Bytes waiting and none taken for this long: the peer does not read.
     pub(super) timeout: Duration,
 }
@@ -67,27 +75,45 @@ struct Queue {
 
 /// What waits to be written to one connection, shared by the driver
 /// (which appends) and the connection's task (which takes).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Outbox {
     queue: Mutex<Queue>,
     /// Wakes the task: something was appended, or the driver let go.
     wake: Notify,
+    /// Bytes not yet written on all connections (each outbox counts its
+    /// own in, and takes them out as they are written or when it goes).
+    total: Arc<AtomicUsize>,
 }
 
 impl Outbox {
+    /// An empty outbox counting its bytes into `total`.
+    pub(super) fn new(total: Arc<AtomicUsize>) -> Self {
+        Outbox {
+            queue: Mutex::default(),
+            wake: Notify::new(),
+            total,
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Queue> {
         self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Appends `bytes`; false (and nothing appended) if the bytes not yet
-    /// written would exceed `max_bytes`. A message larger than that on
-    /// its own still goes when nothing else waits.
-    pub(super) fn push(&self, bytes: Vec<u8>, max_bytes: usize) -> bool {
+    /// written would exceed `writing.max_bytes`, or those of all
+    /// connections `writing.max_total`. A message larger than that still
+    /// goes when nothing else waits on this connection.
+    pub(super) fn push(&self, bytes: Vec<u8>, writing: &Writing) -> bool {
         let mut q = self.lock();
-        if q.bytes > 0 && q.bytes.saturating_add(bytes.len()) > max_bytes {
+        let n = bytes.len();
+        if q.bytes > 0
+            && (q.bytes.saturating_add(n) > writing.max_bytes
+                || self.total.load(Ordering::Relaxed).saturating_add(n) > writing.max_total)
+        {
             return false;
         }
-        q.bytes += bytes.len();
+        q.bytes += n;
+        self.total.fetch_add(n, Ordering::Relaxed);
         q.messages.push_back(bytes);
         drop(q);
         self.wake.notify_one();
@@ -130,7 +156,9 @@ impl Outbox {
 
     fn written(&self, n: usize) {
         let mut q = self.lock();
-        q.bytes = q.bytes.saturating_sub(n);
+        let n = n.min(q.bytes);
+        q.bytes -= n;
+        self.total.fetch_sub(n, Ordering::Relaxed);
     }
 
     /// Messages waiting (not yet taken), and whether the driver let go
@@ -138,6 +166,15 @@ impl Outbox {
     fn state(&self) -> (usize, bool, bool) {
         let q = self.lock();
         (q.messages.len(), q.closed, q.aborted)
+    }
+}
+
+impl Drop for Outbox {
+    /// What was never written (the connection failed or was given up on)
+    /// no longer counts.
+    fn drop(&mut self) {
+        let q = self.queue.get_mut().unwrap_or_else(|e| e.into_inner());
+        self.total.fetch_sub(q.bytes, Ordering::Relaxed);
     }
 }
 
@@ -273,5 +310,61 @@ async fn until_closed(stream: &mut TcpStream) {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writing(max_bytes: usize, max_total: usize) -> Writing {
+        Writing {
+            pause_at: 1,
+            max_bytes,
+            max_total,
+            timeout: Duration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn outboxes_share_the_total_and_give_it_back() {
+        let total = Arc::new(AtomicUsize::new(0));
+        let w = writing(1000, 250);
+        let (a, b) = (Outbox::new(total.clone()), Outbox::new(total.clone()));
+        assert!(a.push(vec![0; 100], &w));
+        assert!(a.push(vec![0; 100], &w));
+        assert!(b.push(vec![0; 40], &w));
+        assert_eq!(total.load(Ordering::Relaxed), 240);
+        // Past the total: refused to a connection with bytes waiting ...
+        assert!(!a.push(vec![0; 20], &w));
+        assert!(!b.push(vec![0; 20], &w));
+        // ... not to one with none.
+        let c = Outbox::new(total.clone());
+        assert!(c.push(vec![0; 20], &w));
+        assert_eq!(total.load(Ordering::Relaxed), 260);
+        // Written bytes and a dropped outbox's bytes no longer count.
+        let taken = a.take();
+        assert_eq!(taken.len(), 200);
+        a.written(150);
+        assert_eq!(total.load(Ordering::Relaxed), 110);
+        assert!(b.push(vec![0; 20], &w));
+        drop(b);
+        assert_eq!(total.load(Ordering::Relaxed), 70);
+        a.written(1000);
+        drop((a, c));
+        assert_eq!(total.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn the_connection_bound_still_holds_under_the_total() {
+        let total = Arc::new(AtomicUsize::new(0));
+        let w = writing(150, 1 << 20);
+        let a = Outbox::new(total.clone());
+        assert!(a.push(vec![0; 100], &w));
+        assert!(!a.push(vec![0; 100], &w));
+        // One message larger than the bound goes when nothing waits.
+        let b = Outbox::new(total.clone());
+        assert!(b.push(vec![0; 500], &w));
+        assert_eq!(total.load(Ordering::Relaxed), 600);
     }
 }
