@@ -314,9 +314,7 @@ pub struct TransportConfig {
     pub tcp_write_timeout: Duration,
     /// Message-level errors (answers to undecodable input) and errors the
     /// stack sends by itself (503, 506, 459) to one peer. Beyond it they
-    /// are dropped and counted. The 503s of a full queue to a TCP peer
-    /// are not limited (see [`TransportConfig::inbound_queue`]). Default
-    /// 5 a second, bursts of 10.
+    /// are dropped and counted. Default 5 a second, bursts of 10.
     pub error_rate_per_peer: RateLimit,
     /// The same, for all peers together. Default 100 a second, bursts of
     /// 200.
@@ -345,12 +343,14 @@ pub struct TransportConfig {
     /// horizon of 105 s.
     pub max_remembered_total: usize,
     /// Capacity of the queue to the user ([`crate::Incoming`]). When it
-    /// is full, a new request is answered with error 503 ("Service
-    /// Unavailable"; to a UDP peer within
+    /// is full, a new request from a UDP peer is answered with error 503
+    /// ("Service Unavailable", within
     /// [`TransportConfig::error_rate_per_peer`] and
-    /// [`TransportConfig::error_rate_total`], to a TCP peer always, as it
-    /// does not resend) and other events are
-    /// dropped; both are counted.
+    /// [`TransportConfig::error_rate_total`]); one from a TCP peer waits
+    /// for room, and its connection is not read until every waiting
+    /// request has reached the user, so that TCP pushes back on the peer
+    /// ([`Stats::requests_held`](crate::endpoint::Stats::requests_held)).
+    /// Other events are dropped. All are counted.
     /// Endpoint events (peers admitted, evicted, ...; `Inbound::Endpoint`)
     /// are dropped already once the queue is half full, so that a burst
     /// of them leaves room for requests. Default 1024.

@@ -69,6 +69,13 @@ pub async fn connect(remote: SocketAddr, mut config: Config) -> io::Result<(Conn
 /// [`TransportConfig::max_peers`](crate::engine::TransportConfig::max_peers)
 /// are served; beyond, connections are closed and counted
 /// ([`Listener::refused`]).
+///
+/// Each connection's [`Incoming`] holds
+/// [`TransportConfig::inbound_queue`](crate::engine::TransportConfig::inbound_queue)
+/// items; a request that finds it full is answered with error 503, as
+/// one connection's user being behind must not hold up the others. (A
+/// [`Stack`] serving TCP has one queue, and holds a connection's
+/// requests and its reading instead.)
 #[derive(Debug)]
 pub struct Listener {
     stack: Stack,

@@ -526,9 +526,10 @@ async fn a_burst_larger_than_the_write_queue_is_answered() {
     assert_eq!(stack.stats().connections_closed, 0);
 }
 
-/// A burst over TCP beyond what the user has room for: every request is
-/// answered, the ones beyond with 503, none left to wait out its timer
-/// (a TCP peer does not resend).
+/// A burst over TCP beyond what the user has room for waits for it: the
+/// stack stops reading the connection (TCP pushes back on the peer)
+/// instead of refusing requests with 503, and every request reaches the
+/// user and is answered.
 #[tokio::test]
 async fn a_tcp_burst_beyond_the_users_queue_is_answered_in_full() {
     use tokio::io::AsyncWriteExt;
@@ -537,9 +538,9 @@ async fn a_tcp_burst_beyond_the_users_queue_is_answered_in_full() {
     let (stack, mut incoming, mut raw) = tcp_stack(cfg).await;
     const N: usize = 200;
     raw.write_all(&framed_notifies(1..=N as u32)).await.unwrap();
-    // The user answers what reached it, after the burst was refused.
-    let s = until(|| stack.stats(), |s| s.requests_refused > 0).await;
-    assert!(s.requests_refused > 0);
+    // The user answers what reached it, once the burst is held.
+    let s = until(|| stack.stats(), |s| s.requests_held > 0).await;
+    assert_eq!(s.requests_refused, 0);
     let answering = tokio::spawn(async move {
         while let Some(item) = incoming.recv().await {
             if let Inbound::Request(req) = item {
@@ -553,7 +554,59 @@ async fn a_tcp_burst_beyond_the_users_queue_is_answered_in_full() {
         .expect("every request is answered");
     ids.sort_unstable();
     assert_eq!(ids, (1..=N as u32).collect::<Vec<_>>());
+    assert_eq!(stack.stats().requests_refused, 0);
     answering.abort();
+}
+
+/// Requests over TCP that wait for the user reach it in the order the
+/// peer sent them, and the end of the stream comes after them.
+#[tokio::test]
+async fn held_tcp_requests_come_in_order_then_the_close() {
+    use tokio::io::AsyncWriteExt;
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 2;
+    let (stack, mut incoming, mut raw) = tcp_stack(cfg).await;
+    const N: u32 = 50;
+    raw.write_all(&framed_notifies(1..=N)).await.unwrap();
+    raw.shutdown().await.unwrap();
+    until(|| stack.stats(), |s| s.requests_held > 0).await;
+    let mut requests = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while requests.len() < N as usize {
+            match incoming.recv().await {
+                Some(Inbound::Request(req)) => requests.push(req),
+                Some(Inbound::Event { .. } | Inbound::Endpoint(_)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("every request reaches the user");
+    let ids: Vec<u32> = requests.iter().map(|r| r.transaction_id()).collect();
+    assert_eq!(ids, (1..=N).collect::<Vec<_>>());
+    // The peer closed its side: once answered, the stream ends.
+    for req in requests {
+        let result = build::default_replies(&req.actions);
+        req.reply(result).await.unwrap();
+    }
+    let mut got = tokio::time::timeout(Duration::from_secs(30), read_replies(&mut raw, N as usize))
+        .await
+        .expect("every reply comes");
+    got.sort_unstable();
+    assert_eq!(got, (1..=N).collect::<Vec<_>>());
+    let closed = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match incoming.recv().await {
+                Some(Inbound::Closed { error, .. }) => break error,
+                Some(Inbound::Event { .. } | Inbound::Endpoint(_)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("the close is reported");
+    assert_eq!(closed, None);
+    assert_eq!(stack.stats().requests_refused, 0);
 }
 
 /// A TCP peer that sends requests and never reads is dropped
@@ -574,26 +627,34 @@ async fn a_close_is_reported_even_when_the_queue_is_full() {
         .unwrap();
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(4096).unwrap();
-    let mut raw = socket.connect(stack.tcp_addrs()[0]).await.unwrap();
-    // Requests until the stack gives up on us: the ones beyond the queue
-    // get 503s, which we never read.
-    let batch: Vec<u8> = (1..=1000u32)
-        .flat_map(|id| {
-            let body = format!("!/1 [127.0.0.9]:2944 T={id}{{C=1{{N=t1{{OE=3{{al/on}}}}}}}}");
-            let mut framed = vec![3, 0, 0, (body.len() + 4) as u8];
-            framed.extend_from_slice(body.as_bytes());
-            framed
-        })
-        .collect();
-    let sending = tokio::time::timeout(Duration::from_secs(60), async {
+    let raw = socket.connect(stack.tcp_addrs()[0]).await.unwrap();
+    // Requests until the stack gives up on us; we read nothing.
+    let (_unread, mut raw) = raw.into_split();
+    let batch = framed_notifies(1..=1000);
+    let sending = tokio::spawn(tokio::time::timeout(Duration::from_secs(60), async move {
         while raw.write_all(&batch).await.is_ok() {}
-    });
-    let reason = tokio::select! {
-        _ = sending => panic!("the stack never dropped the peer that does not read"),
-        // The user reads only once the stack dropped the peer.
-        s = until(|| stack.stats(), |s| s.connections_closed == 1) => s,
-    };
-    assert!(reason.requests_refused > 0);
+    }));
+    // The user answers the first requests with replies too large for the
+    // peer's buffers, then reads no more while the stack drops the peer.
+    tokio::time::timeout(Duration::from_secs(30), async {
+        let mut answered = 0;
+        while answered < 100 {
+            match incoming.recv().await {
+                Some(Inbound::Request(req)) => {
+                    drop(req.send_reply(TransactionResult::Error(ErrorDescriptor {
+                        error_code: 500,
+                        error_text: Some("x".repeat(30_000).into()),
+                    })));
+                    answered += 1;
+                }
+                Some(_) => {}
+                None => panic!("the stack stopped"),
+            }
+        }
+    })
+    .await
+    .expect("the first requests reach the user");
+    until(|| stack.stats(), |s| s.connections_closed == 1).await;
     let mut requests = Vec::new();
     let closed = tokio::time::timeout(Duration::from_secs(30), async {
         loop {
@@ -619,6 +680,7 @@ async fn a_close_is_reported_even_when_the_queue_is_full() {
             Err(megaco_stack::Error::Closed)
         ));
     }
+    sending.abort();
 }
 
 /// All TCP connections together hold at most `tcp_write_total` bytes

@@ -254,7 +254,8 @@ pub struct EngineArgs {
     #[arg(long, value_name = "SECS", default_value_t = Secs(defaults().transport.tcp_frame_timeout))]
     pub tcp_frame_timeout: Secs,
     /// How many received requests and events may wait for us; beyond,
-    /// requests get error 503.
+    /// requests over UDP get error 503, and a TCP connection is not read
+    /// until its requests have room.
     #[arg(long, value_name = "N", default_value_t = defaults().transport.inbound_queue as u64)]
     pub inbound_queue: u64,
     /// Bytes asked of the kernel for each UDP socket's receive and send

@@ -107,8 +107,9 @@ pub enum Inbound {
 /// 500 ("Request dropped unanswered"), so that no transaction is left
 /// pending forever. Requests that arrive after the [`Incoming`] is dropped
 /// get error 501 ("Not Implemented"), as Erlang/OTP's default user
-/// module answers; requests that arrive while the [`Incoming`] queue is
-/// full get error 503 ("Service Unavailable").
+/// module answers; requests over UDP that arrive while the [`Incoming`]
+/// queue is full get error 503 ("Service Unavailable"), those over TCP
+/// wait for room (the connection is not read meanwhile).
 #[derive(Debug)]
 pub struct IncomingRequest {
     /// Who sent it (read with [`peer`](Self::peer): the reply goes where

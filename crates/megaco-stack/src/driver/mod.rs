@@ -171,6 +171,13 @@ struct Driver {
     /// for room (up to [`MAX_UNDELIVERED_CLOSES`]) rather than be
     /// dropped, so that the user always learns that a stream ended.
     undelivered_closes: VecDeque<Inbound>,
+    /// Requests from TCP peers that found the queue to the user full (or
+    /// others waiting before them), in order: they wait for room, and
+    /// their streams' reading is held meanwhile, which bounds them.
+    held: VecDeque<Inbound>,
+    /// The streams whose reading is held, until `held` is empty.
+    holding: Vec<Peer>,
+    requests_held: u64,
 }
 
 /// How many ends of streams wait for room in a full queue to the user;
@@ -227,6 +234,9 @@ pub(crate) fn spawn(
         },
         datagrams: Vec::new(),
         undelivered_closes: VecDeque::new(),
+        held: VecDeque::new(),
+        holding: Vec::new(),
+        requests_held: 0,
     };
     tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx));
     Spawned {
@@ -294,11 +304,33 @@ impl Driver {
                     self.input(input);
                 }
                 () = sleep => self.ep.handle_timeout(Instant::now()),
-                permit = inbound.reserve(), if !self.undelivered_closes.is_empty() => {
-                    match (permit, self.undelivered_closes.pop_front()) {
+                permit = inbound.reserve(),
+                    if !self.held.is_empty() || !self.undelivered_closes.is_empty() =>
+                {
+                    // Held requests first: a stream's end comes after them.
+                    let next = match self.held.pop_front() {
+                        Some(item) => Some(item),
+                        None => self.undelivered_closes.pop_front(),
+                    };
+                    match (permit, next) {
                         (Ok(permit), Some(item)) => permit.send(item),
                         // Nobody listens any more.
-                        _ => self.undelivered_closes.clear(),
+                        _ => {
+                            self.held.clear();
+                            self.undelivered_closes.clear();
+                        }
+                    }
+                    // As many more as there is room for, in one go.
+                    while let Some(item) = self.held.pop_front() {
+                        if let Err(e) = self.inbound.try_send(item) {
+                            if let TrySendError::Full(item) = e {
+                                self.held.push_front(item);
+                            }
+                            break;
+                        }
+                    }
+                    if self.held.is_empty() {
+                        self.release_streams();
                     }
                 }
             }
@@ -325,15 +357,14 @@ impl Driver {
                 let _ = w.send(Err(Error::Closed));
             }
         }
-        // Ends of streams the user has not had room for yet come after
-        // what it has queued, before the end of the queue.
-        if !self.undelivered_closes.is_empty() {
-            let (closes, inbound) = (
-                std::mem::take(&mut self.undelivered_closes),
-                self.inbound.clone(),
-            );
+        // Held requests and ends of streams the user has not had room for
+        // yet come after what it has queued, before the end of the queue.
+        if !self.held.is_empty() || !self.undelivered_closes.is_empty() {
+            let mut rest = std::mem::take(&mut self.held);
+            rest.append(&mut self.undelivered_closes);
+            let inbound = self.inbound.clone();
             tokio::spawn(async move {
-                for item in closes {
+                for item in rest {
                     if inbound.send(item).await.is_err() {
                         break;
                     }
@@ -592,6 +623,7 @@ impl Driver {
     fn publish_stats(&self) {
         let mut stats = self.ep.stats();
         stats.requests_refused = self.requests_refused;
+        stats.requests_held = self.requests_held;
         stats.events_dropped = self.events_dropped;
         *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = stats;
     }
@@ -729,7 +761,24 @@ impl Driver {
                     cmd: self.reply_cmd.clone(),
                     answered: false,
                 };
-                if let Err(e) = self.inbound.try_send(Inbound::Request(req)) {
+                // A TCP peer's request waits for room when the user is
+                // behind (or other requests wait already), and its stream
+                // stops being read: TCP pushes back on the peer.
+                let item = Inbound::Request(req);
+                let stream = self.streams.contains_key(&peer);
+                let sent = if stream && !self.held.is_empty() {
+                    Err(TrySendError::Full(item))
+                } else {
+                    self.inbound.try_send(item)
+                };
+                let sent = match sent {
+                    Err(TrySendError::Full(item)) if stream => {
+                        self.hold(peer, item);
+                        Ok(())
+                    }
+                    other => other,
+                };
+                if let Err(e) = sent {
                     // Nobody listens, or the user is behind: answer at once
                     // (a 503 of ours within the peer's error rate limit).
                     let now = Instant::now();
@@ -758,7 +807,7 @@ impl Driver {
     /// Hands the end of a stream to the user, after the ends still
     /// waiting for room; never drops it while there is room to keep it.
     fn deliver_close(&mut self, item: Inbound) {
-        if self.undelivered_closes.is_empty() {
+        if self.undelivered_closes.is_empty() && self.held.is_empty() {
             match self.inbound.try_send(item) {
                 Ok(()) => return,
                 Err(TrySendError::Closed(_)) => return,
@@ -772,6 +821,29 @@ impl Driver {
             self.undelivered_closes.push_back(item);
         } else {
             self.events_dropped += 1;
+        }
+    }
+
+    /// Keeps a request from the stream to `peer` until the user has room,
+    /// and stops reading from that stream meanwhile.
+    fn hold(&mut self, peer: Peer, item: Inbound) {
+        self.held.push_back(item);
+        self.requests_held += 1;
+        if !self.holding.contains(&peer) {
+            if let Some(stream) = self.streams.get(&peer) {
+                stream.0.hold(true);
+            }
+            self.holding.push(peer);
+        }
+    }
+
+    /// Every held request has reached the user: the streams are read
+    /// again.
+    fn release_streams(&mut self) {
+        for peer in self.holding.drain(..) {
+            if let Some(stream) = self.streams.get(&peer) {
+                stream.0.hold(false);
+            }
         }
     }
 

@@ -11,7 +11,9 @@
 //! reading from the peer while more than
 //! [`TransportConfig::tcp_write_queue`] messages wait in it: a burst of
 //! requests is answered at the pace the peer reads the answers, and a
-//! peer that does not read stops being read. A peer is judged by its
+//! peer that does not read stops being read. It also stops reading while
+//! the driver holds it: the queue to the user is full, and the requests
+//! read wait for room instead of being refused. A peer is judged by its
 //! reading alone: bytes waiting that it takes none of for
 //! [`TransportConfig::tcp_write_timeout`] close the connection
 //! ([`CloseReason::SlowReader`](crate::endpoint::CloseReason::SlowReader)).
@@ -71,6 +73,8 @@ struct Queue {
     closed: bool,
     /// The driver gave up on the peer: close at once, writing nothing more.
     aborted: bool,
+    /// The user is behind: read nothing from the peer until it catches up.
+    held: bool,
 }
 
 /// What waits to be written to one connection, shared by the driver
@@ -161,11 +165,18 @@ impl Outbox {
         self.total.fetch_sub(n, Ordering::Relaxed);
     }
 
-    /// Messages waiting (not yet taken), and whether the driver let go
-    /// or gave up.
-    fn state(&self) -> (usize, bool, bool) {
+    /// Stops (`true`) or resumes reading from the peer, for the user's
+    /// sake: its queue is full.
+    pub(super) fn hold(&self, held: bool) {
+        self.lock().held = held;
+        self.wake.notify_one();
+    }
+
+    /// Messages waiting (not yet taken), whether the driver let go or
+    /// gave up, and whether it holds the reading.
+    fn state(&self) -> (usize, bool, bool, bool) {
         let q = self.lock();
-        (q.messages.len(), q.closed, q.aborted)
+        (q.messages.len(), q.closed, q.aborted, q.held)
     }
 }
 
@@ -191,7 +202,8 @@ impl Drop for StreamTx {
 
 /// One TCP connection: forwards what it reads to the driver, writes what
 /// the driver queues in `out`, and stops reading while more than
-/// `writing.pause_at` messages wait. Bytes waiting that the peer takes
+/// `writing.pause_at` messages wait, or while the driver holds it (the
+/// user has no room for more requests). Bytes waiting that the peer takes
 /// none of for `writing.timeout` end it ([`Input::SlowReader`]). When
 /// the driver lets go of `out`, it writes what is left, waits
 /// `closing.delay` (unless the peer closes first), closes our side, and
@@ -215,7 +227,7 @@ pub(super) async fn run_stream(
     let mut done = 0;
     let mut deadline = Instant::now();
     loop {
-        let (waiting, closed, aborted) = out.state();
+        let (waiting, closed, aborted, held) = out.state();
         if aborted {
             return;
         }
@@ -228,7 +240,7 @@ pub(super) async fn run_stream(
             }
         }
         let writing_now = done < pending.len();
-        let paused = waiting >= writing.pause_at;
+        let paused = held || waiting >= writing.pause_at;
         tokio::select! {
             ready = stream.readable(), if open && !paused => {
                 if let Err(e) = ready {

@@ -159,8 +159,9 @@
 //!   [`Config::max_unanswered_requests`] (error 503, "Service
 //!   Unavailable" in H.248.8) and, in the drivers, [`TransportConfig`]:
 //!   a bounded number of peers, idle peers forgotten, a bounded queue to
-//!   the user (a request that finds it full gets error 503) and readers
-//!   that stop reading the socket while the driver is behind.
+//!   the user (a UDP request that finds it full gets error 503, a TCP
+//!   one waits while its connection is not read) and readers that stop
+//!   reading the socket while the driver is behind.
 //! - RFC 3525 D.1.1 (at-most-once) compares the transaction id of a
 //!   request with those of the recent replies to the same sender and,
 //!   on a match, repeats the reply without executing the request; OTP's
