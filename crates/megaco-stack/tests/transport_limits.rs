@@ -753,3 +753,41 @@ async fn slow_readers_together_hold_at_most_the_total_write_budget() {
     drop(silent);
     answering.abort();
 }
+
+/// A connection held for the user (its reading stopped while the queue
+/// to the user is full) is not closed for a frame it could not finish
+/// meanwhile: the frame timeout runs against the peer, not against us.
+#[tokio::test]
+async fn a_held_connection_is_not_timed_out_mid_frame() {
+    use tokio::io::AsyncWriteExt;
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 2;
+    cfg.transport.tcp_frame_timeout = Duration::from_millis(300);
+    let (stack, mut incoming, mut raw) = tcp_stack(cfg).await;
+    const N: u32 = 40;
+    // N frames and the first half of one more, in one read's worth.
+    let mut bytes = framed_notifies(1..=N);
+    let last = framed_notifies(N + 1..=N + 1);
+    bytes.extend_from_slice(&last[..last.len() / 2]);
+    assert!(bytes.len() < 4096);
+    raw.write_all(&bytes).await.unwrap();
+    until(|| stack.stats(), |s| s.requests_held > 0).await;
+    // The user is behind for longer than the frame timeout.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(stack.stats().connections_closed, 0);
+    raw.write_all(&last[last.len() / 2..]).await.unwrap();
+    let mut ids = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while ids.len() < N as usize + 1 {
+            match incoming.recv().await {
+                Some(Inbound::Request(req)) => ids.push(req.transaction_id()),
+                Some(Inbound::Event { .. } | Inbound::Endpoint(_)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("every request reaches the user");
+    assert_eq!(ids, (1..=N + 1).collect::<Vec<_>>());
+    assert_eq!(stack.stats().connections_closed, 0);
+}

@@ -833,6 +833,7 @@ impl Driver {
             if let Some(stream) = self.streams.get(&peer) {
                 stream.0.hold(true);
             }
+            self.ep.handle_stream_held(Instant::now(), peer, true);
             self.holding.push(peer);
         }
     }
@@ -840,10 +841,12 @@ impl Driver {
     /// Every held request has reached the user: the streams are read
     /// again.
     fn release_streams(&mut self) {
-        for peer in self.holding.drain(..) {
+        let now = Instant::now();
+        for peer in std::mem::take(&mut self.holding) {
             if let Some(stream) = self.streams.get(&peer) {
                 stream.0.hold(false);
             }
+            self.ep.handle_stream_held(now, peer, false);
         }
     }
 

@@ -161,6 +161,9 @@ struct StreamState {
     frame_started: Option<Instant>,
     /// When the last complete message came (or the connection opened).
     last_message: Instant,
+    /// Not read for now, for our user's sake
+    /// ([`Endpoint::handle_stream_held`]): its timers wait.
+    held: bool,
 }
 
 #[derive(Debug)]
@@ -358,6 +361,7 @@ impl Endpoint {
             decoder: FrameDecoder::default(),
             frame_started: None,
             last_message: now,
+            held: false,
         });
         let ok = if outbound {
             self.admit_proven(now, peer, true, Some(stream))
@@ -369,6 +373,23 @@ impl Endpoint {
         }
         self.flush(now);
         ok
+    }
+
+    /// The driver stops reading from the stream to `peer` (`held`: its
+    /// user has no room for more requests) or reads it again. While it
+    /// is held, the frame and idle timeouts do not run against the peer,
+    /// as the wait is ours; when it is read again, both count from `now`.
+    pub fn handle_stream_held(&mut self, now: Instant, peer: Peer, held: bool) {
+        let Some(stream) = self.peers.get_mut(&peer).and_then(|s| s.stream.as_mut()) else {
+            return;
+        };
+        stream.held = held;
+        if !held {
+            stream.frame_started = stream.frame_started.map(|_| now);
+            stream.last_message = now;
+        }
+        self.dirty.push(peer);
+        self.flush(now);
     }
 
     /// Bytes read from the stream to `peer`.

@@ -33,7 +33,7 @@ impl Endpoint {
             return;
         };
         self.dirty.push(peer);
-        if let Some(stream) = &state.stream {
+        if let Some(stream) = state.stream.as_ref().filter(|s| !s.held) {
             if stream
                 .frame_started
                 .is_some_and(|t| now >= engine_after(t, limits.tcp_frame_timeout))
@@ -195,7 +195,7 @@ pub(super) fn deadline(state: &PeerState, limits: &TransportConfig) -> Option<In
             state.first_seen
         }));
     }
-    if let Some(stream) = &state.stream {
+    if let Some(stream) = state.stream.as_ref().filter(|s| !s.held) {
         at(stream
             .frame_started
             .map(|t| engine_after(t, limits.tcp_frame_timeout)));
@@ -235,6 +235,8 @@ pub(super) fn idle_deadline(state: &PeerState, limits: &TransportConfig) -> Opti
         limits.peer_idle_timeout
     };
     match &state.stream {
+        // Not read for our user's sake: not idle.
+        Some(stream) if stream.held => None,
         Some(stream) => Some(engine_after(stream.last_message, timeout)),
         None => conn
             .is_idle()
