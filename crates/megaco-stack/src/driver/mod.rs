@@ -6,7 +6,7 @@
 mod api;
 mod stream;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicUsize;
@@ -176,7 +176,7 @@ struct Driver {
     /// their streams' reading is held meanwhile, which bounds them.
     held: VecDeque<Inbound>,
     /// The streams whose reading is held, until `held` is empty.
-    holding: Vec<Peer>,
+    holding: HashSet<Peer>,
     requests_held: u64,
 }
 
@@ -235,7 +235,7 @@ pub(crate) fn spawn(
         datagrams: Vec::new(),
         undelivered_closes: VecDeque::new(),
         held: VecDeque::new(),
-        holding: Vec::new(),
+        holding: HashSet::new(),
         requests_held: 0,
     };
     tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx));
@@ -829,12 +829,11 @@ impl Driver {
     fn hold(&mut self, peer: Peer, item: Inbound) {
         self.held.push_back(item);
         self.requests_held += 1;
-        if !self.holding.contains(&peer) {
+        if self.holding.insert(peer) {
             if let Some(stream) = self.streams.get(&peer) {
                 stream.0.hold(true);
             }
             self.ep.handle_stream_held(Instant::now(), peer, true);
-            self.holding.push(peer);
         }
     }
 
