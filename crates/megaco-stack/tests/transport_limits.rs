@@ -466,6 +466,28 @@ async fn read_replies(raw: &mut tokio::net::TcpStream, n: usize) -> Vec<u32> {
     ids
 }
 
+/// The next `n` requests from `incoming` (other events skipped; the end
+/// of a stream or of the stack before them fails the test, as does
+/// waiting 30 s).
+async fn next_requests(
+    incoming: &mut megaco_stack::Incoming,
+    n: usize,
+) -> Vec<megaco_stack::IncomingRequest> {
+    let mut requests = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while requests.len() < n {
+            match incoming.recv().await {
+                Some(Inbound::Request(req)) => requests.push(req),
+                Some(Inbound::Event { .. } | Inbound::Endpoint(_)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("every request reaches the user");
+    requests
+}
+
 /// A stack on a TCP port of its own with `cfg`, and a raw connection to
 /// it.
 async fn tcp_stack(
@@ -498,14 +520,7 @@ async fn a_burst_larger_than_the_write_queue_is_answered() {
     let (stack, mut incoming, mut raw) = tcp_stack(cfg).await;
     const N: usize = 300;
     raw.write_all(&framed_notifies(1..=N as u32)).await.unwrap();
-    let mut requests = Vec::new();
-    while requests.len() < N {
-        match incoming.recv().await {
-            Some(Inbound::Request(req)) => requests.push(req),
-            Some(_) => {}
-            None => panic!("the stack stopped"),
-        }
-    }
+    let requests = next_requests(&mut incoming, N).await;
     // Every reply handed over before the stack runs again: they leave in
     // one go.
     let sent: Vec<_> = requests
@@ -570,18 +585,7 @@ async fn held_tcp_requests_come_in_order_then_the_close() {
     raw.write_all(&framed_notifies(1..=N)).await.unwrap();
     raw.shutdown().await.unwrap();
     until(|| stack.stats(), |s| s.requests_held > 0).await;
-    let mut requests = Vec::new();
-    tokio::time::timeout(Duration::from_secs(30), async {
-        while requests.len() < N as usize {
-            match incoming.recv().await {
-                Some(Inbound::Request(req)) => requests.push(req),
-                Some(Inbound::Event { .. } | Inbound::Endpoint(_)) => {}
-                other => panic!("{other:?}"),
-            }
-        }
-    })
-    .await
-    .expect("every request reaches the user");
+    let requests = next_requests(&mut incoming, N as usize).await;
     let ids: Vec<u32> = requests.iter().map(|r| r.transaction_id()).collect();
     assert_eq!(ids, (1..=N).collect::<Vec<_>>());
     // The peer closed its side: once answered, the stream ends.
@@ -776,18 +780,11 @@ async fn a_held_connection_is_not_timed_out_mid_frame() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(stack.stats().connections_closed, 0);
     raw.write_all(&last[last.len() / 2..]).await.unwrap();
-    let mut ids = Vec::new();
-    tokio::time::timeout(Duration::from_secs(30), async {
-        while ids.len() < N as usize + 1 {
-            match incoming.recv().await {
-                Some(Inbound::Request(req)) => ids.push(req.transaction_id()),
-                Some(Inbound::Event { .. } | Inbound::Endpoint(_)) => {}
-                other => panic!("{other:?}"),
-            }
-        }
-    })
-    .await
-    .expect("every request reaches the user");
+    let ids: Vec<u32> = next_requests(&mut incoming, N as usize + 1)
+        .await
+        .iter()
+        .map(|r| r.transaction_id())
+        .collect();
     assert_eq!(ids, (1..=N + 1).collect::<Vec<_>>());
     assert_eq!(stack.stats().connections_closed, 0);
 }
