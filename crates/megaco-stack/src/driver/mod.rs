@@ -308,10 +308,10 @@ impl Driver {
                     if !self.held.is_empty() || !self.undelivered_closes.is_empty() =>
                 {
                     // Held requests first: a stream's end comes after them.
-                    let next = match self.held.pop_front() {
-                        Some(item) => Some(item),
-                        None => self.undelivered_closes.pop_front(),
-                    };
+                    let next = self
+                        .held
+                        .pop_front()
+                        .or_else(|| self.undelivered_closes.pop_front());
                     match (permit, next) {
                         (Ok(permit), Some(item)) => permit.send(item),
                         // Nobody listens any more.
@@ -761,40 +761,7 @@ impl Driver {
                     cmd: self.reply_cmd.clone(),
                     answered: false,
                 };
-                // A TCP peer's request waits for room when the user is
-                // behind (or other requests wait already), and its stream
-                // stops being read: TCP pushes back on the peer.
-                let item = Inbound::Request(req);
-                let stream = self.streams.contains_key(&peer);
-                let sent = if stream && !self.held.is_empty() {
-                    Err(TrySendError::Full(item))
-                } else {
-                    self.inbound.try_send(item)
-                };
-                let sent = match sent {
-                    Err(TrySendError::Full(item)) if stream => {
-                        self.hold(peer, item);
-                        Ok(())
-                    }
-                    other => other,
-                };
-                if let Err(e) = sent {
-                    // Nobody listens, or the user is behind: answer at once
-                    // (a 503 of ours within the peer's error rate limit).
-                    let now = Instant::now();
-                    let full = matches!(e, TrySendError::Full(_));
-                    if let Inbound::Request(mut req) = e.into_inner() {
-                        req.answered = true;
-                    }
-                    if full {
-                        self.requests_refused += 1;
-                        let result = error_result(503, "Service Unavailable");
-                        let _ = self.ep.refuse(now, peer, transaction_id, result);
-                    } else {
-                        let result = error_result(501, "Not Implemented");
-                        let _ = self.ep.reply(now, peer, transaction_id, result);
-                    }
-                }
+                self.request_to_user(peer, transaction_id, req);
                 None
             }
             other => Some(other),
@@ -824,16 +791,46 @@ impl Driver {
         }
     }
 
-    /// Keeps a request from the stream to `peer` until the user has room,
-    /// and stops reading from that stream meanwhile.
-    fn hold(&mut self, peer: Peer, item: Inbound) {
-        self.held.push_back(item);
-        self.requests_held += 1;
-        if self.holding.insert(peer) {
-            if let Some(stream) = self.streams.get(&peer) {
-                stream.0.hold(true);
+    /// Hands a request from `peer` to the user. One from a TCP peer
+    /// waits for room when the user is behind (or other requests wait
+    /// already), and its stream stops being read: TCP pushes back on the
+    /// peer. Otherwise, when nobody listens or the user is behind, it is
+    /// answered at once (a 503 of ours within the peer's error rate
+    /// limit).
+    fn request_to_user(&mut self, peer: Peer, transaction_id: u32, req: IncomingRequest) {
+        let stream = self.streams.contains_key(&peer);
+        // Requests held already go first: to this one the queue is full.
+        let sent = if stream && !self.held.is_empty() {
+            Err(TrySendError::Full(Inbound::Request(req)))
+        } else {
+            self.inbound.try_send(Inbound::Request(req))
+        };
+        let full = match sent {
+            Ok(()) => return,
+            Err(TrySendError::Full(item)) if stream => {
+                self.held.push_back(item);
+                self.requests_held += 1;
+                if self.holding.insert(peer) {
+                    self.set_held(Instant::now(), peer, true);
+                }
+                return;
             }
-            self.ep.handle_stream_held(Instant::now(), peer, true);
+            Err(e) => {
+                let full = matches!(e, TrySendError::Full(_));
+                if let Inbound::Request(mut req) = e.into_inner() {
+                    req.answered = true;
+                }
+                full
+            }
+        };
+        let now = Instant::now();
+        if full {
+            self.requests_refused += 1;
+            let result = error_result(503, "Service Unavailable");
+            let _ = self.ep.refuse(now, peer, transaction_id, result);
+        } else {
+            let result = error_result(501, "Not Implemented");
+            let _ = self.ep.reply(now, peer, transaction_id, result);
         }
     }
 
@@ -842,11 +839,17 @@ impl Driver {
     fn release_streams(&mut self) {
         let now = Instant::now();
         for peer in std::mem::take(&mut self.holding) {
-            if let Some(stream) = self.streams.get(&peer) {
-                stream.0.hold(false);
-            }
-            self.ep.handle_stream_held(now, peer, false);
+            self.set_held(now, peer, false);
         }
+    }
+
+    /// Stops or resumes reading the stream to `peer` (its task), and its
+    /// frame and idle timers (the endpoint).
+    fn set_held(&mut self, now: Instant, peer: Peer, held: bool) {
+        if let Some(stream) = self.streams.get(&peer) {
+            stream.0.hold(held);
+        }
+        self.ep.handle_stream_held(now, peer, held);
     }
 
     fn deliver(&mut self, item: Inbound) {
