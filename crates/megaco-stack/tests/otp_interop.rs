@@ -351,6 +351,26 @@ fn rt() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// The next line an OTP node printed, waiting at most `wait`, from
+/// inside the runtime: unlike a blocking `recv_timeout`, it lets our
+/// stack's tasks run meanwhile, for the ack or SegmentReply OTP waits
+/// for may still be on its way to the socket when a reply resolves.
+async fn next_line(lines: &mpsc::Receiver<String>, wait: Duration) -> Option<String> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        match lines.try_recv() {
+            Ok(line) => return Some(line),
+            Err(mpsc::TryRecvError::Disconnected) => return None,
+            Err(mpsc::TryRecvError::Empty) if tokio::time::Instant::now() >= deadline => {
+                return None
+            }
+            Err(mpsc::TryRecvError::Empty) => {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+    }
+}
+
 fn is_sc_reply(r: &TransactionResult) -> bool {
     matches!(r, TransactionResult::ActionReplies(a)
         if matches!(a[0].command_reply[..], [CommandReply::ServiceChange(_)]))
@@ -429,7 +449,7 @@ fn otp_mgc_gets_our_ack() {
                 .unwrap();
             assert!(is_sc_reply(&reply), "{reply:?}");
             let mut seen = Vec::new();
-            while let Ok(line) = mgc.lines.recv_timeout(Duration::from_secs(10)) {
+            while let Some(line) = next_line(&mgc.lines, Duration::from_secs(10)).await {
                 let done = line == "ack ok";
                 seen.push(line);
                 if done {
@@ -553,7 +573,7 @@ fn otp_mgc_segmented_reply() {
             // Which segment replies OTP saw (once each, or more if a
             // segment was resent on a loaded machine and answered again).
             let mut seen = std::collections::BTreeSet::new();
-            while let Ok(line) = mgc.lines.recv_timeout(Duration::from_secs(10)) {
+            while let Some(line) = next_line(&mgc.lines, Duration::from_secs(10)).await {
                 if line.starts_with("segment reply") {
                     seen.insert(line);
                 }
