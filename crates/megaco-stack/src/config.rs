@@ -346,7 +346,12 @@ pub struct TransportConfig {
     /// is full, a new request from a UDP peer is answered with error 503
     /// ("Service Unavailable", within
     /// [`TransportConfig::error_rate_per_peer`] and
-    /// [`TransportConfig::error_rate_total`]); one from a TCP peer waits
+    /// [`TransportConfig::error_rate_total`]), and so is one from a UDP
+    /// peer that has half the queue's capacity unanswered already while
+    /// the queue is half full or more, so that one peer's flood leaves
+    /// room for the others
+    /// ([`Stats::requests_over_share`](crate::endpoint::Stats::requests_over_share));
+    /// one from a TCP peer waits
     /// for room, and its connection is not read until every waiting
     /// request has reached the user, so that TCP pushes back on the peer
     /// ([`Stats::requests_held`](crate::endpoint::Stats::requests_held)).

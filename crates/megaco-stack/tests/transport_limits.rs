@@ -245,6 +245,48 @@ async fn refusals_of_a_full_queue_keep_to_the_error_rate_limit() {
     ));
 }
 
+/// A UDP peer flooding a busy stack takes at most half the queue to the
+/// user: another peer's requests still find room, and reach the user.
+#[tokio::test]
+async fn one_flooding_udp_peer_leaves_room_for_the_others() {
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 8;
+    let (ep, mut incoming) = udp::bind(any_port(), cfg).await.unwrap();
+    let flooder = UdpSocket::bind(any_port()).await.unwrap();
+    let other = UdpSocket::bind(any_port()).await.unwrap();
+
+    // Its admission (an endpoint event) and four requests fill the queue
+    // past half; the other sixteen are refused.
+    let body: String = (1..=20)
+        .map(|id| format!("T={id}{{C=1{{N=t1{{OE=3{{al/on}}}}}}}}"))
+        .collect();
+    let msg = format!("!/1 [127.0.0.9]:2944 {body}");
+    flooder
+        .send_to(msg.as_bytes(), ep.local_addr())
+        .await
+        .unwrap();
+    let s = until(|| ep.stats(), |s| s.requests_refused >= 16).await;
+    assert_eq!((s.requests_refused, s.requests_over_share), (16, 16));
+
+    ask_notify(&other, ep.local_addr(), 101).await;
+    ask_notify(&other, ep.local_addr(), 102).await;
+    let mut from_other = Vec::new();
+    let mut from_flooder = 0;
+    while from_other.len() < 2 {
+        let req = tokio::time::timeout(Duration::from_secs(30), incoming.next_request())
+            .await
+            .expect("the other peer's requests never came")
+            .unwrap();
+        if req.peer() == other.local_addr().unwrap() {
+            from_other.push(req.transaction_id());
+        } else {
+            from_flooder += 1;
+        }
+    }
+    assert_eq!((from_other, from_flooder), (vec![101, 102], 4));
+    assert_eq!(ep.stats().requests_refused, 16);
+}
+
 /// A reply in two segments (v3) from a raw peer: each is acknowledged,
 /// then the transaction, and the request resolves with the whole reply.
 #[tokio::test]

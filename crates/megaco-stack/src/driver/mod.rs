@@ -6,6 +6,7 @@
 mod api;
 mod stream;
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
 use std::net::SocketAddr;
@@ -178,6 +179,10 @@ struct Driver {
     /// The streams whose reading is held, until `held` is empty.
     holding: HashSet<Peer>,
     requests_held: u64,
+    /// How many requests of each UDP peer the user holds, in its queue
+    /// or taken, not yet answered (for [`Driver::over_share`]).
+    at_user: HashMap<Peer, usize>,
+    requests_over_share: u64,
 }
 
 /// How many ends of streams wait for room in a full queue to the user;
@@ -237,6 +242,8 @@ pub(crate) fn spawn(
         held: VecDeque::new(),
         holding: HashSet::new(),
         requests_held: 0,
+        at_user: HashMap::new(),
+        requests_over_share: 0,
     };
     tokio::spawn(driver.run(cmd_rx, reply_rx, input_rx));
     Spawned {
@@ -530,6 +537,12 @@ impl Driver {
                 result,
                 tx,
             } => {
+                if let Entry::Occupied(mut n) = self.at_user.entry(peer) {
+                    *n.get_mut() -= 1;
+                    if *n.get() == 0 {
+                        n.remove();
+                    }
+                }
                 let r = self.ep.reply(now, peer, id, result);
                 self.after_flush(r, tx);
             }
@@ -624,6 +637,7 @@ impl Driver {
         let mut stats = self.ep.stats();
         stats.requests_refused = self.requests_refused;
         stats.requests_held = self.requests_held;
+        stats.requests_over_share = self.requests_over_share;
         stats.events_dropped = self.events_dropped;
         *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = stats;
     }
@@ -799,14 +813,20 @@ impl Driver {
     /// limit).
     fn request_to_user(&mut self, peer: Peer, transaction_id: u32, req: IncomingRequest) {
         let stream = self.streams.contains_key(&peer);
+        let over_share = !stream && self.over_share(peer);
         // Requests held already go first: to this one the queue is full.
-        let sent = if stream && !self.held.is_empty() {
+        let sent = if over_share || (stream && !self.held.is_empty()) {
+            self.requests_over_share += u64::from(over_share);
             Err(TrySendError::Full(Inbound::Request(req)))
         } else {
             self.inbound.try_send(Inbound::Request(req))
         };
         let full = match sent {
-            Ok(()) => return,
+            Ok(()) if stream => return,
+            Ok(()) => {
+                *self.at_user.entry(peer).or_default() += 1;
+                return;
+            }
             Err(TrySendError::Full(item)) if stream => {
                 self.held.push_back(item);
                 self.requests_held += 1;
@@ -832,6 +852,16 @@ impl Driver {
             let result = error_result(501, "Not Implemented");
             let _ = self.ep.reply(now, peer, transaction_id, result);
         }
+    }
+
+    /// Whether `peer` (a UDP peer, whose new request this is) holds its
+    /// share of the queue to the user already: while the queue is half
+    /// full or more, no one peer's unanswered requests take more than
+    /// half of it, so that a flooding peer cannot lock the others out.
+    /// Its request is answered 503, as one that finds the queue full.
+    fn over_share(&self, peer: Peer) -> bool {
+        let half = self.inbound.max_capacity() / 2;
+        self.user_behind() && self.at_user.get(&peer).is_some_and(|&n| n >= half)
     }
 
     /// Every held request has reached the user: the streams are read

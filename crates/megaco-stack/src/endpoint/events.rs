@@ -152,13 +152,19 @@ pub struct Stats {
     /// Streams closed (for any reason).
     pub connections_closed: u64,
     /// Requests answered with error 503 because the queue to the user
-    /// was full (counted by the tokio driver). Over TCP they wait
-    /// instead ([`Stats::requests_held`]).
+    /// was full, or their UDP peer held its share of it
+    /// ([`Stats::requests_over_share`]; counted by the tokio driver).
+    /// Over TCP they wait instead ([`Stats::requests_held`]).
     pub requests_refused: u64,
     /// Requests from TCP peers that found the queue to the user full and
     /// waited for room, their connection not read meanwhile (counted by
     /// the tokio driver).
     pub requests_held: u64,
+    /// Of [`Stats::requests_refused`], those of UDP peers that held half
+    /// the queue to the user already while it was half full or more:
+    /// one peer's flood leaves the other half to everyone else (counted
+    /// by the tokio driver).
+    pub requests_over_share: u64,
     /// Other events dropped because the queue to the user was full
     /// (counted by the tokio driver).
     pub events_dropped: u64,
