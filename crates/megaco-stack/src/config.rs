@@ -354,7 +354,10 @@ pub struct TransportConfig {
     /// one from a TCP peer waits
     /// for room, and its connection is not read until every waiting
     /// request has reached the user, so that TCP pushes back on the peer
-    /// ([`Stats::requests_held`](crate::endpoint::Stats::requests_held)).
+    /// ([`Stats::requests_held`](crate::endpoint::Stats::requests_held)),
+    /// except while a request of ours awaits that peer's reply: the user
+    /// may need the reply before it takes more, so the connection is read
+    /// and the request answered 503.
     /// Other events are dropped. All are counted.
     /// Endpoint events (peers admitted, evicted, ...; `Inbound::Endpoint`)
     /// are dropped already once the queue is half full, so that a burst

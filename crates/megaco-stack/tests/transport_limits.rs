@@ -830,3 +830,56 @@ async fn a_held_connection_is_not_timed_out_mid_frame() {
     assert_eq!(ids, (1..=N + 1).collect::<Vec<_>>());
     assert_eq!(stack.stats().connections_closed, 0);
 }
+
+/// A user that, before answering a TCP peer's request, asks that peer
+/// something of its own is not stalled by the hold: while a reply of
+/// the peer is awaited, its connection is read (its requests beyond the
+/// user's queue are answered 503 meanwhile), so the reply comes; the
+/// requests held before still reach the user.
+#[tokio::test]
+async fn a_held_peer_is_read_while_its_reply_is_awaited() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut cfg = config(1);
+    cfg.transport.inbound_queue = 2;
+    let (stack, mut incoming, mut raw) = tcp_stack(cfg).await;
+    const N: u32 = 20;
+    raw.write_all(&framed_notifies(1..=N)).await.unwrap();
+    until(|| stack.stats(), |s| s.requests_held > 0).await;
+    let first = next_requests(&mut incoming, 1).await.remove(0);
+    let handle = stack.handle().clone();
+    let peer = first.source();
+    let ours = tokio::spawn(async move { handle.request(peer, vec![notify(7)]).await });
+    // The peer reads our request and answers it.
+    let mut header = [0u8; 4];
+    raw.read_exact(&mut header).await.unwrap();
+    let mut body = vec![0u8; usize::from(u16::from_be_bytes([header[2], header[3]])) - 4];
+    raw.read_exact(&mut body).await.unwrap();
+    let id = match &transactions(megaco::text::decode(&body).unwrap())[..] {
+        [Transaction::Request(r)] => r.transaction_id,
+        other => panic!("{other:?}"),
+    };
+    let reply = format!("!/1 [127.0.0.9]:2944 P={id}{{C=1{{N=t1}}}}");
+    let mut framed = vec![3, 0, 0, (reply.len() + 4) as u8];
+    framed.extend_from_slice(reply.as_bytes());
+    raw.write_all(&framed).await.unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(20), ours)
+        .await
+        .expect("the peer's reply is read")
+        .unwrap()
+        .unwrap();
+    assert!(
+        matches!(result, TransactionResult::ActionReplies(_)),
+        "{result:?}"
+    );
+    // What was held still comes, in order.
+    first
+        .reply(build::default_replies(&[notify(1)]))
+        .await
+        .unwrap();
+    let ids: Vec<u32> = next_requests(&mut incoming, N as usize - 1)
+        .await
+        .iter()
+        .map(|r| r.transaction_id())
+        .collect();
+    assert_eq!(ids, (2..=N).collect::<Vec<_>>());
+}

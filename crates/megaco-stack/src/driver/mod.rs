@@ -526,6 +526,10 @@ impl Driver {
                 Ok(id) => {
                     self.waiters.entry(peer).or_default().insert(id, tx);
                     let _ = id_tx.send(Ok(id));
+                    // Its reply must be read (see `request_to_user`).
+                    if self.holding.remove(&peer) {
+                        self.set_held(now, peer, false);
+                    }
                 }
                 Err(e) => {
                     let _ = id_tx.send(Err(e.into()));
@@ -810,9 +814,16 @@ impl Driver {
     /// already), and its stream stops being read: TCP pushes back on the
     /// peer. Otherwise, when nobody listens or the user is behind, it is
     /// answered at once (a 503 of ours within the peer's error rate
-    /// limit).
+    /// limit). So is one from a TCP peer that a request of ours awaits a
+    /// reply from: the user may be waiting for that reply before it takes
+    /// more requests, and a stream not read would never bring it.
     fn request_to_user(&mut self, peer: Peer, transaction_id: u32, req: IncomingRequest) {
         let stream = self.streams.contains_key(&peer);
+        let may_hold = stream
+            && self
+                .ep
+                .conn(peer)
+                .is_some_and(|c| c.outstanding_requests() == 0);
         let over_share = !stream && self.over_share(peer);
         // Requests held already go first: to this one the queue is full.
         let sent = if over_share || (stream && !self.held.is_empty()) {
@@ -827,7 +838,7 @@ impl Driver {
                 *self.at_user.entry(peer).or_default() += 1;
                 return;
             }
-            Err(TrySendError::Full(item)) if stream => {
+            Err(TrySendError::Full(item)) if may_hold => {
                 self.held.push_back(item);
                 self.requests_held += 1;
                 if self.holding.insert(peer) {
