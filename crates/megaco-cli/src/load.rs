@@ -371,7 +371,7 @@ fn side_text(sides: &[(&str, Side)]) -> String {
         out.push_str(&"| --- ".repeat(names.len() + 1 + usize::from(ones.len() == 2)));
         out.push_str("|\n");
         type F = fn(&LoadReport) -> f64;
-        let rows: [(&str, F, bool); 24] = [
+        let rows: [(&str, F, bool); 25] = [
             ("gateways registered", |r| r.registered as f64, false),
             ("transactions sent", |r| r.sent as f64, false),
             ("answered", |r| r.answered as f64, false),
@@ -406,6 +406,11 @@ fn side_text(sides: &[(&str, Side)]) -> String {
             ),
             ("resent", |r| r.resent as f64, false),
             ("calls completed", |r| r.calls as f64, false),
+            (
+                "calls cleaned up after a failure",
+                |r| r.cleanups as f64,
+                false,
+            ),
             ("throughput (transactions/s)", |r| r.throughput, true),
             ("latency p50 (ms)", |r| r.latency.p50_us as f64 / 1e3, true),
             ("latency p90 (ms)", |r| r.latency.p90_us as f64 / 1e3, true),

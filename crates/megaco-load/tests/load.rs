@@ -351,3 +351,67 @@ fn gateways_against_otp() {
         "{r:#?}"
     );
 }
+
+/// A controller on a plain UDP socket that keeps its contexts as
+/// `megaco mgc` does (an Add of a termination already in a context gets
+/// error 433) and leaves the first Modify unanswered.
+fn stateful_mgc(stop: Arc<AtomicBool>) -> (SocketAddr, JoinHandle<()>) {
+    use megaco_stack::scenario::{Responder, Role as Plays, Scenario as File, TermIdStyle};
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    sock.set_read_timeout(Some(Duration::from_millis(20)))
+        .unwrap();
+    let addr = sock.local_addr().unwrap();
+    let rules = File::parse("[[rule]]\ncommand = \"modify\"\nreply = \"none\"\ntimes = 1\n")
+        .unwrap()
+        .rules;
+    let me = Mid::Device("mgc".into());
+    let plays = Plays::Mgc {
+        mid: me.clone(),
+        max_version: 1,
+    };
+    let thread = std::thread::spawn(move || {
+        let enc = Encoding::compact();
+        let mut responder = Responder::new(plays, rules);
+        let mut buf = vec![0u8; 65536];
+        while !stop.load(Ordering::Relaxed) {
+            let Ok((len, from)) = sock.recv_from(&mut buf) else {
+                continue;
+            };
+            let MessageBody::Transactions(ts) = enc.decode(&buf[..len]).unwrap().mess.body else {
+                continue;
+            };
+            for t in ts {
+                let Transaction::Request(r) = t else { continue };
+                let answer = responder.answer(&r.actions, 1, TermIdStyle::Text);
+                if let Some(result) = answer.reply {
+                    let reply = msg::reply(me.clone(), 1, r.transaction_id, result);
+                    sock.send_to(&enc.encode(&reply).unwrap(), from).unwrap();
+                }
+            }
+        }
+    });
+    (addr, thread)
+}
+
+/// A call whose step timed out takes its termination out of any context
+/// before it starts over: its next Add is not refused as already in a
+/// context (error 433), and the calls go on.
+#[test]
+fn a_call_cleans_up_after_a_lost_reply() {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (addr, thread) = stateful_mgc(stop.clone());
+    let cfg = LoadConfig {
+        mgs: 1,
+        rate: None,
+        concurrency: Some(1),
+        resends: 0,
+        timeout: Duration::from_millis(300),
+        ..config(addr, Encoding::compact())
+    };
+    let r = load::run(&cfg, &mut |_| {}).unwrap();
+    stop.store(true, Ordering::Relaxed);
+    thread.join().unwrap();
+    adds_up(&r);
+    assert_eq!((r.timed_out, r.cleanups, r.failed), (1, 1, 0), "{r:#?}");
+    assert!(r.calls >= 2, "{r:#?}");
+}

@@ -37,8 +37,9 @@ struct Link {
     mid: Mid,
     /// Per step: its template (none for a script step filled in per call,
     /// or a wait). A scenario with an Add has one set of step templates
-    /// per call slot (`per_slot` steps each), so that the gateway's calls
-    /// in flight Add different terminations.
+    /// per call slot (`per_slot` each: the steps, then the clean-up
+    /// Subtract), so that the gateway's calls in flight Add different
+    /// terminations.
     templates: Vec<Option<Template>>,
     per_slot: Option<usize>,
     next_tid: u32,
@@ -399,7 +400,7 @@ impl Gen<'_> {
         let mut per_slot = None;
         let templates = match (&self.cfg.scenario.calls, &self.plan) {
             (Calls::Steps(steps), _) if steps.contains(&Step::Add) => {
-                per_slot = Some(steps.len());
+                per_slot = Some(steps.len() + 1);
                 (0..self.cfg.calls_per_mg())
                     .flat_map(|slot| self.step_templates(steps, idx, slot, &mid))
                     .collect()
@@ -437,7 +438,9 @@ impl Gen<'_> {
 
     /// The templates of the built-in steps for call `slot` of link `idx`.
     /// Each slot of a gateway works on its own termination (numbered
-    /// within the gateway's 16 bits of names).
+    /// within the gateway's 16 bits of names); when the steps Add it, a
+    /// last template takes it out of whatever context holds it (see
+    /// [`Gen::restart`]).
     fn step_templates(
         &self,
         steps: &[Step],
@@ -448,11 +451,16 @@ impl Gen<'_> {
         let has_add = steps.contains(&Step::Add);
         let j = (idx as usize * self.cfg.calls_per_mg() + slot) & 0xFFFF;
         let term = msg::termination(farm::PREFIX, j);
+        // `None`: the clean-up.
+        let cleanup = has_add.then_some(None);
         steps
             .iter()
-            .map(|&step| {
+            .copied()
+            .map(Some)
+            .chain(cleanup)
+            .map(|step| {
                 let (mid, term, version) = (mid.clone(), term.clone(), self.cfg.version);
-                let with_ctx = step.on_context() && has_add;
+                let with_ctx = step.is_some_and(Step::on_context) && has_add;
                 Some(Template::new(
                     self.encoding.clone(),
                     with_ctx,
@@ -463,11 +471,12 @@ impl Gen<'_> {
                             ContextId::NULL
                         };
                         let action = match step {
-                            Step::Add => msg::add(term.clone()),
-                            Step::Modify => msg::modify(ctx, term.clone()),
-                            Step::Notify => build::notify(ctx, term.clone(), 1, "al/of"),
-                            Step::Subtract => msg::subtract(ctx, term.clone()),
-                            Step::Audit => msg::audit_root(),
+                            Some(Step::Add) => msg::add(term.clone()),
+                            Some(Step::Modify) => msg::modify(ctx, term.clone()),
+                            Some(Step::Notify) => build::notify(ctx, term.clone(), 1, "al/of"),
+                            Some(Step::Subtract) => msg::subtract(ctx, term.clone()),
+                            Some(Step::Audit) => msg::audit_root(),
+                            None => msg::subtract(ContextId::ALL, term.clone()),
                         };
                         msg::request(mid.clone(), version, tid, vec![action])
                     }),
@@ -664,10 +673,18 @@ impl Gen<'_> {
         }
     }
 
-    /// A call starts over from its first step (its script anew).
+    /// A call starts over from its first step (its script anew), after
+    /// it failed. When its steps Add a termination, a step that failed or
+    /// timed out may have left it in a context (the controller may have
+    /// run a request whose reply was lost): the call first takes it out
+    /// of any context, lest every Add of it from then on fail with error
+    /// 433 ("already in a context").
     fn restart(&mut self, call: u32) {
         let c = &mut self.calls[call as usize];
-        c.step = 0;
+        c.step = match self.cfg.scenario.steps() {
+            Some(steps) if steps.contains(&Step::Add) => steps.len() as u8,
+            _ => 0,
+        };
         if let (Some(plan), Some(script)) = (&self.plan, &mut c.script) {
             **script = plan.script();
         }
@@ -856,6 +873,18 @@ impl Gen<'_> {
         }
         let c = &mut self.calls[o.call as usize];
         let steps = self.cfg.scenario.steps().unwrap_or_default();
+        if usize::from(c.step) == steps.len() {
+            // The clean-up: its termination is in no context now, whether
+            // it was in one (a reply) or not (error 430 or 411).
+            self.report.answered += 1;
+            self.report.cleanups += 1;
+            self.tick_answered += 1;
+            let _ = self.all.record(us);
+            let _ = self.tick.record(us);
+            c.step = 0;
+            self.ready.push_back(o.call);
+            return;
+        }
         let step = steps[c.step as usize];
         match msg::check_reply(step.expect(), &r.result) {
             Ok(a) => {

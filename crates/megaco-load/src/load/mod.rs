@@ -362,6 +362,11 @@ pub struct LoadReport {
     pub pendings: u64,
     /// Calls completed (every step answered).
     pub calls: u64,
+    /// Calls that, after a failed or timed-out step, took their
+    /// termination out of any context (`Subtract` on context `*`, counted
+    /// answered whatever its result) before they started over with their
+    /// Add.
+    pub cleanups: u64,
     /// Why the first few failed transactions failed (a scenario step's
     /// check, an error reply), with how often each.
     pub failures: Vec<(String, u64)>,
