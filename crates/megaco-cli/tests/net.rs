@@ -470,6 +470,48 @@ fn mgc_stops_on_sigint_and_sigterm_with_a_summary() {
     );
 }
 
+/// A burst beyond the queue to `megaco mgc` is refused with 503 by the
+/// stack, and the controller says so on standard error: an operator
+/// learns that it was behind, not only that errors went out.
+#[cfg(unix)]
+#[test]
+fn mgc_says_when_it_was_behind() {
+    let mgc = Mgc::start(&["--udp", "--inbound-queue", "2"]);
+    // Four hundred requests in one datagram: the stack takes them in one
+    // go, the queue to the controller's loop holds two.
+    let body: String = (1..=400)
+        .map(|id| format!("T={id}{{C=1{{N=t1{{OE=3{{al/on}}}}}}}}"))
+        .collect();
+    let sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    sock.send_to(format!("!/1 [127.0.0.9]:2944 {body}").as_bytes(), &mgc.addr)
+        .unwrap();
+    // Replies (or 503s) have come back once the controller has read it.
+    sock.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let mut buf = [0u8; 65536];
+    sock.recv_from(&mut buf).expect("an answer");
+    let err = mgc.stop("-INT");
+    let behind = err
+        .lines()
+        .find(|l| l.contains("mgc: behind in the last "))
+        .unwrap_or_else(|| panic!("{err}"));
+    let refused: u64 = behind
+        .split(": ")
+        .nth(2)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{behind}"));
+    assert!((1..400).contains(&refused), "{behind}");
+    assert!(behind.contains(" requests refused with 503 ("), "{behind}");
+    assert!(
+        err.lines()
+            .last()
+            .unwrap()
+            .contains("mgc: stopped by SIGINT"),
+        "{err}"
+    );
+}
+
 #[test]
 fn send_sends_all_requests_at_once_and_reports_their_ids() {
     let dir = std::env::temp_dir().join(format!("megaco-send-all-{}", std::process::id()));

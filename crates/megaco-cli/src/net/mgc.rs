@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use megaco_stack::scenario::{Role, TermIdStyle};
-use megaco_stack::{Inbound, Incoming, Stack};
+use megaco_stack::{Inbound, Incoming, Stack, Stats};
 use serde_json::json;
 
 use super::log::{addr, Log, LogArgs};
@@ -296,6 +296,8 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     let every_secs = every.as_secs_f64();
     let mut report = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     let mut log_dropped = 0;
+    let mut behind = Behind::default();
+    let mut last_report = Instant::now();
     let ended = loop {
         tokio::select! {
             sig = &mut stop => break format!("mgc: stopped by {sig}"),
@@ -312,6 +314,8 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
                 }
                 log_dropped = now;
                 server.report(every);
+                behind = behind.report(&stack.stats(), &log, last_report.elapsed());
+                last_report = Instant::now();
             }
             item = incoming.recv() => match item {
                 None => break "mgc: the stack stopped".to_string(),
@@ -332,10 +336,65 @@ async fn run(args: MgcArgs) -> Result<ExitCode> {
     // The replies under way go out, and TCP connections close gracefully,
     // before the process ends.
     server.drain(Duration::from_secs(5)).await;
+    behind.report(&stack.stats(), &log, last_report.elapsed());
     let _ = tokio::time::timeout(Duration::from_secs(5), stack.handle().close()).await;
     tally.summary(&log, &ended, started);
     writer.finish(log, Duration::from_secs(1));
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the stack did because this program was behind (the queue to it
+/// was full): requests refused with 503, of them those of a UDP peer over
+/// its share of the queue, TCP requests held, other events dropped.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Behind {
+    refused: u64,
+    over_share: u64,
+    held: u64,
+    dropped: u64,
+}
+
+impl Behind {
+    fn of(s: &Stats) -> Behind {
+        Behind {
+            refused: s.requests_refused,
+            over_share: s.requests_over_share,
+            held: s.requests_held,
+            dropped: s.events_dropped,
+        }
+    }
+
+    /// Warns of what the stack did since `self` was taken, `since` ago,
+    /// if anything; the counts now.
+    fn report(self, stats: &Stats, log: &Log, since: Duration) -> Behind {
+        let now = Behind::of(stats);
+        let d = Behind {
+            refused: now.refused - self.refused,
+            over_share: now.over_share - self.over_share,
+            held: now.held - self.held,
+            dropped: now.dropped - self.dropped,
+        };
+        if d != Behind::default() {
+            let secs = since.as_secs_f64();
+            log.warn(
+                "behind",
+                || {
+                    format!(
+                        "mgc: behind in the last {secs:.1} s: {} requests refused with 503 \
+                         ({} over one peer's share of the queue), {} TCP requests held, \
+                         {} events dropped (a longer --inbound-queue absorbs bursts; \
+                         steady, it is more load than this machine answers)",
+                        d.refused, d.over_share, d.held, d.dropped
+                    )
+                },
+                || {
+                    json!({ "seconds": secs, "refused": d.refused, "over_share": d.over_share,
+                            "held": d.held, "events_dropped": d.dropped })
+                },
+            );
+        }
+        now
+    }
 }
 
 #[cfg(test)]
