@@ -229,6 +229,8 @@ fn misbehaving_controller_is_counted() {
     );
     assert_eq!(r.failed, r.errors.error_replies);
     assert!(r.failed > 0 && r.timed_out > 0, "{r:#?}");
+    // A failure's reason is its error code.
+    assert_eq!(r.failures, [("error 500".to_string(), r.failed)], "{r:#?}");
     // Ids never sent, above or below those sent, are unexpected, not
     // duplicates; an error as the whole message answers nothing.
     let spoiled = |s: Spoil| mgc.spoiled[s as usize].load(Ordering::Relaxed);

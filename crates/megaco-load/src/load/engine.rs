@@ -123,6 +123,20 @@ fn template_index(per_slot: Option<usize>, slot: u32, step: usize) -> usize {
     per_slot.map_or(step, |n| slot as usize * n + step)
 }
 
+/// A reply's first error, `error CODE (TEXT)`, as a failure's reason:
+/// a 503 (the controller is behind) reads apart from a 433 (a call's
+/// termination is in a context already).
+fn error_reason(result: &TransactionResult) -> String {
+    match reply_errors(result).first() {
+        Some(ErrorDescriptor {
+            error_code,
+            error_text: Some(text),
+        }) => format!("error {error_code} ({text})"),
+        Some(e) => format!("error {}", e.error_code),
+        None => "error reply".into(),
+    }
+}
+
 /// Writes a request into `scratch`: the bytes encoded for its call alone,
 /// or its template's with `tid` and `ctx` patched in; false when there is
 /// nothing to send.
@@ -904,11 +918,12 @@ impl Gen<'_> {
             }
             Err(why) => {
                 self.report.failed += 1;
-                self.note_failure(why);
                 if why == "error reply" {
                     self.report.errors.error_replies += 1;
+                    self.note_failure(&error_reason(&r.result));
                 } else {
                     self.report.errors.mismatched += 1;
+                    self.note_failure(why);
                 }
                 self.restart(o.call);
             }
