@@ -41,6 +41,8 @@
 
 use std::fmt;
 
+use crate::model::TerminationId;
+
 /// The most wildcard octets one id can carry here (one per level at most).
 pub const MAX_WILDCARDS: usize = 16;
 
@@ -102,12 +104,21 @@ impl TermIdLevels {
     pub fn id_len(&self) -> usize {
         self.total.div_ceil(8) as usize
     }
+
+    /// The longest text [`decode`] writes for these levels: a digit per
+    /// bit and the separators (a wildcard takes the place of at least one
+    /// digit), or `ROOT`.
+    pub(crate) fn text_max(&self) -> usize {
+        (self.total as usize + self.bits.len() - 1).max(4)
+    }
 }
 
 /// A termination id in ASN.1 form: `id` octets and `wildcard` octets, kept
 /// inline (no allocation).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AsnTermId {
+    /// The `id` octets, then zeros up to 8 (so that the whole array reads
+    /// as the id's bits, most significant first).
     id: [u8; 8],
     id_len: u8,
     wildcards: [u8; MAX_WILDCARDS],
@@ -167,6 +178,12 @@ impl AsnTermId {
     /// The `id` octets.
     pub fn id(&self) -> &[u8] {
         &self.id[..self.id_len as usize]
+    }
+
+    /// The `id` octets as a number, the first octet in the top 8 bits.
+    #[inline]
+    fn id_bits(&self) -> u64 {
+        u64::from_be_bytes(self.id)
     }
 
     /// The `wildcard` octets, one per wildcarded level.
@@ -385,11 +402,12 @@ pub fn decode(t: &AsnTermId, levels: &TermIdLevels, out: &mut String) -> Result<
 /// separators and one wildcard per level.
 pub(crate) const TEXT_MAX: usize = 192;
 
-/// [`decode`] into a stack buffer: returns the length of the (ASCII) text.
-pub(crate) fn decode_into(
+/// [`decode`] into a stack buffer of at least [`TermIdLevels::text_max`]
+/// bytes: returns the length of the (ASCII) text.
+fn decode_into<const N: usize>(
     t: &AsnTermId,
     levels: &TermIdLevels,
-    buf: &mut [u8; TEXT_MAX],
+    buf: &mut [u8; N],
 ) -> Result<usize, TermIdError> {
     if t.is_root() {
         buf[..4].copy_from_slice(b"ROOT");
@@ -403,12 +421,11 @@ pub(crate) fn decode_into(
             found: id.len(),
         });
     }
-    let mut be = [0u8; 8];
-    be[..id.len()].copy_from_slice(id);
-    let acc = u64::from_be_bytes(be);
+    let acc = t.id_bits();
 
-    // (first bit position from the start, wildcard char, covers the rest)
-    let mut wild: [(u32, u8, bool); MAX_WILDCARDS] = [(0, 0, false); MAX_WILDCARDS];
+    // (first bit position from the start, wildcard char, covers the rest);
+    // positions are below 64.
+    let mut wild: [(u8, u8, bool); MAX_WILDCARDS] = [(0, 0, false); MAX_WILDCARDS];
     let nw = t.wildcards().len();
     for (k, &w) in t.wildcards().iter().enumerate() {
         let off = u32::from(w & 0x3F);
@@ -416,7 +433,7 @@ pub(crate) fn decode_into(
             return Err(TermIdError::BadWildcard { octet: w });
         }
         let ch = if w & 0x80 != 0 { b'*' } else { b'$' };
-        wild[k] = (total - 1 - off, ch, w & 0x40 != 0);
+        wild[k] = ((total - 1 - off) as u8, ch, w & 0x40 != 0);
     }
     wild[..nw].sort_unstable_by_key(|w| w.0);
 
@@ -431,15 +448,15 @@ pub(crate) fn decode_into(
         let end = start + u32::from(width);
         let mut stop_at = end;
         let mut wc = None;
-        if wi < nw && wild[wi].0 < end {
+        if wi < nw && u32::from(wild[wi].0) < end {
             let (pos, ch, rec) = wild[wi];
             wi += 1;
-            if wi < nw && wild[wi].0 < end {
+            if wi < nw && u32::from(wild[wi].0) < end {
                 return Err(TermIdError::BadWildcard {
                     octet: t.wildcards()[0],
                 });
             }
-            stop_at = pos;
+            stop_at = u32::from(pos);
             wc = Some((ch, rec));
         }
         if wc.is_none() && width == 8 && start % 8 == 0 {
@@ -516,25 +533,28 @@ pub(crate) fn format_native_into(t: &AsnTermId, buf: &mut [u8; NATIVE_MAX]) -> u
 }
 
 /// The model's termination id for an ASN.1 one: its text under `levels`
-/// when it fits them, else (or without levels) its native form. Built
-/// without an allocation for the text of up to 32 bytes that
-/// [`TerminationId`](crate::model::TerminationId) keeps inline.
-pub(crate) fn to_model(
-    t: &AsnTermId,
-    levels: Option<&TermIdLevels>,
-) -> crate::model::TerminationId {
-    let mut buf = [0u8; TEXT_MAX];
-    let n = match levels.map(|l| decode_into(t, l, &mut buf)) {
-        Some(Ok(n)) => n,
-        _ => {
-            let mut native = [0u8; NATIVE_MAX];
-            let n = format_native_into(t, &mut native);
-            buf[..n].copy_from_slice(&native[..n]);
-            n
+/// when it fits them, else (or without levels) its native form. Under
+/// levels whose every text fits the 32 bytes [`TerminationId`] keeps
+/// inline, the text is written into an array of that size and handed
+/// over whole ([`TerminationId::from_padded`]).
+pub(crate) fn to_model(t: &AsnTermId, levels: Option<&TermIdLevels>) -> TerminationId {
+    if let Some(l) = levels {
+        if l.text_max() <= TerminationId::INLINE {
+            let mut buf = [0u8; TerminationId::INLINE];
+            if let Ok(n) = decode_into(t, l, &mut buf) {
+                return TerminationId::from_padded(buf, n).unwrap_or_default();
+            }
+        } else {
+            let mut buf = [0u8; TEXT_MAX];
+            if let Ok(n) = decode_into(t, l, &mut buf) {
+                return TerminationId::new(std::str::from_utf8(&buf[..n]).unwrap_or_default());
+            }
         }
-    };
-    // Both writers write ASCII only.
-    crate::model::TerminationId::new(std::str::from_utf8(&buf[..n]).unwrap_or_default())
+    }
+    let mut buf = [0u8; NATIVE_MAX];
+    let n = format_native_into(t, &mut buf);
+    // Only ASCII was written.
+    TerminationId::new(std::str::from_utf8(&buf[..n]).unwrap_or_default())
 }
 
 /// Parses the native form written by [`format_native`].

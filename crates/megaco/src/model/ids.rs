@@ -161,10 +161,28 @@ impl FromStr for ContextId {
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct TerminationId {
-    id: smallstr::SmallString<[u8; 32]>,
+    id: smallstr::SmallString<[u8; TerminationId::INLINE]>,
 }
 
 impl TerminationId {
+    /// The longest text kept inline.
+    pub(crate) const INLINE: usize = 32;
+
+    /// The id whose text is the first `len` bytes of `buf`: for the binary
+    /// decoders, which write an id's text into such an array. `None` if
+    /// `len` is too long or the array is not all UTF-8 (the bytes after
+    /// the text too: leave them zero).
+    ///
+    /// Checking the whole array, of a fixed length, costs less than
+    /// checking the text alone.
+    #[inline]
+    pub(crate) fn from_padded(buf: [u8; Self::INLINE], len: usize) -> Option<Self> {
+        let text = std::str::from_utf8(&buf).ok()?.get(..len)?;
+        Some(TerminationId {
+            id: smallstr::SmallString::from_str(text),
+        })
+    }
+
     /// A termination id from its text form, taken as it is (see
     /// [`FromStr`](#impl-FromStr-for-TerminationId) for a checked parse).
     pub fn new(id: impl AsRef<str>) -> Self {
