@@ -260,28 +260,48 @@ impl Dec<'_> {
                 })
             }
             0xA2 => {
-                let (mut id, mut imm, mut res, mut seg, mut done) =
-                    (None, false, None, None, false);
+                let Transaction::Reply(rep) = push(
+                    out,
+                    Transaction::Reply(TransactionReply {
+                        transaction_id: 0,
+                        imm_ack_required: false,
+                        result: TransactionResult::ActionReplies(SmallList::new()),
+                        segment_number: None,
+                        segmentation_complete: false,
+                    }),
+                ) else {
+                    unreachable!("pushed on the line above")
+                };
+                let (mut id, mut res) = (false, false);
                 let mut r = t.children()?;
                 while let Some(x) = r.next()? {
                     match x.tag() {
-                        0x80 => id = Some(u32v(&x, "TransactionId")?),
-                        0x81 => imm = null(&x)?,
+                        0x80 => {
+                            rep.transaction_id = u32v(&x, "TransactionId")?;
+                            id = true;
+                        }
+                        0x81 => rep.imm_ack_required = null(&x)?,
                         0xA2 => {
                             let mut c = x.children()?;
                             let alt = c
                                 .next()?
                                 .ok_or_else(|| missing(&x, "transactionResult alternative"))?;
-                            res = Some(match alt.tag() {
-                                0xA0 => TransactionResult::Error(self.error_descriptor(&alt)?),
+                            match alt.tag() {
+                                0xA0 => {
+                                    rep.result =
+                                        TransactionResult::Error(self.error_descriptor(&alt)?)
+                                }
                                 0xA1 => {
-                                    let mut v = SmallList::new();
+                                    rep.result = TransactionResult::ActionReplies(SmallList::new());
+                                    let TransactionResult::ActionReplies(v) = &mut rep.result
+                                    else {
+                                        unreachable!("set on the line above")
+                                    };
                                     let mut l = alt.children()?;
                                     while let Some(a) = l.next()? {
                                         expect(&a, 0x30, "ActionReply (SEQUENCE)")?;
-                                        self.action_reply(&a, push(&mut v, Default::default()))?;
+                                        self.action_reply(&a, push(v, Default::default()))?;
                                     }
-                                    TransactionResult::ActionReplies(v)
                                 }
                                 _ => {
                                     return Err(unexpected_tag(
@@ -290,20 +310,21 @@ impl Dec<'_> {
                                         alt.tag(),
                                     ))
                                 }
-                            });
+                            }
+                            res = true;
                         }
-                        0x83 => seg = Some(u16v(&x, "SegmentNumber")?),
-                        0x84 => done = null(&x)?,
+                        0x83 => rep.segment_number = Some(u16v(&x, "SegmentNumber")?),
+                        0x84 => rep.segmentation_complete = null(&x)?,
                         _ => {}
                     }
                 }
-                Transaction::Reply(TransactionReply {
-                    transaction_id: id.ok_or_else(|| missing(t, "transactionId"))?,
-                    imm_ack_required: imm,
-                    result: res.ok_or_else(|| missing(t, "transactionResult"))?,
-                    segment_number: seg,
-                    segmentation_complete: done,
-                })
+                if !id {
+                    return Err(missing(t, "transactionId"));
+                }
+                if !res {
+                    return Err(missing(t, "transactionResult"));
+                }
+                return Ok(());
             }
             0xA3 => {
                 let mut acks = Vec::new();
