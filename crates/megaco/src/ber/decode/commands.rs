@@ -19,12 +19,11 @@ impl Dec<'_> {
                     let mut l = x.children()?;
                     while let Some(c) = l.next()? {
                         expect(&c, 0x30, "CommandRequest (SEQUENCE)")?;
-                        let empty = CommandRequest {
+                        let cr = push(&mut a.command_requests, || CommandRequest {
                             command: Command::Add(AmmRequest::default()),
                             optional: false,
                             wildcard_return: false,
-                        };
-                        let cr = push(&mut a.command_requests, empty);
+                        });
                         self.command_request(&c, cr)?;
                     }
                     cmds = true;
