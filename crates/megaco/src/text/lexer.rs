@@ -261,20 +261,11 @@ impl<'a> Lexer<'a> {
     #[inline]
     pub fn ws(&mut self) {
         let b = self.bytes();
-        while let Some(&c) = b.get(self.pos) {
-            match CLASS[c as usize] {
-                SPACE => self.pos += 1,
-                SEMI => {
-                    self.pos += 1;
-                    while let Some(&c) = b.get(self.pos) {
-                        if c == b'\n' || c == b'\r' {
-                            break;
-                        }
-                        self.pos += 1;
-                    }
-                }
-                _ => return,
-            }
+        // Nothing to skip is the usual case in the compact form: no store.
+        if b.get(self.pos)
+            .is_some_and(|&c| CLASS[c as usize] & (SPACE | SEMI) != 0)
+        {
+            self.pos = skip_ws(b, self.pos);
         }
     }
 
@@ -441,9 +432,8 @@ impl<'a> Lexer<'a> {
     /// A run of safe characters, with its offset.
     #[inline]
     pub fn word(&mut self, expected: &'static str) -> R<(usize, &'a str)> {
-        self.ws();
         let b = self.bytes();
-        let start = self.pos;
+        let start = skip_ws(b, self.pos);
         let mut end = start;
         while end < b.len() && is_safe(b[end]) {
             end += 1;
@@ -451,6 +441,7 @@ impl<'a> Lexer<'a> {
         let len = end - start;
         // One test for both refusals; the errors are built out of line.
         if len.wrapping_sub(1) >= self.limits.max_string_len {
+            self.pos = start;
             return Err(self.bad_word(start, len, expected));
         }
         self.pos = end;
@@ -616,6 +607,29 @@ impl<'a> Lexer<'a> {
         self.pos = i + 1;
         Ok((start, self.slice(start, end)))
     }
+}
+
+/// The first offset at or after `i` that is neither white space nor in a
+/// `;` comment. A local cursor, stored by the caller once: with the
+/// pretty form's indentation this loop is as hot as the word scan.
+#[inline]
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(&c) = b.get(i) {
+        match CLASS[c as usize] {
+            SPACE => i += 1,
+            SEMI => {
+                i += 1;
+                while let Some(&c) = b.get(i) {
+                    if c == b'\n' || c == b'\r' {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            _ => break,
+        }
+    }
+    i
 }
 
 /// A short printable excerpt for error messages.
