@@ -529,9 +529,40 @@ impl<'a> Lexer<'a> {
         )
     }
 
-    /// A word that is a number of the ABNF type `num`.
+    /// A word that is a number of the ABNF type `num`, read and
+    /// converted in one pass over its digits. Anything else (no digit,
+    /// too many, too large, or a word that goes on past its digits) is
+    /// read again by [`Lexer::word`] and [`Lexer::number`], which say what
+    /// is wrong.
     #[inline]
     pub fn num_word(&mut self, what: &'static str, num: Num) -> R<u64> {
+        let b = self.bytes();
+        let start = skip_ws(b, self.pos);
+        let mut end = start;
+        let mut v: u64 = 0;
+        while let Some(d) = b.get(end).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+            // Wraps only past `num.digits` digits, which are refused below.
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+            end += 1;
+        }
+        let len = end - start;
+        if len == 0
+            || len > num.digits
+            || len > self.limits.max_string_len
+            || v > num.max
+            || b.get(end).is_some_and(|&c| is_safe(c))
+        {
+            return self.num_word_slow(what, num);
+        }
+        self.pos = end;
+        Ok(v)
+    }
+
+    /// [`Lexer::num_word`] for anything but plain digits: the word, then
+    /// the number in it.
+    #[cold]
+    #[inline(never)]
+    fn num_word_slow(&mut self, what: &'static str, num: Num) -> R<u64> {
         let (at, w) = self.word(what)?;
         self.number(at, w, what, num)
     }
