@@ -233,20 +233,26 @@ impl<'a> Lexer<'a> {
 
     /// `ContextID`: a number, `-` (null), `$` (choose) or `*` (all).
     pub(crate) fn context_id(&mut self) -> R<ContextId> {
-        let (at, w) = self.word("a context id")?;
-        match w.as_bytes() {
-            [b'-'] => Ok(ContextId::NULL),
-            [b'$'] => Ok(ContextId::CHOOSE),
-            [b'*'] => Ok(ContextId::ALL),
-            _ => {
-                let v = self.number(at, w, "a context id", UINT32)? as u32;
-                if v == 0 || v == ContextId::CHOOSE.0 || v == ContextId::ALL.0 {
-                    // Reserved values are written `-`, `$` and `*`.
-                    return Err(self.invalid(at, w, "context id (reserved value)"));
-                }
-                Ok(ContextId(v))
+        const WHAT: &str = "a context id";
+        // A number, the usual case, is read in one pass over its digits.
+        let (at, v) = if self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            (self.pos, self.num_word(WHAT, UINT32)?)
+        } else {
+            let (at, w) = self.word(WHAT)?;
+            match w.as_bytes() {
+                [b'-'] => return Ok(ContextId::NULL),
+                [b'$'] => return Ok(ContextId::CHOOSE),
+                [b'*'] => return Ok(ContextId::ALL),
+                _ => (at, self.number(at, w, WHAT, UINT32)?),
             }
+        };
+        let v = v as u32;
+        if v == 0 || v == ContextId::CHOOSE.0 || v == ContextId::ALL.0 {
+            // Reserved values are written `-`, `$` and `*`.
+            let w = self.slice(at, self.pos);
+            return Err(self.invalid(at, w, "context id (reserved value)"));
         }
+        Ok(ContextId(v))
     }
 
     /// `= code { ["text"] }` after `Error`: the code and the text.
