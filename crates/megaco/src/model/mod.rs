@@ -102,6 +102,19 @@ pub type SmallList<T> = SmallVec<[T; 1]>;
 /// The values of a property or parameter: nearly always one.
 pub type Values = SmallList<CompactString>;
 
+/// Pushes `make()` onto `list` and returns it, for a decoder to fill in
+/// place.
+///
+/// The value is made once there is room for it, so it is written straight
+/// into the list: a value made first and pushed after is copied whole,
+/// hundreds of bytes for a transaction or an action.
+#[inline]
+pub(crate) fn push_in_place<T>(list: &mut SmallList<T>, make: impl FnOnce() -> T) -> &mut T {
+    list.extend(std::iter::once_with(make));
+    let last = list.len() - 1;
+    &mut list[last]
+}
+
 /// Derives shared by every model type: equality, hashing, serde (enum
 /// variants in snake_case; a field the model does not have is an error,
 /// not silently dropped) and, for fuzzing, `arbitrary`.

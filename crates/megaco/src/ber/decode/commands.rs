@@ -19,7 +19,7 @@ impl Dec<'_> {
                     let mut l = x.children()?;
                     while let Some(c) = l.next()? {
                         expect(&c, 0x30, "CommandRequest (SEQUENCE)")?;
-                        let cr = push(&mut a.command_requests, || CommandRequest {
+                        let cr = push_in_place(&mut a.command_requests, || CommandRequest {
                             command: Command::Add(AmmRequest::default()),
                             optional: false,
                             wildcard_return: false,

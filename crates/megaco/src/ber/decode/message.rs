@@ -212,7 +212,7 @@ impl Dec<'_> {
         let tr = match t.tag() {
             0xA0 => {
                 let Transaction::Request(req) =
-                    push(out, || Transaction::Request(TransactionRequest::default()))
+                    push_in_place(out, || Transaction::Request(TransactionRequest::default()))
                 else {
                     unreachable!("pushed on the line above")
                 };
@@ -231,7 +231,7 @@ impl Dec<'_> {
                                 expect(&a, 0x30, "ActionRequest (SEQUENCE)")?;
                                 self.action_request(
                                     &a,
-                                    push(&mut req.actions, ActionRequest::default),
+                                    push_in_place(&mut req.actions, ActionRequest::default),
                                 )?;
                             }
                             actions = true;
@@ -260,7 +260,7 @@ impl Dec<'_> {
                 })
             }
             0xA2 => {
-                let Transaction::Reply(rep) = push(out, || {
+                let Transaction::Reply(rep) = push_in_place(out, || {
                     Transaction::Reply(TransactionReply {
                         transaction_id: 0,
                         imm_ack_required: false,
@@ -299,7 +299,10 @@ impl Dec<'_> {
                                     let mut l = alt.children()?;
                                     while let Some(a) = l.next()? {
                                         expect(&a, 0x30, "ActionReply (SEQUENCE)")?;
-                                        self.action_reply(&a, push(v, ActionReply::default))?;
+                                        self.action_reply(
+                                            &a,
+                                            push_in_place(v, ActionReply::default),
+                                        )?;
                                     }
                                 }
                                 _ => {

@@ -238,18 +238,6 @@ fn bit_list<T: NamedBits>(t: &Tlv) -> D<Vec<T>> {
     Ok(out)
 }
 
-/// Pushes `make()` onto `v` and returns it, to be filled in place.
-///
-/// The value is made once there is room for it, so it is written straight
-/// into the list: a value made first and pushed after is copied whole,
-/// hundreds of bytes for a transaction or an action.
-#[inline]
-fn push<T>(v: &mut SmallList<T>, make: impl FnOnce() -> T) -> &mut T {
-    v.extend(std::iter::once_with(make));
-    let last = v.len() - 1;
-    &mut v[last]
-}
-
 impl Dec<'_> {
     fn pkgd(&self, t: &Tlv, kind: ItemKind) -> D<(CompactString, [u8; 4])> {
         let code: [u8; 4] = fixed(t, "PkgdName (4 octets)")?;

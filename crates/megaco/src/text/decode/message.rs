@@ -69,20 +69,22 @@ impl Parser<'_> {
     fn transaction(&mut self, t: Tok<'_>, list: &mut SmallList<Transaction>) -> R<()> {
         match t.kw {
             Some(Kw::Trans) => {
-                list.push(Transaction::Request(TransactionRequest::default()));
-                if let Some(Transaction::Request(r)) = list.last_mut() {
+                let made = || Transaction::Request(TransactionRequest::default());
+                if let Transaction::Request(r) = push_in_place(list, made) {
                     self.transaction_request(r)?;
                 }
             }
             Some(Kw::Reply) => {
-                list.push(Transaction::Reply(TransactionReply {
-                    transaction_id: 0,
-                    imm_ack_required: false,
-                    result: TransactionResult::ActionReplies(SmallList::new()),
-                    segment_number: None,
-                    segmentation_complete: false,
-                }));
-                if let Some(Transaction::Reply(r)) = list.last_mut() {
+                let made = || {
+                    Transaction::Reply(TransactionReply {
+                        transaction_id: 0,
+                        imm_ack_required: false,
+                        result: TransactionResult::ActionReplies(SmallList::new()),
+                        segment_number: None,
+                        segmentation_complete: false,
+                    })
+                };
+                if let Transaction::Reply(r) = push_in_place(list, made) {
                     self.transaction_reply(r)?;
                 }
             }
@@ -127,13 +129,7 @@ impl Parser<'_> {
         if self.eat(b'=') && self.peek() != Some(b'{') {
             r.transaction_id = self.u32_word("a transaction id")?;
         }
-        self.braced(|p| {
-            r.actions.push(ActionRequest::default());
-            match r.actions.last_mut() {
-                Some(a) => p.action_request(a),
-                None => Ok(()),
-            }
-        })
+        self.braced(|p| p.action_request(push_in_place(&mut r.actions, ActionRequest::default)))
     }
 
     fn action_request(&mut self, a: &mut ActionRequest) -> R<()> {

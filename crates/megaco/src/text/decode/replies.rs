@@ -31,11 +31,7 @@ impl Parser<'_> {
             return Ok(());
         };
         self.items_from(t, "Context", |p, t| {
-            replies.push(ActionReply::default());
-            match replies.last_mut() {
-                Some(a) => p.action_reply(t, a),
-                None => Ok(()),
-            }
+            p.action_reply(t, push_in_place(replies, ActionReply::default))
         })
     }
 
