@@ -111,6 +111,33 @@ impl TermIdLevels {
     pub(crate) fn text_max(&self) -> usize {
         (self.total as usize + self.bits.len() - 1).max(4)
     }
+
+    /// Whether every level is one whole octet and the text of an id fits
+    /// [`TerminationId`]'s inline bytes: what [`octet_text`] takes.
+    #[inline]
+    fn octet_levels(&self) -> bool {
+        self.bits.iter().all(|&b| b == 8) && self.text_max() <= TerminationId::INLINE
+    }
+}
+
+/// The text of `id`, an id without wildcards under `levels`, when every
+/// level is one octet (OTP's default 8/8/8 and its like): each octet's
+/// eight digits, `/` between them. `None` for anything else (other
+/// levels, an id of another length, the root's octets), which [`decode`]
+/// maps.
+#[inline]
+pub(crate) fn octet_text(id: &[u8], levels: &TermIdLevels) -> Option<TerminationId> {
+    if id.len() != levels.bits.len() || !levels.octet_levels() || id == ROOT_ID {
+        return None;
+    }
+    let mut buf = [0u8; TerminationId::INLINE];
+    for (i, &octet) in id.iter().enumerate() {
+        buf[9 * i..9 * i + 8].copy_from_slice(&BIT_DIGITS[usize::from(octet)]);
+        if i > 0 {
+            buf[9 * i - 1] = b'/';
+        }
+    }
+    TerminationId::from_padded(buf, 9 * id.len() - 1)
 }
 
 /// A termination id in ASN.1 form: `id` octets and `wildcard` octets, kept
@@ -748,5 +775,43 @@ mod tests {
         assert_eq!(encode(&s, &TermIdLevels::default()), Ok(t));
         assert_eq!(parse_native("0x"), None);
         assert_eq!(parse_native("0xfff"), None);
+    }
+
+    /// The octet-levels path gives what the general mapping gives, and
+    /// leaves to it what it does not take.
+    #[test]
+    fn octet_text_matches_the_general_mapping() {
+        let general =
+            |id: &[u8], l: &TermIdLevels| to_model(&AsnTermId::new(id, &[]).unwrap(), Some(l));
+        for l in [
+            TermIdLevels::default(),
+            TermIdLevels::new(&[8]).unwrap(),
+            TermIdLevels::new(&[8, 8]).unwrap(),
+        ] {
+            let n = l.levels().len();
+            let mut x: u32 = 0x9E37_79B9;
+            for _ in 0..2000 {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                let id = &x.to_be_bytes()[..n];
+                assert_eq!(octet_text(id, &l), Some(general(id, &l)), "{id:02X?}");
+            }
+            for edge in [[0u8; 3], [0xFF; 3]] {
+                assert_eq!(octet_text(&edge[..n], &l), Some(general(&edge[..n], &l)));
+            }
+            // Another length is left to the general mapping.
+            assert_eq!(octet_text(&[0x12; 4][..n + 1], &l), None);
+        }
+        // The root's octets, levels of other widths, and texts longer
+        // than the inline bytes are left to it too.
+        let eight = TermIdLevels::new(&[8; 8]).unwrap();
+        assert_eq!(octet_text(&ROOT_ID, &eight), None);
+        assert_eq!(
+            octet_text(&[1, 2, 3, 4], &TermIdLevels::new(&[8; 4]).unwrap()),
+            None
+        );
+        assert_eq!(
+            octet_text(&[1, 2], &TermIdLevels::new(&[4, 12]).unwrap()),
+            None
+        );
     }
 }

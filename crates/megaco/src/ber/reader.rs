@@ -95,7 +95,7 @@ pub(super) const MAX_INPUT: usize = u32::MAX as usize;
 
 /// The deepest nesting the reader follows, whatever [`Limits::max_depth`]
 /// says (its depth is 16-bit; the stack gives out long before).
-const MAX_DEPTH: usize = u16::MAX as usize;
+pub(super) const MAX_DEPTH: usize = u16::MAX as usize;
 
 /// The bytes being read and the limits they are read within. Everything
 /// else the reader hands out ([`Span`], [`Cursor`]) is a few offsets into
@@ -332,6 +332,18 @@ impl<'a> Tlv<'a> {
     #[inline]
     pub fn content(&self) -> &'a [u8] {
         self.input.content(&self.span)
+    }
+
+    /// Its nesting depth (0 for the outermost value).
+    #[inline]
+    pub fn depth(&self) -> usize {
+        usize::from(self.span.depth())
+    }
+
+    /// The limits it is read within.
+    #[inline]
+    pub fn limits(&self) -> &'a Limits {
+        self.input.limits
     }
 
     /// Where it lies, without the input.

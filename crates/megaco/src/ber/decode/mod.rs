@@ -7,7 +7,7 @@
 use super::header::usual_header;
 use super::reader::{
     bad_value, missing_at, too_large, trailing_data, truncated, unexpected_tag,
-    unsupported_version, Input, Reader, Tlv, MAX_INPUT,
+    unsupported_version, Input, Reader, Tlv, MAX_DEPTH, MAX_INPUT,
 };
 use super::{BerConfig, Dialect, EventLevel, Mapping};
 use crate::asn1::enums::{Enumerated, NamedBits};
@@ -278,6 +278,17 @@ impl Dec<'_> {
     }
 
     fn term_id(&self, t: &Tlv) -> D<TerminationId> {
+        if let (Some(id), Some(levels)) = (plain_id(t), self.levels) {
+            if let Some(tid) = termid::octet_text(id, levels) {
+                return Ok(tid);
+            }
+        }
+        self.term_id_components(t)
+    }
+
+    /// A `TerminationID` read component by component: any order, any
+    /// wildcards, any levels.
+    fn term_id_components(&self, t: &Tlv) -> D<TerminationId> {
         let mut wild = [0u8; termid::MAX_WILDCARDS];
         let mut nw = 0;
         let mut id: Option<&[u8]> = None;
@@ -353,6 +364,36 @@ impl Dec<'_> {
     // up through every `Result`.
 }
 
+/// The `id` of the usual `TerminationID`: an empty `wildcard [0]` (or
+/// none) then `id [1]` of 1 to 8 octets, short lengths, within limits
+/// that let the general reader take it as it is. `None` for anything
+/// else, which [`Dec::term_id`] reads component by component.
+#[inline]
+fn plain_id<'a>(t: &Tlv<'a>) -> Option<&'a [u8]> {
+    let id = plain_id_octets(t.content())?;
+    let l = t.limits();
+    // What the general reader would check: `t` and its wildcard list
+    // opened (two levels below `t`), two components read, the id's length.
+    let fits = t.tag() & 0x20 != 0
+        && t.depth() + 1 < l.max_depth.min(MAX_DEPTH)
+        && l.max_list_len >= 2
+        && id.len() <= l.max_string_len;
+    fits.then_some(id)
+}
+
+/// The id octets of a `TerminationID`'s content of the usual shape.
+#[inline]
+fn plain_id_octets(content: &[u8]) -> Option<&[u8]> {
+    match content {
+        [0xA0, 0x00, 0x81, n, id @ ..] | [0x81, n, id @ ..]
+            if usize::from(*n) == id.len() && (1..=8).contains(&id.len()) =>
+        {
+            Some(id)
+        }
+        _ => None,
+    }
+}
+
 /// An MTP address (2 to 4 octets): as hex text in the standard dialect,
 /// as the characters themselves in OTP's.
 fn mtp(t: &Tlv, standard: bool) -> D<CompactString> {
@@ -410,4 +451,73 @@ fn oid(t: &Tlv) -> D<Vec<u32>> {
         return Err(bad(t, "OBJECT IDENTIFIER"));
     }
     Ok(arcs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reader::Span;
+    use super::*;
+
+    /// Where every TLV of `bytes` whose content has the usual termination
+    /// id's shape lies.
+    fn plain_ids(bytes: &[u8]) -> Vec<Span> {
+        fn walk(r: &mut Reader<'_>, out: &mut Vec<Span>) {
+            while let Some(x) = r.next().unwrap() {
+                if plain_id_octets(x.content()).is_some() {
+                    out.push(x.span());
+                }
+                if let Ok(mut c) = x.children() {
+                    walk(&mut c, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&mut Reader::new(bytes, &Limits::DEFAULT), &mut out);
+        out
+    }
+
+    /// The usual termination id's pass gives what reading its components
+    /// gives, for every id of the corpus, under limits around those it
+    /// needs (what the general reader would refuse, it leaves to it).
+    #[test]
+    fn plain_ids_read_as_their_components() {
+        let cfg = BerConfig::otp();
+        let Mapping::Text(levels) = &cfg.mapping else {
+            unreachable!("OTP's configuration maps ids to text")
+        };
+        let d = Dec {
+            reg: &cfg.registry,
+            levels: Some(levels),
+            standard: false,
+            native: false,
+        };
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/vectors/ber");
+        let (mut taken, mut refused) = (0, 0);
+        for e in std::fs::read_dir(dir).unwrap() {
+            let bytes = std::fs::read(e.unwrap().path()).unwrap();
+            let ids = plain_ids(&bytes);
+            for depth in 6..24 {
+                for (list, string) in [(1, 8), (2, 2), (2, 3), (2, 7), (2, 8), (64, 64)] {
+                    let limits = Limits {
+                        max_depth: depth,
+                        max_list_len: list,
+                        max_string_len: string,
+                        ..Limits::DEFAULT
+                    };
+                    for &s in &ids {
+                        let t = Input::new(&bytes, &limits).tlv(s);
+                        let general = d.term_id_components(&t).map_err(|e| e.to_string());
+                        assert_eq!(d.term_id(&t).map_err(|e| e.to_string()), general);
+                        taken += usize::from(plain_id(&t).is_some());
+                        refused += usize::from(general.is_err());
+                    }
+                }
+            }
+        }
+        // Both the pass and the limits' refusals were reached.
+        assert!(
+            taken > 500 && refused > 1000,
+            "{taken} ids taken, {refused} refused"
+        );
+    }
 }
