@@ -272,11 +272,12 @@ mod tests {
     fn message_components(bytes: &[u8]) -> Vec<Vec<u8>> {
         let limits = crate::Limits::DEFAULT;
         let (top, _) = super::super::decode::top_level(bytes, &limits).unwrap();
-        let mut r = top.children().unwrap();
-        let message = r.next().unwrap().unwrap();
-        let mut r = message.children().unwrap();
+        let input = super::super::reader::Input::new(bytes, &limits);
+        let mut r = input.children(top).unwrap();
+        let message = input.next(&mut r).unwrap().unwrap();
+        let mut r = input.children(message).unwrap();
         let mut out = Vec::new();
-        while let Some(x) = r.next().unwrap() {
+        while let Some(x) = input.next(&mut r).unwrap() {
             out.push(bytes[x.offset()..x.end()].to_vec());
         }
         out

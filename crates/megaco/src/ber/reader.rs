@@ -7,8 +7,8 @@
 //!
 //! [`Input`] reads; what it hands out are offsets: a [`Span`] (one TLV)
 //! and a [`Cursor`] (a container being read), sized to come back from a
-//! call in registers. The borrowed view walks with those; the owned
-//! decoder uses [`Tlv`] and [`Reader`], the same paired with the input.
+//! call in registers. The borrowed view and the owned decoder both walk
+//! with those.
 
 use crate::codec::Kind;
 use crate::error::{DecodeError, DecodeErrorKind as K, Limit};
@@ -99,9 +99,8 @@ pub(super) const MAX_DEPTH: usize = u16::MAX as usize;
 
 /// The bytes being read and the limits they are read within. Everything
 /// else the reader hands out ([`Span`], [`Cursor`]) is a few offsets into
-/// it, small enough to come back from a call in registers: the borrowed
-/// view walks with those alone, and the owned decoder's [`Tlv`] and
-/// [`Reader`] pair them with the input.
+/// it, small enough to pass to and come back from a call in registers:
+/// the borrowed view and the owned decoder walk with those.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Input<'a> {
     data: &'a [u8],
@@ -174,9 +173,10 @@ impl Span {
         (self.bounds >> 32) as usize
     }
 
+    /// Its nesting depth (0 for a value of the outermost level).
     #[inline]
-    fn depth(&self) -> u16 {
-        (self.meta.get() >> 16) as u16
+    pub fn depth(&self) -> usize {
+        usize::from((self.meta.get() >> 16) as u16)
     }
 }
 
@@ -198,29 +198,26 @@ impl<'a> Input<'a> {
         }
     }
 
-    /// The content octets of `s`.
+    /// The limits the input is read within.
     #[inline]
-    pub fn content(&self, s: &Span) -> &'a [u8] {
-        &self.data[s.start()..s.end()]
+    pub fn limits(&self) -> &'a Limits {
+        self.limits
     }
 
-    /// `s` with the input, for the helpers that read values.
+    /// The content octets of `s`.
     #[inline]
-    pub fn tlv(&self, s: Span) -> Tlv<'a> {
-        Tlv {
-            input: *self,
-            span: s,
-        }
+    pub fn content(&self, s: Span) -> &'a [u8] {
+        &self.data[s.start()..s.end()]
     }
 
     /// A cursor over the components of the constructed value `s`.
     #[inline]
-    pub fn children(&self, s: &Span) -> Result<Cursor, DecodeError> {
+    pub fn children(&self, s: Span) -> Result<Cursor, DecodeError> {
         if s.tag() & 0x20 == 0 {
             return Err(unexpected_tag(s.offset(), "a constructed value", s.tag()));
         }
         let max = self.limits.max_depth.min(MAX_DEPTH);
-        if usize::from(s.depth()) >= max {
+        if s.depth() >= max {
             return Err(too_deep(s.offset(), max));
         }
         Ok(Cursor {
@@ -228,7 +225,8 @@ impl<'a> Input<'a> {
             pos: s.start() as u32,
             end: s.end() as u32,
             count: 0,
-            depth: s.depth() + 1,
+            // Below MAX_DEPTH, a u16.
+            depth: s.depth() as u16 + 1,
         })
     }
 
@@ -295,102 +293,6 @@ impl<'a> Input<'a> {
             return Err(Some(string_too_long(s.offset(), len, max)));
         }
         Ok(s)
-    }
-}
-
-// ---- the owned decoder's TLV and reader ----------------------------------------
-
-/// A TLV with its input: what the owned decoder passes around (offsets
-/// are 32-bit: inputs are at most [`MAX_INPUT`] octets).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Tlv<'a> {
-    input: Input<'a>,
-    span: Span,
-}
-
-impl<'a> Tlv<'a> {
-    /// The first tag octet (class, constructed bit, number < 31).
-    #[inline]
-    pub fn tag(&self) -> u8 {
-        self.span.tag()
-    }
-
-    /// Offset of the tag in the input.
-    #[inline]
-    pub fn offset(&self) -> usize {
-        self.span.offset()
-    }
-
-    /// Offset after the content (the end-of-contents octets of an
-    /// indefinite length excluded).
-    #[inline]
-    pub fn end(&self) -> usize {
-        self.span.end()
-    }
-
-    /// The content octets.
-    #[inline]
-    pub fn content(&self) -> &'a [u8] {
-        self.input.content(&self.span)
-    }
-
-    /// Its nesting depth (0 for the outermost value).
-    #[inline]
-    pub fn depth(&self) -> usize {
-        usize::from(self.span.depth())
-    }
-
-    /// The limits it is read within.
-    #[inline]
-    pub fn limits(&self) -> &'a Limits {
-        self.input.limits
-    }
-
-    /// Where it lies, without the input.
-    #[inline]
-    pub fn span(&self) -> Span {
-        self.span
-    }
-
-    /// A reader over the components of a constructed value.
-    #[inline]
-    pub fn children(&self) -> Result<Reader<'a>, DecodeError> {
-        Ok(Reader {
-            input: self.input,
-            cursor: self.input.children(&self.span)?,
-        })
-    }
-}
-
-/// Reads the TLVs of one container in order.
-#[derive(Debug, Clone)]
-pub(super) struct Reader<'a> {
-    input: Input<'a>,
-    cursor: Cursor,
-}
-
-impl<'a> Reader<'a> {
-    /// A reader over the whole input, within `limits` (see [`Input::new`]).
-    pub fn new(data: &'a [u8], limits: &'a Limits) -> Self {
-        let input = Input::new(data, limits);
-        Reader {
-            input,
-            cursor: input.cursor(),
-        }
-    }
-
-    /// The current offset.
-    pub fn pos(&self) -> usize {
-        self.cursor.pos()
-    }
-
-    /// The next TLV, or `None` at the end of the container.
-    #[inline]
-    pub fn next(&mut self) -> Result<Option<Tlv<'a>>, DecodeError> {
-        Ok(self
-            .input
-            .next(&mut self.cursor)?
-            .map(|s| self.input.tlv(s)))
     }
 }
 
@@ -515,10 +417,11 @@ mod tests {
     }
 
     fn all_with(data: &[u8], limits: &Limits) -> Result<Vec<(u8, Vec<u8>)>, DecodeError> {
-        let mut r = Reader::new(data, limits);
+        let input = Input::new(data, limits);
+        let mut r = input.cursor();
         let mut v = Vec::new();
-        while let Some(t) = r.next()? {
-            v.push((t.tag(), t.content().to_vec()));
+        while let Some(t) = input.next(&mut r)? {
+            v.push((t.tag(), input.content(t).to_vec()));
         }
         Ok(v)
     }

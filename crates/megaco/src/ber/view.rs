@@ -6,9 +6,9 @@
 //! of a repeated one wins, unknown transaction and command reply
 //! alternatives skipped.
 
-use super::decode::{bad, expect, fixed, missing, null, top_level, u16v, u32v, version};
+use super::decode::{bad, expect, missing, top_level};
 use super::header::usual_header;
-use super::reader::{too_large, trailing_data, unexpected_tag, Cursor, Input, Span, Tlv};
+use super::reader::{too_large, trailing_data, unexpected_tag, Cursor, Input, Span};
 use super::{BerConfig, Dialect, Mapping};
 use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
 use crate::codec::DecodeError;
@@ -56,7 +56,7 @@ pub(crate) fn parse<'a>(
     if bytes.len() <= cfg.limits.max_message_size {
         if let Some(h) = usual_header(bytes, &cfg.limits) {
             let input = Input::new(bytes, &cfg.limits);
-            let walker = BerWalker::new(input, cfg, input.children(&h.transactions)?);
+            let walker = BerWalker::new(input, cfg, input.children(h.transactions)?);
             return Ok(MessageView::ber(
                 h.version,
                 MidView::Ip4(h.mid),
@@ -82,21 +82,19 @@ pub(super) fn parse_general<'a>(
         return Err(trailing_data(end, bytes.len()));
     }
     let input = Input::new(bytes, limits);
-    let top = top.span();
-    let t = |s: Span| input.tlv(s);
     let mut message = None;
-    let mut r = input.children(&top)?;
+    let mut r = input.children(top)?;
     while let Some(x) = input.next(&mut r)? {
         if x.tag() == 0xA1 {
             message = Some(x);
         }
     }
-    let m = message.ok_or_else(|| missing(&t(top), "Message"))?;
-    let mut r = input.children(&m)?;
+    let m = message.ok_or_else(|| missing(top, "Message"))?;
+    let mut r = input.children(m)?;
     let first = input
         .next(&mut r)?
-        .ok_or_else(|| missing(&t(m), "Message.version"))?;
-    let version = version(&t(first))?;
+        .ok_or_else(|| missing(m, "Message.version"))?;
+    let version = input.version(first)?;
     let (mut mid, mut body) = (None, None);
     while let Some(x) = input.next(&mut r)? {
         match x.tag() {
@@ -105,12 +103,8 @@ pub(super) fn parse_general<'a>(
             _ => {}
         }
     }
-    let mid = mid_view(
-        input,
-        mid.ok_or_else(|| missing(&t(m), "Message.mId"))?,
-        cfg,
-    )?;
-    let body = body.ok_or_else(|| missing(&t(m), "Message.messageBody"))?;
+    let mid = mid_view(input, mid.ok_or_else(|| missing(m, "Message.mId"))?, cfg)?;
+    let body = body.ok_or_else(|| missing(m, "Message.messageBody"))?;
     let alt = first_of(input, body, "messageBody alternative")?;
     Ok(match alt.tag() {
         0xA0 => MessageView::ber(version, mid, Some(error_code(input, alt)?), None),
@@ -118,7 +112,7 @@ pub(super) fn parse_general<'a>(
             version,
             mid,
             None,
-            Some(BerWalker::new(input, cfg, input.children(&alt)?)),
+            Some(BerWalker::new(input, cfg, input.children(alt)?)),
         ),
         _ => {
             return Err(unexpected_tag(
@@ -135,21 +129,20 @@ pub(super) fn parse_general<'a>(
 #[inline]
 fn first_of(input: Input<'_>, s: Span, what: &'static str) -> D<Span> {
     input
-        .next(&mut input.children(&s)?)?
-        .ok_or_else(|| missing(&input.tlv(s), what))
+        .next(&mut input.children(s)?)?
+        .ok_or_else(|| missing(s, what))
 }
 
 /// An explicitly tagged MId.
 fn mid_view<'a>(input: Input<'a>, s: Span, cfg: &BerConfig) -> D<MidView<'a>> {
-    let t = |s: Span| input.tlv(s);
     let alt = first_of(input, s, "MId alternative")?;
     let address_and_port = || -> D<(Option<Span>, Option<u16>)> {
         let (mut a, mut port) = (None, None);
-        let mut r = input.children(&alt)?;
+        let mut r = input.children(alt)?;
         while let Some(x) = input.next(&mut r)? {
             match x.tag() {
                 0x80 => a = Some(x),
-                0x81 => port = Some(u16v(&t(x), "port number")?),
+                0x81 => port = Some(input.u16v(x, "port number")?),
                 _ => {}
             }
         }
@@ -158,39 +151,39 @@ fn mid_view<'a>(input: Input<'a>, s: Span, cfg: &BerConfig) -> D<MidView<'a>> {
     Ok(match alt.tag() {
         0xA0 => {
             let (a, port) = address_and_port()?;
-            let a = a.ok_or_else(|| missing(&t(alt), "IP4Address.address"))?;
+            let a = a.ok_or_else(|| missing(alt, "IP4Address.address"))?;
             MidView::Ip4(Ip4Address {
-                address: fixed(&t(a), "IPv4 address (4 octets)")?,
+                address: input.fixed(a, "IPv4 address (4 octets)")?,
                 port,
             })
         }
         0xA1 => {
             let (a, port) = address_and_port()?;
-            let a = a.ok_or_else(|| missing(&t(alt), "IP6Address.address"))?;
+            let a = a.ok_or_else(|| missing(alt, "IP6Address.address"))?;
             MidView::Ip6(Ip6Address {
-                address: fixed(&t(a), "IPv6 address (16 octets)")?,
+                address: input.fixed(a, "IPv6 address (16 octets)")?,
                 port,
             })
         }
         0xA2 => {
             let (n, port) = address_and_port()?;
-            let n = n.ok_or_else(|| missing(&t(alt), "DomainName.name"))?;
+            let n = n.ok_or_else(|| missing(alt, "DomainName.name"))?;
             MidView::Domain {
-                name: input.content(&n),
+                name: input.content(n),
                 port,
                 form: NameForm::Utf8Lossy,
             }
         }
         0x83 => MidView::Device {
-            name: input.content(&alt),
+            name: input.content(alt),
             form: NameForm::Utf8Lossy,
         },
         0x84 => {
-            if !(2..=4).contains(&input.content(&alt).len()) {
-                return Err(bad(&t(alt), "mtpAddress of 2 to 4 octets"));
+            if !(2..=4).contains(&input.content(alt).len()) {
+                return Err(bad(alt, "mtpAddress of 2 to 4 octets"));
             }
             MidView::Mtp {
-                address: input.content(&alt),
+                address: input.content(alt),
                 form: match cfg.dialect {
                     Dialect::Standard => MtpForm::Octets,
                     Dialect::Otp => MtpForm::Text(NameForm::Utf8Lossy),
@@ -204,13 +197,13 @@ fn mid_view<'a>(input: Input<'a>, s: Span, cfg: &BerConfig) -> D<MidView<'a>> {
 /// The code of an ErrorDescriptor.
 fn error_code(input: Input<'_>, s: Span) -> D<u16> {
     let mut code = None;
-    let mut r = input.children(&s)?;
+    let mut r = input.children(s)?;
     while let Some(x) = input.next(&mut r)? {
         if x.tag() == 0x80 {
-            code = Some(u16v(&input.tlv(x), "ErrorCode 0..65535")?);
+            code = Some(input.u16v(x, "ErrorCode 0..65535")?);
         }
     }
-    code.ok_or_else(|| missing(&input.tlv(s), "errorCode"))
+    code.ok_or_else(|| missing(s, "errorCode"))
 }
 
 impl<'a> BerWalker<'a> {
@@ -248,7 +241,7 @@ impl<'a> BerWalker<'a> {
                 let s = match ids {
                     Ids::List(r) => match input.next(r)? {
                         Some(s) => {
-                            expect(&input.tlv(s), 0x30, "TerminationID (SEQUENCE)")?;
+                            expect(s, 0x30, "TerminationID (SEQUENCE)")?;
                             s
                         }
                         None => {
@@ -308,62 +301,56 @@ impl<'a> BerWalker<'a> {
         }
     }
 
-    /// `s` with the input, for the helpers that read values.
-    #[inline]
-    fn t(&self, s: Span) -> Tlv<'a> {
-        self.input.tlv(s)
-    }
-
     fn transaction(&mut self, t: Span) -> D<Option<Item<'a>>> {
         let input = self.input;
         let view = match t.tag() {
             0xA0 => {
                 let (mut id, mut actions) = (None, None);
-                let mut r = input.children(&t)?;
+                let mut r = input.children(t)?;
                 while let Some(x) = input.next(&mut r)? {
                     match x.tag() {
-                        0x80 => id = Some(u32v(&self.t(x), "TransactionId")?),
+                        0x80 => id = Some(self.input.u32v(x, "TransactionId")?),
                         0xA1 => actions = Some(x),
                         _ => {}
                     }
                 }
-                let id = id.ok_or_else(|| missing(&self.t(t), "transactionId"))?;
-                let actions = actions.ok_or_else(|| missing(&self.t(t), "actions"))?;
-                self.actions = Some((input.children(&actions)?, false));
+                let id = id.ok_or_else(|| missing(t, "transactionId"))?;
+                let actions = actions.ok_or_else(|| missing(t, "actions"))?;
+                self.actions = Some((input.children(actions)?, false));
                 TransactionView::Request { id }
             }
             0xA1 => {
                 let mut id = None;
-                let mut r = input.children(&t)?;
+                let mut r = input.children(t)?;
                 while let Some(x) = input.next(&mut r)? {
                     if x.tag() == 0x80 {
-                        id = Some(u32v(&self.t(x), "TransactionId")?);
+                        id = Some(self.input.u32v(x, "TransactionId")?);
                     }
                 }
                 TransactionView::Pending {
-                    id: id.ok_or_else(|| missing(&self.t(t), "transactionId"))?,
+                    id: id.ok_or_else(|| missing(t, "transactionId"))?,
                 }
             }
             0xA2 => {
                 let (mut id, mut imm, mut res, mut seg, mut done) =
                     (None, false, None, None, false);
-                let mut r = input.children(&t)?;
+                let mut r = input.children(t)?;
                 while let Some(x) = input.next(&mut r)? {
                     match x.tag() {
-                        0x80 => id = Some(u32v(&self.t(x), "TransactionId")?),
-                        0x81 => imm = null(&self.t(x))?,
+                        0x80 => id = Some(self.input.u32v(x, "TransactionId")?),
+                        0x81 => imm = self.input.null(x)?,
                         0xA2 => res = Some(x),
-                        0x83 => seg = Some(u16v(&self.t(x), "SegmentNumber")?),
-                        0x84 => done = null(&self.t(x))?,
+                        0x83 => seg = Some(self.input.u16v(x, "SegmentNumber")?),
+                        0x84 => done = self.input.null(x)?,
                         _ => {}
                     }
                 }
-                let id = id.ok_or_else(|| missing(&self.t(t), "transactionId"))?;
-                let res = res.ok_or_else(|| missing(&self.t(t), "transactionResult"))?;
+                let id = id.ok_or_else(|| missing(t, "transactionId"))?;
+                let res = res.ok_or_else(|| missing(t, "transactionResult"))?;
                 let alt = first_of(input, res, "transactionResult alternative")?;
                 match alt.tag() {
                     0xA0 => self.queued = Some(Queued::TransactionError(error_code(input, alt)?)),
-                    0xA1 => self.actions = Some((input.children(&alt)?, true)),
+                    0xA1 => self.actions = Some((input.children(alt)?, true)),
                     _ => {
                         return Err(unexpected_tag(
                             alt.offset(),
@@ -380,23 +367,23 @@ impl<'a> BerWalker<'a> {
                 }
             }
             0xA3 => {
-                self.acks = Some(input.children(&t)?);
+                self.acks = Some(input.children(t)?);
                 TransactionView::ResponseAck
             }
             0xA4 => {
                 let (mut id, mut seg, mut done) = (None, None, false);
-                let mut r = input.children(&t)?;
+                let mut r = input.children(t)?;
                 while let Some(x) = input.next(&mut r)? {
                     match x.tag() {
-                        0x80 => id = Some(u32v(&self.t(x), "TransactionId")?),
-                        0x81 => seg = Some(u16v(&self.t(x), "SegmentNumber")?),
-                        0x82 => done = null(&self.t(x))?,
+                        0x80 => id = Some(self.input.u32v(x, "TransactionId")?),
+                        0x81 => seg = Some(self.input.u16v(x, "SegmentNumber")?),
+                        0x82 => done = self.input.null(x)?,
                         _ => {}
                     }
                 }
                 TransactionView::SegmentReply {
-                    id: id.ok_or_else(|| missing(&self.t(t), "transactionId"))?,
-                    segment_number: seg.ok_or_else(|| missing(&self.t(t), "segmentNumber"))?,
+                    id: id.ok_or_else(|| missing(t, "transactionId"))?,
+                    segment_number: seg.ok_or_else(|| missing(t, "segmentNumber"))?,
                     segmentation_complete: done,
                 }
             }
@@ -412,45 +399,45 @@ impl<'a> BerWalker<'a> {
         } else {
             "ActionRequest (SEQUENCE)"
         };
-        expect(&self.t(t), 0x30, what)?;
+        expect(t, 0x30, what)?;
         let (mut ctx, mut err, mut cmds) = (None, None, None);
-        let mut r = input.children(&t)?;
+        let mut r = input.children(t)?;
         while let Some(x) = input.next(&mut r)? {
             match x.tag() {
-                0x80 => ctx = Some(ContextId(u32v(&self.t(x), "ContextID")?)),
+                0x80 => ctx = Some(ContextId(self.input.u32v(x, "ContextID")?)),
                 0xA1 if reply => err = Some(x),
                 0xA3 => cmds = Some(x),
                 _ => {}
             }
         }
-        let context_id = ctx.ok_or_else(|| missing(&self.t(t), "contextId"))?;
+        let context_id = ctx.ok_or_else(|| missing(t, "contextId"))?;
         let what = if reply {
             "commandReply"
         } else {
             "commandRequests"
         };
-        let cmds = cmds.ok_or_else(|| missing(&self.t(t), what))?;
+        let cmds = cmds.ok_or_else(|| missing(t, what))?;
         if let Some(e) = err {
             self.queued = Some(Queued::ActionError(error_code(input, e)?));
         }
-        self.commands = Some((input.children(&cmds)?, reply));
+        self.commands = Some((input.children(cmds)?, reply));
         Ok(Item::Action { context_id })
     }
 
     fn command_request(&mut self, t: Span) -> D<Item<'a>> {
         let input = self.input;
-        expect(&self.t(t), 0x30, "CommandRequest (SEQUENCE)")?;
+        expect(t, 0x30, "CommandRequest (SEQUENCE)")?;
         let (mut cmd, mut optional, mut wildcard_return) = (None, false, false);
-        let mut r = input.children(&t)?;
+        let mut r = input.children(t)?;
         while let Some(x) = input.next(&mut r)? {
             match x.tag() {
                 0xA0 => cmd = Some(x),
-                0x81 => optional = null(&self.t(x))?,
-                0x82 => wildcard_return = null(&self.t(x))?,
+                0x81 => optional = self.input.null(x)?,
+                0x82 => wildcard_return = self.input.null(x)?,
                 _ => {}
             }
         }
-        let cmd = cmd.ok_or_else(|| missing(&self.t(t), "command"))?;
+        let cmd = cmd.ok_or_else(|| missing(t, "command"))?;
         let alt = first_of(input, cmd, "Command alternative")?;
         let Some(kind) = kind_of(alt.tag()) else {
             return Err(unexpected_tag(
@@ -460,7 +447,7 @@ impl<'a> BerWalker<'a> {
             ));
         };
         let (mut one, mut list) = (None, None);
-        let mut r = input.children(&alt)?;
+        let mut r = input.children(alt)?;
         let audit = matches!(kind, CommandKind::AuditCapability | CommandKind::AuditValue);
         while let Some(x) = input.next(&mut r)? {
             match x.tag() {
@@ -471,9 +458,9 @@ impl<'a> BerWalker<'a> {
             }
         }
         self.ids = Some(match (one, list) {
-            (_, Some(l)) if !audit || one.is_some() => Ids::List(input.children(&l)?),
+            (_, Some(l)) if !audit || one.is_some() => Ids::List(input.children(l)?),
             (Some(one), _) => Ids::One(one),
-            _ => return Err(missing(&self.t(alt), "terminationID")),
+            _ => return Err(missing(alt, "terminationID")),
         });
         Ok(Item::Command(CommandView {
             kind,
@@ -492,14 +479,14 @@ impl<'a> BerWalker<'a> {
             CommandKind::AuditCapability | CommandKind::AuditValue => {
                 let alt = first_of(input, t, "AuditReply alternative")?;
                 match alt.tag() {
-                    0xA0 => Some(Ids::List(input.children(&alt)?)),
+                    0xA0 => Some(Ids::List(input.children(alt)?)),
                     0xA1 => {
                         error_code(input, alt)?;
                         None
                     }
                     0xA2 | 0xA3 => {
                         let mut id = None;
-                        let mut r = input.children(&alt)?;
+                        let mut r = input.children(alt)?;
                         while let Some(x) = input.next(&mut r)? {
                             if x.tag() == 0xA0 {
                                 id = Some(x);
@@ -510,11 +497,11 @@ impl<'a> BerWalker<'a> {
                         } else {
                             "terminationIDList"
                         };
-                        let id = id.ok_or_else(|| missing(&self.t(alt), what))?;
+                        let id = id.ok_or_else(|| missing(alt, what))?;
                         Some(if alt.tag() == 0xA2 {
                             Ids::One(id)
                         } else {
-                            Ids::List(input.children(&id)?)
+                            Ids::List(input.children(id)?)
                         })
                     }
                     _ => {
@@ -528,14 +515,14 @@ impl<'a> BerWalker<'a> {
             }
             _ => {
                 let mut list = None;
-                let mut r = input.children(&t)?;
+                let mut r = input.children(t)?;
                 while let Some(x) = input.next(&mut r)? {
                     if x.tag() == 0xA0 {
                         list = Some(x);
                     }
                 }
-                let list = list.ok_or_else(|| missing(&self.t(t), "terminationID"))?;
-                Some(Ids::List(input.children(&list)?))
+                let list = list.ok_or_else(|| missing(t, "terminationID"))?;
+                Some(Ids::List(input.children(list)?))
             }
         };
         self.ids = ids;
@@ -552,30 +539,29 @@ impl<'a> BerWalker<'a> {
         let mut wild = [0u8; termid::MAX_WILDCARDS];
         let mut nw = 0;
         let mut id: Option<&[u8]> = None;
-        let mut r = input.children(&t)?;
+        let mut r = input.children(t)?;
         while let Some(x) = input.next(&mut r)? {
             match x.tag() {
                 0xA0 => {
-                    let mut w = input.children(&x)?;
+                    let mut w = input.children(x)?;
                     nw = 0;
                     while let Some(o) = input.next(&mut w)? {
-                        let o = self.t(o);
-                        expect(&o, 0x04, "WildcardField (OCTET STRING)")?;
-                        let [b] = fixed::<1>(&o, "WildcardField (1 octet)")?;
+                        expect(o, 0x04, "WildcardField (OCTET STRING)")?;
+                        let [b] = input.fixed::<1>(o, "WildcardField (1 octet)")?;
                         if nw == termid::MAX_WILDCARDS {
-                            return Err(bad(&o, "at most 16 wildcard octets"));
+                            return Err(bad(o, "at most 16 wildcard octets"));
                         }
                         wild[nw] = b;
                         nw += 1;
                     }
                 }
-                0x81 => id = Some(input.content(&x)),
+                0x81 => id = Some(input.content(x)),
                 _ => {}
             }
         }
-        let id = id.ok_or_else(|| missing(&self.t(t), "TerminationID.id"))?;
+        let id = id.ok_or_else(|| missing(t, "TerminationID.id"))?;
         let asn = AsnTermId::new(id, &wild[..nw])
-            .map_err(|_| bad(&self.t(t), "TerminationID.id of 1 to 8 octets"))?;
+            .map_err(|_| bad(t, "TerminationID.id of 1 to 8 octets"))?;
         Ok(TermIdView::asn1(asn, self.levels))
     }
 }
@@ -595,19 +581,18 @@ fn kind_of(tag: u8) -> Option<CommandKind> {
 }
 
 fn ack<'a>(input: Input<'a>, s: Span) -> D<Item<'a>> {
-    let t = input.tlv(s);
-    expect(&t, 0x30, "TransactionAck (SEQUENCE)")?;
+    expect(s, 0x30, "TransactionAck (SEQUENCE)")?;
     let (mut first, mut last) = (None, None);
-    let mut r = input.children(&s)?;
+    let mut r = input.children(s)?;
     while let Some(y) = input.next(&mut r)? {
         match y.tag() {
-            0x80 => first = Some(u32v(&input.tlv(y), "firstAck")?),
-            0x81 => last = Some(u32v(&input.tlv(y), "lastAck")?),
+            0x80 => first = Some(input.u32v(y, "firstAck")?),
+            0x81 => last = Some(input.u32v(y, "lastAck")?),
             _ => {}
         }
     }
     Ok(Item::Ack {
-        first: first.ok_or_else(|| missing(&t, "firstAck"))?,
+        first: first.ok_or_else(|| missing(s, "firstAck"))?,
         last,
     })
 }

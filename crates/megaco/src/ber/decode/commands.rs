@@ -3,28 +3,28 @@
 use super::*;
 
 impl Dec<'_> {
-    pub(super) fn action_request(&self, t: &Tlv, a: &mut ActionRequest) -> D<()> {
+    pub(super) fn action_request(&self, t: Span, a: &mut ActionRequest) -> D<()> {
         let (mut ctx, mut cmds) = (false, false);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
                 0x80 => {
-                    a.context_id = ContextId(u32v(&x, "ContextID")?);
+                    a.context_id = ContextId(self.u32v(x, "ContextID")?);
                     ctx = true;
                 }
-                0xA1 => a.context_request = Some(self.context_request(&x)?),
-                0xA2 => a.context_attr_audit_req = Some(self.context_attr_audit(&x)?),
+                0xA1 => a.context_request = Some(self.context_request(x)?),
+                0xA2 => a.context_attr_audit_req = Some(self.context_attr_audit(x)?),
                 0xA3 => {
                     a.command_requests.clear();
-                    let mut l = x.children()?;
-                    while let Some(c) = l.next()? {
-                        expect(&c, 0x30, "CommandRequest (SEQUENCE)")?;
+                    let mut l = self.children(x)?;
+                    while let Some(c) = self.next(&mut l)? {
+                        expect(c, 0x30, "CommandRequest (SEQUENCE)")?;
                         let cr = push_in_place(&mut a.command_requests, || CommandRequest {
                             command: Command::Add(AmmRequest::default()),
                             optional: false,
                             wildcard_return: false,
                         });
-                        self.command_request(&c, cr)?;
+                        self.command_request(c, cr)?;
                     }
                     cmds = true;
                 }
@@ -40,7 +40,7 @@ impl Dec<'_> {
         Ok(())
     }
 
-    pub(super) fn context_request(&self, t: &Tlv) -> D<ContextRequest> {
+    pub(super) fn context_request(&self, t: Span) -> D<ContextRequest> {
         let mut cr = ContextRequest {
             priority: None,
             emergency: None,
@@ -49,36 +49,36 @@ impl Dec<'_> {
             context_prop: None,
             context_list: None,
         };
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0x80 => cr.priority = Some(u8v(&x, 15, "priority 0..15")?),
-                0x81 => cr.emergency = Some(boolean(&x)?),
+                0x80 => cr.priority = Some(self.u8v(x, 15, "priority 0..15")?),
+                0x81 => cr.emergency = Some(self.boolean(x)?),
                 0xA2 => {
                     let mut v = Vec::new();
-                    let mut l = x.children()?;
-                    while let Some(e) = l.next()? {
-                        expect(&e, 0x30, "TopologyRequest (SEQUENCE)")?;
-                        v.push(self.topology(&e)?);
+                    let mut l = self.children(x)?;
+                    while let Some(e) = self.next(&mut l)? {
+                        expect(e, 0x30, "TopologyRequest (SEQUENCE)")?;
+                        v.push(self.topology(e)?);
                     }
                     cr.topology_req = Some(v);
                 }
-                0x83 => cr.iepscallind = Some(boolean(&x)?),
+                0x83 => cr.iepscallind = Some(self.boolean(x)?),
                 0xA4 => {
                     let mut v = Vec::new();
-                    let mut l = x.children()?;
-                    while let Some(e) = l.next()? {
-                        expect(&e, 0x30, "PropertyParm (SEQUENCE)")?;
-                        v.push(self.property_parm(&e)?);
+                    let mut l = self.children(x)?;
+                    while let Some(e) = self.next(&mut l)? {
+                        expect(e, 0x30, "PropertyParm (SEQUENCE)")?;
+                        v.push(self.property_parm(e)?);
                     }
                     cr.context_prop = Some(v);
                 }
                 0xA5 => {
                     let mut v = Vec::new();
-                    let mut l = x.children()?;
-                    while let Some(e) = l.next()? {
-                        expect(&e, 0x02, "ContextID (INTEGER)")?;
-                        v.push(ContextId(u32v(&e, "ContextID")?));
+                    let mut l = self.children(x)?;
+                    while let Some(e) = self.next(&mut l)? {
+                        expect(e, 0x02, "ContextID (INTEGER)")?;
+                        v.push(ContextId(self.u32v(e, "ContextID")?));
                     }
                     cr.context_list = Some(v);
                 }
@@ -88,16 +88,16 @@ impl Dec<'_> {
         Ok(cr)
     }
 
-    pub(super) fn topology(&self, t: &Tlv) -> D<TopologyRequest> {
+    pub(super) fn topology(&self, t: Span) -> D<TopologyRequest> {
         let (mut from, mut to, mut dir, mut sid, mut ext) = (None, None, None, None, None);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0xA0 => from = Some(self.term_id(&x)?),
-                0xA1 => to = Some(self.term_id(&x)?),
-                0x82 => dir = Some(enumerated(&x, "topologyDirection 0..2")?),
-                0x83 => sid = Some(u16v(&x, "StreamID")?),
-                0x84 => ext = Some(enumerated(&x, "topologyDirectionExtension 0..1")?),
+                0xA0 => from = Some(self.term_id(x)?),
+                0xA1 => to = Some(self.term_id(x)?),
+                0x82 => dir = Some(self.enumerated(x, "topologyDirection 0..2")?),
+                0x83 => sid = Some(self.u16v(x, "StreamID")?),
+                0x84 => ext = Some(self.enumerated(x, "topologyDirectionExtension 0..1")?),
                 _ => {}
             }
         }
@@ -110,7 +110,7 @@ impl Dec<'_> {
         })
     }
 
-    pub(super) fn context_attr_audit(&self, t: &Tlv) -> D<ContextAttrAuditRequest> {
+    pub(super) fn context_attr_audit(&self, t: Span) -> D<ContextAttrAuditRequest> {
         let mut ca = ContextAttrAuditRequest {
             topology: false,
             emergency: false,
@@ -122,20 +122,20 @@ impl Dec<'_> {
             select_iepscallind: None,
             select_logic: None,
         };
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0x80 => ca.topology = null(&x)?,
-                0x81 => ca.emergency = null(&x)?,
-                0x82 => ca.priority = null(&x)?,
-                0x83 => ca.iepscallind = null(&x)?,
-                0xA4 => ca.context_prop_aud = Some(self.ind_aud_property_parms(&x)?),
-                0x85 => ca.select_priority = Some(u8v(&x, 15, "selectpriority 0..15")?),
-                0x86 => ca.select_emergency = Some(boolean(&x)?),
-                0x87 => ca.select_iepscallind = Some(boolean(&x)?),
+                0x80 => ca.topology = self.null(x)?,
+                0x81 => ca.emergency = self.null(x)?,
+                0x82 => ca.priority = self.null(x)?,
+                0x83 => ca.iepscallind = self.null(x)?,
+                0xA4 => ca.context_prop_aud = Some(self.ind_aud_property_parms(x)?),
+                0x85 => ca.select_priority = Some(self.u8v(x, 15, "selectpriority 0..15")?),
+                0x86 => ca.select_emergency = Some(self.boolean(x)?),
+                0x87 => ca.select_iepscallind = Some(self.boolean(x)?),
                 0xA8 => {
-                    let mut c = x.children()?;
-                    if let Some(alt) = c.next()? {
+                    let mut c = self.children(x)?;
+                    if let Some(alt) = self.next(&mut c)? {
                         ca.select_logic = match alt.tag() {
                             0x80 => Some(SelectLogic::And),
                             0x81 => Some(SelectLogic::Or),
@@ -149,21 +149,18 @@ impl Dec<'_> {
         Ok(ca)
     }
 
-    pub(super) fn command_request(&self, t: &Tlv, cr: &mut CommandRequest) -> D<()> {
+    pub(super) fn command_request(&self, t: Span, cr: &mut CommandRequest) -> D<()> {
         let mut cmd = false;
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
                 0xA0 => {
-                    let mut c = x.children()?;
-                    let alt = c
-                        .next()?
-                        .ok_or_else(|| missing(&x, "Command alternative"))?;
-                    self.command(&alt, &mut cr.command)?;
+                    let alt = self.first(x, "Command alternative")?;
+                    self.command(alt, &mut cr.command)?;
                     cmd = true;
                 }
-                0x81 => cr.optional = null(&x)?,
-                0x82 => cr.wildcard_return = null(&x)?,
+                0x81 => cr.optional = self.null(x)?,
+                0x82 => cr.wildcard_return = self.null(x)?,
                 _ => {}
             }
         }
@@ -174,7 +171,7 @@ impl Dec<'_> {
     }
 
     /// Writes the command `t` into `out`.
-    pub(super) fn command(&self, t: &Tlv, out: &mut Command) -> D<()> {
+    pub(super) fn command(&self, t: Span, out: &mut Command) -> D<()> {
         let amm = |out: &mut Command, which: fn(AmmRequest) -> Command| {
             *out = which(AmmRequest::default());
             match out {
@@ -188,11 +185,11 @@ impl Dec<'_> {
             0xA2 => return amm(out, Command::Modify),
             0xA3 => {
                 let (mut ids, mut ad) = (None, None);
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
+                let mut r = self.children(t)?;
+                while let Some(x) = self.next(&mut r)? {
                     match x.tag() {
-                        0xA0 => ids = Some(self.term_ids(&x)?),
-                        0xA1 => ad = Some(self.audit_descriptor(&x)?),
+                        0xA0 => ids = Some(self.term_ids(x)?),
+                        0xA1 => ad = Some(self.audit_descriptor(x)?),
                         _ => {}
                     }
                 }
@@ -205,12 +202,12 @@ impl Dec<'_> {
             0xA5 => Command::AuditValue(self.audit_request(t)?),
             0xA6 => {
                 let (mut ids, mut oe, mut err) = (None, None, None);
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
+                let mut r = self.children(t)?;
+                while let Some(x) = self.next(&mut r)? {
                     match x.tag() {
-                        0xA0 => ids = Some(self.term_ids(&x)?),
-                        0xA1 => oe = Some(self.observed_events(&x)?),
-                        0xA2 => err = Some(self.error_descriptor(&x)?),
+                        0xA0 => ids = Some(self.term_ids(x)?),
+                        0xA1 => oe = Some(self.observed_events(x)?),
+                        0xA2 => err = Some(self.error_descriptor(x)?),
                         _ => {}
                     }
                 }
@@ -223,11 +220,11 @@ impl Dec<'_> {
             }
             0xA7 => {
                 let (mut ids, mut parms) = (None, None);
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
+                let mut r = self.children(t)?;
+                while let Some(x) = self.next(&mut r)? {
                     match x.tag() {
-                        0xA0 => ids = Some(self.term_ids(&x)?),
-                        0xA1 => parms = Some(self.service_change_parm(&x)?),
+                        0xA0 => ids = Some(self.term_ids(x)?),
+                        0xA1 => parms = Some(self.service_change_parm(x)?),
                         _ => {}
                     }
                 }
@@ -241,30 +238,30 @@ impl Dec<'_> {
         Ok(())
     }
 
-    pub(super) fn amm_request(&self, t: &Tlv, out: &mut AmmRequest) -> D<()> {
+    pub(super) fn amm_request(&self, t: Span, out: &mut AmmRequest) -> D<()> {
         let (mut ids, mut descs) = (false, false);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
                 0xA0 => {
-                    out.termination_ids = self.term_ids(&x)?;
+                    out.termination_ids = self.term_ids(x)?;
                     ids = true;
                 }
                 0xA1 => {
                     let v = &mut out.descriptors;
                     v.clear();
-                    let mut l = x.children()?;
-                    while let Some(d) = l.next()? {
+                    let mut l = self.children(x)?;
+                    while let Some(d) = self.next(&mut l)? {
                         let item = match d.tag() {
-                            0xA0 => AmmDescriptor::Media(self.media(&d)?),
-                            0xA1 => AmmDescriptor::Modem(self.modem(&d)?),
-                            0xA2 => AmmDescriptor::Mux(self.mux(&d)?),
-                            0xA3 => AmmDescriptor::Events(self.events(&d, EventLevel::First)?),
-                            0xA4 => AmmDescriptor::EventBuffer(self.event_buffer(&d)?),
-                            0xA5 => AmmDescriptor::Signals(self.signals(&d)?.into()),
-                            0xA6 => AmmDescriptor::DigitMap(self.digit_map(&d)?),
-                            0xA7 => AmmDescriptor::Audit(self.audit_descriptor(&d)?),
-                            0xA8 => AmmDescriptor::Statistics(self.statistics(&d)?),
+                            0xA0 => AmmDescriptor::Media(self.media(d)?),
+                            0xA1 => AmmDescriptor::Modem(self.modem(d)?),
+                            0xA2 => AmmDescriptor::Mux(self.mux(d)?),
+                            0xA3 => AmmDescriptor::Events(self.events(d, EventLevel::First)?),
+                            0xA4 => AmmDescriptor::EventBuffer(self.event_buffer(d)?),
+                            0xA5 => AmmDescriptor::Signals(self.signals(d)?.into()),
+                            0xA6 => AmmDescriptor::DigitMap(self.digit_map(d)?),
+                            0xA7 => AmmDescriptor::Audit(self.audit_descriptor(d)?),
+                            0xA8 => AmmDescriptor::Statistics(self.statistics(d)?),
                             _ => continue,
                         };
                         v.push(item);
@@ -283,14 +280,14 @@ impl Dec<'_> {
         Ok(())
     }
 
-    pub(super) fn audit_request(&self, t: &Tlv) -> D<AuditRequest> {
+    pub(super) fn audit_request(&self, t: Span) -> D<AuditRequest> {
         let (mut id, mut ad, mut list) = (None, None, None);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0xA0 => id = Some(self.term_id(&x)?),
-                0xA1 => ad = Some(self.audit_descriptor(&x)?),
-                0xA2 => list = Some(self.term_ids(&x)?),
+                0xA0 => id = Some(self.term_id(x)?),
+                0xA1 => ad = Some(self.audit_descriptor(x)?),
+                0xA2 => list = Some(self.term_ids(x)?),
                 _ => {}
             }
         }

@@ -3,7 +3,7 @@
 use super::*;
 
 impl Dec<'_> {
-    pub(super) fn megaco_message(&self, t: &Tlv) -> D<MegacoMessage> {
+    pub(super) fn megaco_message(&self, t: Span) -> D<MegacoMessage> {
         let mut out = MegacoMessage {
             auth_header: None,
             mess: Message {
@@ -13,12 +13,12 @@ impl Dec<'_> {
             },
         };
         let mut mess = false;
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0xA0 => out.auth_header = Some(self.auth(&x)?),
+                0xA0 => out.auth_header = Some(self.auth(x)?),
                 0xA1 => {
-                    self.message(&x, &mut out.mess)?;
+                    self.message(x, &mut out.mess)?;
                     mess = true;
                 }
                 _ => {}
@@ -32,7 +32,7 @@ impl Dec<'_> {
 
     /// A message whose usual header [`super::super::header`] has read:
     /// its transactions, `t`, are what is left to read.
-    pub(super) fn usual_message(&self, version: u8, mid: Ip4Address, t: &Tlv) -> D<MegacoMessage> {
+    pub(super) fn usual_message(&self, version: u8, mid: Ip4Address, t: Span) -> D<MegacoMessage> {
         let mut out = MegacoMessage {
             auth_header: None,
             mess: Message {
@@ -47,31 +47,30 @@ impl Dec<'_> {
 
     /// The `transactions [1]` alternative of a message body, read into
     /// `body` in place.
-    fn transactions(&self, t: &Tlv, body: &mut MessageBody) -> D<()> {
+    fn transactions(&self, t: Span, body: &mut MessageBody) -> D<()> {
         *body = MessageBody::Transactions(SmallList::new());
         let MessageBody::Transactions(ts) = body else {
             unreachable!("set on the line above")
         };
-        let mut l = t.children()?;
-        while let Some(tr) = l.next()? {
-            self.transaction(&tr, ts)?;
+        let mut l = self.children(t)?;
+        while let Some(tr) = self.next(&mut l)? {
+            self.transaction(tr, ts)?;
         }
         Ok(())
     }
 
-    pub(super) fn auth(&self, t: &Tlv) -> D<AuthenticationHeader> {
+    pub(super) fn auth(&self, t: Span) -> D<AuthenticationHeader> {
         let (mut spi, mut sn, mut ad) = (None, None, None);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
                 0x80 => {
-                    spi = Some(u32::from_be_bytes(fixed(
-                        &x,
-                        "SecurityParmIndex (4 octets)",
-                    )?))
+                    spi = Some(u32::from_be_bytes(
+                        self.fixed(x, "SecurityParmIndex (4 octets)")?,
+                    ))
                 }
-                0x81 => sn = Some(u32::from_be_bytes(fixed(&x, "SequenceNum (4 octets)")?)),
-                0x82 => ad = Some(x.content().to_vec()),
+                0x81 => sn = Some(u32::from_be_bytes(self.fixed(x, "SequenceNum (4 octets)")?)),
+                0x82 => ad = Some(self.content(x).to_vec()),
                 _ => {}
             }
         }
@@ -82,24 +81,21 @@ impl Dec<'_> {
         })
     }
 
-    pub(super) fn message(&self, t: &Tlv, out: &mut Message) -> D<()> {
-        let mut r = t.children()?;
-        out.version = message_version(t, &mut r)?;
+    pub(super) fn message(&self, t: Span, out: &mut Message) -> D<()> {
+        let mut r = self.children(t)?;
+        out.version = self.message_version(t, &mut r)?;
         let (mut mid, mut body) = (false, false);
-        while let Some(x) = r.next()? {
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
                 0xA1 => {
-                    out.mid = self.mid_choice(&x)?;
+                    out.mid = self.mid_choice(x)?;
                     mid = true;
                 }
                 0xA2 => {
-                    let mut c = x.children()?;
-                    let alt = c
-                        .next()?
-                        .ok_or_else(|| missing(&x, "messageBody alternative"))?;
+                    let alt = self.first(x, "messageBody alternative")?;
                     match alt.tag() {
-                        0xA0 => out.body = MessageBody::Error(self.error_descriptor(&alt)?),
-                        0xA1 => self.transactions(&alt, &mut out.body)?,
+                        0xA0 => out.body = MessageBody::Error(self.error_descriptor(alt)?),
+                        0xA1 => self.transactions(alt, &mut out.body)?,
                         _ => {
                             return Err(unexpected_tag(
                                 alt.offset(),
@@ -123,15 +119,17 @@ impl Dec<'_> {
     }
 
     /// An explicitly tagged MId.
-    pub(super) fn mid_choice(&self, t: &Tlv) -> D<Mid> {
-        let mut c = t.children()?;
-        let alt = c.next()?.ok_or_else(|| missing(t, "MId alternative"))?;
+    pub(super) fn mid_choice(&self, t: Span) -> D<Mid> {
+        let mut c = self.children(t)?;
+        let alt = self
+            .next(&mut c)?
+            .ok_or_else(|| missing(t, "MId alternative"))?;
         Ok(match alt.tag() {
-            0xA0 => Mid::Ip4(self.ip4(&alt)?),
-            0xA1 => Mid::Ip6(self.ip6(&alt)?),
-            0xA2 => Mid::Domain(self.domain(&alt)?),
-            0x83 => Mid::Device(string(&alt)),
-            0x84 => Mid::Mtp(mtp(&alt, self.standard)?),
+            0xA0 => Mid::Ip4(self.ip4(alt)?),
+            0xA1 => Mid::Ip6(self.ip6(alt)?),
+            0xA2 => Mid::Domain(self.domain(alt)?),
+            0x83 => Mid::Device(self.string(alt)),
+            0x84 => Mid::Mtp(self.mtp(alt, self.standard)?),
             _ => {
                 return Err(unexpected_tag(
                     alt.offset(),
@@ -142,13 +140,13 @@ impl Dec<'_> {
         })
     }
 
-    pub(super) fn ip4(&self, t: &Tlv) -> D<Ip4Address> {
+    pub(super) fn ip4(&self, t: Span) -> D<Ip4Address> {
         let (mut a, mut port) = (None, None);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0x80 => a = Some(fixed(&x, "IPv4 address (4 octets)")?),
-                0x81 => port = Some(u16v(&x, "port number")?),
+                0x80 => a = Some(self.fixed(x, "IPv4 address (4 octets)")?),
+                0x81 => port = Some(self.u16v(x, "port number")?),
                 _ => {}
             }
         }
@@ -158,13 +156,13 @@ impl Dec<'_> {
         })
     }
 
-    pub(super) fn ip6(&self, t: &Tlv) -> D<Ip6Address> {
+    pub(super) fn ip6(&self, t: Span) -> D<Ip6Address> {
         let (mut a, mut port) = (None, None);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0x80 => a = Some(fixed(&x, "IPv6 address (16 octets)")?),
-                0x81 => port = Some(u16v(&x, "port number")?),
+                0x80 => a = Some(self.fixed(x, "IPv6 address (16 octets)")?),
+                0x81 => port = Some(self.u16v(x, "port number")?),
                 _ => {}
             }
         }
@@ -174,13 +172,13 @@ impl Dec<'_> {
         })
     }
 
-    pub(super) fn domain(&self, t: &Tlv) -> D<DomainName> {
+    pub(super) fn domain(&self, t: Span) -> D<DomainName> {
         let (mut n, mut port) = (None, None);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0x80 => n = Some(string(&x)),
-                0x81 => port = Some(u16v(&x, "port number")?),
+                0x80 => n = Some(self.string(x)),
+                0x81 => port = Some(self.u16v(x, "port number")?),
                 _ => {}
             }
         }
@@ -190,13 +188,13 @@ impl Dec<'_> {
         })
     }
 
-    pub(super) fn error_descriptor(&self, t: &Tlv) -> D<ErrorDescriptor> {
+    pub(super) fn error_descriptor(&self, t: Span) -> D<ErrorDescriptor> {
         let (mut code, mut text) = (None, None);
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0x80 => code = Some(u16v(&x, "ErrorCode 0..65535")?),
-                0x81 => text = Some(string(&x)),
+                0x80 => code = Some(self.u16v(x, "ErrorCode 0..65535")?),
+                0x81 => text = Some(self.string(x)),
                 _ => {}
             }
         }
@@ -208,7 +206,7 @@ impl Dec<'_> {
 
     /// Appends the transaction `t` to `out` (an unknown alternative is
     /// skipped).
-    pub(super) fn transaction(&self, t: &Tlv, out: &mut SmallList<Transaction>) -> D<()> {
+    pub(super) fn transaction(&self, t: Span, out: &mut SmallList<Transaction>) -> D<()> {
         let tr = match t.tag() {
             0xA0 => {
                 let Transaction::Request(req) =
@@ -217,20 +215,20 @@ impl Dec<'_> {
                     unreachable!("pushed on the line above")
                 };
                 let (mut id, mut actions) = (false, false);
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
+                let mut r = self.children(t)?;
+                while let Some(x) = self.next(&mut r)? {
                     match x.tag() {
                         0x80 => {
-                            req.transaction_id = u32v(&x, "TransactionId")?;
+                            req.transaction_id = self.u32v(x, "TransactionId")?;
                             id = true;
                         }
                         0xA1 => {
                             req.actions.clear();
-                            let mut l = x.children()?;
-                            while let Some(a) = l.next()? {
-                                expect(&a, 0x30, "ActionRequest (SEQUENCE)")?;
+                            let mut l = self.children(x)?;
+                            while let Some(a) = self.next(&mut l)? {
+                                expect(a, 0x30, "ActionRequest (SEQUENCE)")?;
                                 self.action_request(
-                                    &a,
+                                    a,
                                     push_in_place(&mut req.actions, ActionRequest::default),
                                 )?;
                             }
@@ -249,10 +247,10 @@ impl Dec<'_> {
             }
             0xA1 => {
                 let mut id = None;
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
+                let mut r = self.children(t)?;
+                while let Some(x) = self.next(&mut r)? {
                     if x.tag() == 0x80 {
-                        id = Some(u32v(&x, "TransactionId")?);
+                        id = Some(self.u32v(x, "TransactionId")?);
                     }
                 }
                 Transaction::Pending(TransactionPending {
@@ -272,23 +270,20 @@ impl Dec<'_> {
                     unreachable!("pushed on the line above")
                 };
                 let (mut id, mut res) = (false, false);
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
+                let mut r = self.children(t)?;
+                while let Some(x) = self.next(&mut r)? {
                     match x.tag() {
                         0x80 => {
-                            rep.transaction_id = u32v(&x, "TransactionId")?;
+                            rep.transaction_id = self.u32v(x, "TransactionId")?;
                             id = true;
                         }
-                        0x81 => rep.imm_ack_required = null(&x)?,
+                        0x81 => rep.imm_ack_required = self.null(x)?,
                         0xA2 => {
-                            let mut c = x.children()?;
-                            let alt = c
-                                .next()?
-                                .ok_or_else(|| missing(&x, "transactionResult alternative"))?;
+                            let alt = self.first(x, "transactionResult alternative")?;
                             match alt.tag() {
                                 0xA0 => {
                                     rep.result =
-                                        TransactionResult::Error(self.error_descriptor(&alt)?)
+                                        TransactionResult::Error(self.error_descriptor(alt)?)
                                 }
                                 0xA1 => {
                                     rep.result = TransactionResult::ActionReplies(SmallList::new());
@@ -296,11 +291,11 @@ impl Dec<'_> {
                                     else {
                                         unreachable!("set on the line above")
                                     };
-                                    let mut l = alt.children()?;
-                                    while let Some(a) = l.next()? {
-                                        expect(&a, 0x30, "ActionReply (SEQUENCE)")?;
+                                    let mut l = self.children(alt)?;
+                                    while let Some(a) = self.next(&mut l)? {
+                                        expect(a, 0x30, "ActionReply (SEQUENCE)")?;
                                         self.action_reply(
-                                            &a,
+                                            a,
                                             push_in_place(v, ActionReply::default),
                                         )?;
                                     }
@@ -315,8 +310,8 @@ impl Dec<'_> {
                             }
                             res = true;
                         }
-                        0x83 => rep.segment_number = Some(u16v(&x, "SegmentNumber")?),
-                        0x84 => rep.segmentation_complete = null(&x)?,
+                        0x83 => rep.segment_number = Some(self.u16v(x, "SegmentNumber")?),
+                        0x84 => rep.segmentation_complete = self.null(x)?,
                         _ => {}
                     }
                 }
@@ -330,20 +325,20 @@ impl Dec<'_> {
             }
             0xA3 => {
                 let mut acks = Vec::new();
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
-                    expect(&x, 0x30, "TransactionAck (SEQUENCE)")?;
+                let mut r = self.children(t)?;
+                while let Some(x) = self.next(&mut r)? {
+                    expect(x, 0x30, "TransactionAck (SEQUENCE)")?;
                     let (mut first, mut last) = (None, None);
-                    let mut c = x.children()?;
-                    while let Some(y) = c.next()? {
+                    let mut c = self.children(x)?;
+                    while let Some(y) = self.next(&mut c)? {
                         match y.tag() {
-                            0x80 => first = Some(u32v(&y, "firstAck")?),
-                            0x81 => last = Some(u32v(&y, "lastAck")?),
+                            0x80 => first = Some(self.u32v(y, "firstAck")?),
+                            0x81 => last = Some(self.u32v(y, "lastAck")?),
                             _ => {}
                         }
                     }
                     acks.push(TransactionAck {
-                        first_ack: first.ok_or_else(|| missing(&x, "firstAck"))?,
+                        first_ack: first.ok_or_else(|| missing(x, "firstAck"))?,
                         last_ack: last,
                     });
                 }
@@ -351,12 +346,12 @@ impl Dec<'_> {
             }
             0xA4 => {
                 let (mut id, mut seg, mut done) = (None, None, false);
-                let mut r = t.children()?;
-                while let Some(x) = r.next()? {
+                let mut r = self.children(t)?;
+                while let Some(x) = self.next(&mut r)? {
                     match x.tag() {
-                        0x80 => id = Some(u32v(&x, "TransactionId")?),
-                        0x81 => seg = Some(u16v(&x, "SegmentNumber")?),
-                        0x82 => done = null(&x)?,
+                        0x80 => id = Some(self.u32v(x, "TransactionId")?),
+                        0x81 => seg = Some(self.u16v(x, "SegmentNumber")?),
+                        0x82 => done = self.null(x)?,
                         _ => {}
                     }
                 }

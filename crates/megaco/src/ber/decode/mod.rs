@@ -7,7 +7,7 @@
 use super::header::usual_header;
 use super::reader::{
     bad_value, missing_at, too_large, trailing_data, truncated, unexpected_tag,
-    unsupported_version, Input, Reader, Tlv, MAX_DEPTH, MAX_INPUT,
+    unsupported_version, Cursor, Input, Span, MAX_DEPTH, MAX_INPUT,
 };
 use super::{BerConfig, Dialect, EventLevel, Mapping};
 use crate::asn1::enums::{Enumerated, NamedBits};
@@ -30,11 +30,28 @@ mod signals;
 
 type D<T> = Result<T, DecodeError>;
 
-struct Dec<'c> {
-    reg: &'c NameRegistry,
-    levels: Option<&'c TermIdLevels>,
+/// The decoder: the input it reads and how it maps names and ids.
+///
+/// TLVs are passed around as [`Span`]s, two words that travel in
+/// registers, and read through the input (`self.children(t)`,
+/// `self.next(&mut c)`, `self.u32v(t, ..)`: `Dec` dereferences to its
+/// [`Input`]). A TLV that carried its input went through memory at every
+/// call and every step of a loop.
+struct Dec<'a> {
+    input: Input<'a>,
+    reg: &'a NameRegistry,
+    levels: Option<&'a TermIdLevels>,
     standard: bool,
     native: bool,
+}
+
+impl<'a> std::ops::Deref for Dec<'a> {
+    type Target = Input<'a>;
+
+    #[inline]
+    fn deref(&self) -> &Input<'a> {
+        &self.input
+    }
 }
 
 pub(super) fn decode_message(bytes: &[u8], cfg: &BerConfig) -> D<MegacoMessage> {
@@ -57,12 +74,6 @@ fn decode_with(bytes: &[u8], cfg: &BerConfig, usual_pass: bool) -> D<MegacoMessa
         Mapping::Text(l) => (&*cfg.registry, Some(l), false),
         Mapping::Native => (EMPTY.get_or_init(NameRegistry::empty), None, true),
     };
-    let d = Dec {
-        reg,
-        levels,
-        standard: cfg.dialect == Dialect::Standard,
-        native,
-    };
     if bytes.len() > cfg.limits.max_message_size {
         return Err(too_large(bytes.len(), cfg.limits.max_message_size));
     }
@@ -70,68 +81,59 @@ fn decode_with(bytes: &[u8], cfg: &BerConfig, usual_pass: bool) -> D<MegacoMessa
         max_depth: cfg.limits.max_depth.max(1),
         ..cfg.limits
     };
+    let d = Dec {
+        input: Input::new(bytes, &limits),
+        reg,
+        levels,
+        standard: cfg.dialect == Dialect::Standard,
+        native,
+    };
     if usual_pass {
         if let Some(h) = usual_header(bytes, &limits) {
-            let transactions = Input::new(bytes, &limits).tlv(h.transactions);
-            return d.usual_message(h.version, h.mid, &transactions);
+            return d.usual_message(h.version, h.mid, h.transactions);
         }
     }
     let (top, end) = top_level(bytes, &limits)?;
     if end < bytes.len() {
         return Err(trailing_data(end, bytes.len()));
     }
-    d.megaco_message(&top)
+    d.megaco_message(top)
 }
 
 /// The outer `MegacoMessage` SEQUENCE and the offset after it.
-pub(super) fn top_level<'a>(bytes: &'a [u8], limits: &'a Limits) -> D<(Tlv<'a>, usize)> {
+pub(super) fn top_level(bytes: &[u8], limits: &Limits) -> D<(Span, usize)> {
     if bytes.len() > MAX_INPUT {
         return Err(too_large(bytes.len(), MAX_INPUT));
     }
-    let mut r = Reader::new(bytes, limits);
-    let top = r.next()?.ok_or_else(|| truncated(0, "MegacoMessage"))?;
-    expect(&top, 0x30, "MegacoMessage (SEQUENCE, tag 0x30)")?;
+    let input = Input::new(bytes, limits);
+    let mut r = input.cursor();
+    let top = input
+        .next(&mut r)?
+        .ok_or_else(|| truncated(0, "MegacoMessage"))?;
+    expect(top, 0x30, "MegacoMessage (SEQUENCE, tag 0x30)")?;
     Ok((top, r.pos()))
 }
 
 /// The version of a message, from its header alone.
 pub(super) fn version_of(bytes: &[u8]) -> D<u8> {
     let (top, _) = top_level(bytes, &Limits::DEFAULT)?;
+    let input = Input::new(bytes, &Limits::DEFAULT);
     // The decoder keeps the last `[1] Message` if there are several.
-    let mut c = top.children()?;
+    let mut c = input.children(top)?;
     let mut message = None;
-    while let Some(x) = c.next()? {
+    while let Some(x) = input.next(&mut c)? {
         if x.tag() == 0xA1 {
             message = Some(x);
         }
     }
-    let m = message.ok_or_else(|| missing(&top, "Message"))?;
-    message_version(&m, &mut m.children()?)
-}
-
-/// `Message.version`, the first component of `Message` `t` (read from
-/// `r`, a reader over its components): it tells which module the rest
-/// follows.
-pub(super) fn message_version(t: &Tlv, r: &mut Reader) -> D<u8> {
-    let first = r.next()?.ok_or_else(|| missing(t, "Message.version"))?;
-    version(&first)
-}
-
-/// `Message.version` from its TLV `first`.
-#[inline]
-pub(super) fn version(first: &Tlv) -> D<u8> {
-    expect(first, 0x80, "Message.version [0] INTEGER")?;
-    let version = uint(first, u64::MAX, "version INTEGER")?;
-    if !(1..=3).contains(&version) {
-        return Err(unsupported_version(first.offset(), version));
-    }
-    Ok(version as u8)
+    let m = message.ok_or_else(|| missing(top, "Message"))?;
+    input.message_version(m, &mut input.children(m)?)
 }
 
 // ---- primitive helpers -------------------------------------------------
 
 #[inline]
-pub(super) fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
+pub(super) fn expect(t: Span, tag: u8, what: &'static str) -> D<()> {
     if t.tag() == tag {
         Ok(())
     } else {
@@ -140,107 +142,181 @@ pub(super) fn expect(t: &Tlv, tag: u8, what: &'static str) -> D<()> {
 }
 
 #[inline]
-pub(super) fn bad(t: &Tlv, expected: &'static str) -> DecodeError {
+pub(super) fn bad(t: Span, expected: &'static str) -> DecodeError {
     bad_value(t.offset(), expected)
 }
 
 #[inline]
-pub(super) fn missing(t: &Tlv, expected: &'static str) -> DecodeError {
+pub(super) fn missing(t: Span, expected: &'static str) -> DecodeError {
     missing_at(t.end(), expected)
 }
 
-/// A non-negative INTEGER (or ENUMERATED) no larger than `max`.
+/// Octets as text: nearly always valid UTF-8 (ASCII), checked once and
+/// copied once.
 #[inline]
-pub(super) fn uint(t: &Tlv, max: u64, what: &'static str) -> D<u64> {
-    let c = t.content();
-    if c.is_empty() || c.len() > 9 || c[0] & 0x80 != 0 || (c.len() == 9 && c[0] != 0) {
-        return Err(bad(t, what));
-    }
-    let mut v: u64 = 0;
-    for &b in c {
-        v = (v << 8) | u64::from(b);
-    }
-    if v > max {
-        return Err(bad(t, what));
-    }
-    Ok(v)
-}
-
-#[inline]
-fn u8v(t: &Tlv, max: u8, what: &'static str) -> D<u8> {
-    Ok(uint(t, u64::from(max), what)? as u8)
-}
-
-#[inline]
-pub(super) fn u16v(t: &Tlv, what: &'static str) -> D<u16> {
-    Ok(uint(t, 0xFFFF, what)? as u16)
-}
-
-#[inline]
-pub(super) fn u32v(t: &Tlv, what: &'static str) -> D<u32> {
-    Ok(uint(t, 0xFFFF_FFFF, what)? as u32)
-}
-
-#[inline]
-fn boolean(t: &Tlv) -> D<bool> {
-    match t.content() {
-        [b] => Ok(*b != 0),
-        _ => Err(bad(t, "BOOLEAN (one octet)")),
-    }
-}
-
-#[inline]
-pub(super) fn null(t: &Tlv) -> D<bool> {
-    if t.content().is_empty() {
-        Ok(true)
-    } else {
-        Err(bad(t, "NULL (no content)"))
-    }
-}
-
-#[inline]
-pub(super) fn string(t: &Tlv) -> CompactString {
-    // Nearly always valid UTF-8 (ASCII): checked once, copied once.
-    match std::str::from_utf8(t.content()) {
+pub(super) fn text(c: &[u8]) -> CompactString {
+    match std::str::from_utf8(c) {
         Ok(s) => CompactString::new(s),
-        Err(_) => CompactString::from_utf8_lossy(t.content()),
+        Err(_) => CompactString::from_utf8_lossy(c),
     }
 }
 
-#[inline]
-pub(super) fn fixed<const N: usize>(t: &Tlv, what: &'static str) -> D<[u8; N]> {
-    t.content().try_into().map_err(|_| bad(t, what))
-}
-
-/// An ENUMERATED, by its number in the table of `asn1::enums`.
-#[inline]
-fn enumerated<T: Enumerated>(t: &Tlv, what: &'static str) -> D<T> {
-    T::from_number(uint(t, u64::from(u32::MAX), what)?).ok_or_else(|| bad(t, what))
-}
-
-/// The set bits of a BIT STRING, as indices into `table` (bits beyond the
-/// table, e.g. from a later version, are ignored).
-fn bit_list<T: NamedBits>(t: &Tlv) -> D<Vec<T>> {
-    let c = t.content();
-    let Some((&unused, bits)) = c.split_first() else {
-        return Err(bad(t, "BIT STRING"));
-    };
-    if unused > 7 || (bits.is_empty() && unused != 0) {
-        return Err(bad(t, "BIT STRING"));
+/// The values of primitive TLVs, read through the input (the owned
+/// decoder and the view both).
+impl Input<'_> {
+    /// `Message.version`, the first component of `Message` `t` (read
+    /// from `r`, a cursor over its components): it tells which module the
+    /// rest follows.
+    pub(super) fn message_version(&self, t: Span, r: &mut Cursor) -> D<u8> {
+        let first = self.next(r)?.ok_or_else(|| missing(t, "Message.version"))?;
+        self.version(first)
     }
-    let mut out = Vec::new();
-    for named in T::BITS {
-        let i = named.number as usize;
-        if bits.get(i / 8).is_some_and(|b| b & (0x80 >> (i % 8)) != 0) {
-            out.push(named.value);
+
+    /// `Message.version` from its TLV `first`.
+    #[inline]
+    pub(super) fn version(&self, first: Span) -> D<u8> {
+        expect(first, 0x80, "Message.version [0] INTEGER")?;
+        let version = self.uint(first, u64::MAX, "version INTEGER")?;
+        if !(1..=3).contains(&version) {
+            return Err(unsupported_version(first.offset(), version));
+        }
+        Ok(version as u8)
+    }
+
+    /// A non-negative INTEGER (or ENUMERATED) no larger than `max`.
+    #[inline]
+    pub(super) fn uint(&self, t: Span, max: u64, what: &'static str) -> D<u64> {
+        let c = self.content(t);
+        if c.is_empty() || c.len() > 9 || c[0] & 0x80 != 0 || (c.len() == 9 && c[0] != 0) {
+            return Err(bad(t, what));
+        }
+        let mut v: u64 = 0;
+        for &b in c {
+            v = (v << 8) | u64::from(b);
+        }
+        if v > max {
+            return Err(bad(t, what));
+        }
+        Ok(v)
+    }
+
+    #[inline]
+    fn u8v(&self, t: Span, max: u8, what: &'static str) -> D<u8> {
+        Ok(self.uint(t, u64::from(max), what)? as u8)
+    }
+
+    #[inline]
+    pub(super) fn u16v(&self, t: Span, what: &'static str) -> D<u16> {
+        Ok(self.uint(t, 0xFFFF, what)? as u16)
+    }
+
+    #[inline]
+    pub(super) fn u32v(&self, t: Span, what: &'static str) -> D<u32> {
+        Ok(self.uint(t, 0xFFFF_FFFF, what)? as u32)
+    }
+
+    #[inline]
+    fn boolean(&self, t: Span) -> D<bool> {
+        match self.content(t) {
+            [b] => Ok(*b != 0),
+            _ => Err(bad(t, "BOOLEAN (one octet)")),
         }
     }
-    Ok(out)
+
+    #[inline]
+    pub(super) fn null(&self, t: Span) -> D<bool> {
+        if self.content(t).is_empty() {
+            Ok(true)
+        } else {
+            Err(bad(t, "NULL (no content)"))
+        }
+    }
+
+    #[inline]
+    pub(super) fn string(&self, t: Span) -> CompactString {
+        text(self.content(t))
+    }
+
+    #[inline]
+    pub(super) fn fixed<const N: usize>(&self, t: Span, what: &'static str) -> D<[u8; N]> {
+        self.content(t).try_into().map_err(|_| bad(t, what))
+    }
+
+    /// An ENUMERATED, by its number in the table of `asn1::enums`.
+    #[inline]
+    fn enumerated<T: Enumerated>(&self, t: Span, what: &'static str) -> D<T> {
+        T::from_number(self.uint(t, u64::from(u32::MAX), what)?).ok_or_else(|| bad(t, what))
+    }
+
+    /// The set bits of a BIT STRING, as indices into `table` (bits beyond
+    /// the table, e.g. from a later version, are ignored).
+    fn bit_list<T: NamedBits>(&self, t: Span) -> D<Vec<T>> {
+        let c = self.content(t);
+        let Some((&unused, bits)) = c.split_first() else {
+            return Err(bad(t, "BIT STRING"));
+        };
+        if unused > 7 || (bits.is_empty() && unused != 0) {
+            return Err(bad(t, "BIT STRING"));
+        }
+        let mut out = Vec::new();
+        for named in T::BITS {
+            let i = named.number as usize;
+            if bits.get(i / 8).is_some_and(|b| b & (0x80 >> (i % 8)) != 0) {
+                out.push(named.value);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The first component of the constructed value `t` (a CHOICE's
+    /// alternative).
+    #[inline]
+    pub(super) fn first(&self, t: Span, what: &'static str) -> D<Span> {
+        self.next(&mut self.children(t)?)?
+            .ok_or_else(|| missing(t, what))
+    }
+
+    /// An MTP address (2 to 4 octets): as hex text in the standard
+    /// dialect, as the characters themselves in OTP's.
+    pub(super) fn mtp(&self, t: Span, standard: bool) -> D<CompactString> {
+        let c = self.content(t);
+        if !(2..=4).contains(&c.len()) {
+            return Err(bad(t, "mtpAddress of 2 to 4 octets"));
+        }
+        if !standard {
+            return Ok(text(c));
+        }
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        let mut s = CompactString::with_capacity(c.len() * 2);
+        for &b in c {
+            s.push(HEX[usize::from(b >> 4)] as char);
+            s.push(HEX[usize::from(b & 0xF)] as char);
+        }
+        Ok(s)
+    }
+
+    /// The `id` of the usual `TerminationID` `t`: an empty `wildcard [0]`
+    /// (or none) then `id [1]` of 1 to 8 octets, short lengths, within
+    /// limits that let the general reader take it as it is. `None` for
+    /// anything else, which [`Dec::term_id`] reads component by component.
+    #[inline]
+    fn plain_id(&self, t: Span) -> Option<&[u8]> {
+        let id = plain_id_octets(self.content(t))?;
+        let l = self.limits();
+        // What the general reader would check: `t` and its wildcard list
+        // opened (two levels below `t`), two components read, the id's
+        // length.
+        let fits = t.tag() & 0x20 != 0
+            && t.depth() + 1 < l.max_depth.min(MAX_DEPTH)
+            && l.max_list_len >= 2
+            && id.len() <= l.max_string_len;
+        fits.then_some(id)
+    }
 }
 
 impl Dec<'_> {
-    fn pkgd(&self, t: &Tlv, kind: ItemKind) -> D<(CompactString, [u8; 4])> {
-        let code: [u8; 4] = fixed(t, "PkgdName (4 octets)")?;
+    fn pkgd(&self, t: Span, kind: ItemKind) -> D<(CompactString, [u8; 4])> {
+        let code: [u8; 4] = self.fixed(t, "PkgdName (4 octets)")?;
         if let Some(n) = self.reg.known_pkgd_name(kind, code) {
             return Ok((n.into(), code));
         }
@@ -249,8 +325,8 @@ impl Dec<'_> {
         Ok((s.into(), code))
     }
 
-    fn param_name(&self, t: &Tlv, kind: ItemKind, item: [u8; 4]) -> D<(CompactString, [u8; 2])> {
-        let code: [u8; 2] = fixed(t, "Name (2 octets)")?;
+    fn param_name(&self, t: Span, kind: ItemKind, item: [u8; 4]) -> D<(CompactString, [u8; 2])> {
+        let code: [u8; 2] = self.fixed(t, "Name (2 octets)")?;
         if let Some(n) = self.reg.known_parameter(kind, item, code) {
             return Ok((n.into(), code));
         }
@@ -259,15 +335,15 @@ impl Dec<'_> {
         Ok((s.into(), code))
     }
 
-    fn package_name(&self, t: &Tlv) -> D<String> {
-        let code: [u8; 2] = fixed(t, "Name (2 octets)")?;
+    fn package_name(&self, t: Span) -> D<String> {
+        let code: [u8; 2] = self.fixed(t, "Name (2 octets)")?;
         let mut s = String::new();
         self.reg.decode_package(code, &mut s);
         Ok(s)
     }
 
-    fn digit_map_name(&self, t: &Tlv) -> D<CompactString> {
-        let code: [u8; 2] = fixed(t, "digit map Name (2 octets)")?;
+    fn digit_map_name(&self, t: Span) -> D<CompactString> {
+        let code: [u8; 2] = self.fixed(t, "digit map Name (2 octets)")?;
         let mut s = String::new();
         if self.native {
             crate::asn1::push_hex16(&mut s, u16::from_be_bytes(code));
@@ -277,8 +353,8 @@ impl Dec<'_> {
         Ok(s.into())
     }
 
-    fn term_id(&self, t: &Tlv) -> D<TerminationId> {
-        if let (Some(id), Some(levels)) = (plain_id(t), self.levels) {
+    fn term_id(&self, t: Span) -> D<TerminationId> {
+        if let (Some(id), Some(levels)) = (self.plain_id(t), self.levels) {
             if let Some(tid) = termid::octet_text(id, levels) {
                 return Ok(tid);
             }
@@ -288,26 +364,26 @@ impl Dec<'_> {
 
     /// A `TerminationID` read component by component: any order, any
     /// wildcards, any levels.
-    fn term_id_components(&self, t: &Tlv) -> D<TerminationId> {
+    fn term_id_components(&self, t: Span) -> D<TerminationId> {
         let mut wild = [0u8; termid::MAX_WILDCARDS];
         let mut nw = 0;
         let mut id: Option<&[u8]> = None;
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
                 0xA0 => {
-                    let mut w = x.children()?;
-                    while let Some(o) = w.next()? {
-                        expect(&o, 0x04, "WildcardField (OCTET STRING)")?;
-                        let [b] = fixed::<1>(&o, "WildcardField (1 octet)")?;
+                    let mut w = self.children(x)?;
+                    while let Some(o) = self.next(&mut w)? {
+                        expect(o, 0x04, "WildcardField (OCTET STRING)")?;
+                        let [b] = self.fixed::<1>(o, "WildcardField (1 octet)")?;
                         if nw == termid::MAX_WILDCARDS {
-                            return Err(bad(&o, "at most 16 wildcard octets"));
+                            return Err(bad(o, "at most 16 wildcard octets"));
                         }
                         wild[nw] = b;
                         nw += 1;
                     }
                 }
-                0x81 => id = Some(x.content()),
+                0x81 => id = Some(self.content(x)),
                 _ => {}
             }
         }
@@ -317,41 +393,41 @@ impl Dec<'_> {
         Ok(termid::to_model(&asn, self.levels))
     }
 
-    fn term_ids(&self, t: &Tlv) -> D<SmallList<TerminationId>> {
+    fn term_ids(&self, t: Span) -> D<SmallList<TerminationId>> {
         let mut v = SmallList::new();
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
-            expect(&x, 0x30, "TerminationID (SEQUENCE)")?;
-            v.push(self.term_id(&x)?);
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
+            expect(x, 0x30, "TerminationID (SEQUENCE)")?;
+            v.push(self.term_id(x)?);
         }
         Ok(v)
     }
 
-    fn value(&self, t: &Tlv, ty: Option<&ValueType>) -> D<Values> {
+    fn value(&self, t: Span, ty: Option<&ValueType>) -> D<Values> {
         let mut v = Values::new();
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
-            expect(&x, 0x04, "Value item (OCTET STRING)")?;
-            let content = x.content();
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
+            expect(x, 0x04, "Value item (OCTET STRING)")?;
+            let content = self.content(x);
             let mut s = String::new();
             if self.standard && values::unwrap(ty, content, &mut s) {
                 v.push(s.into());
             } else {
-                v.push(string(&x));
+                v.push(self.string(x));
             }
         }
         Ok(v)
     }
 
-    fn extra_info(&self, t: &Tlv) -> D<Option<ExtraInfo>> {
-        let mut r = t.children()?;
-        let Some(x) = r.next()? else {
+    fn extra_info(&self, t: Span) -> D<Option<ExtraInfo>> {
+        let mut r = self.children(t)?;
+        let Some(x) = self.next(&mut r)? else {
             return Err(missing(t, "extraInfo alternative"));
         };
         Ok(match x.tag() {
-            0x80 => Some(ExtraInfo::Relation(enumerated(&x, "Relation")?)),
-            0x81 => Some(ExtraInfo::Range(boolean(&x)?)),
-            0x82 => Some(ExtraInfo::Sublist(boolean(&x)?)),
+            0x80 => Some(ExtraInfo::Relation(self.enumerated(x, "Relation")?)),
+            0x81 => Some(ExtraInfo::Range(self.boolean(x)?)),
+            0x82 => Some(ExtraInfo::Sublist(self.boolean(x)?)),
             _ => None,
         })
     }
@@ -362,23 +438,6 @@ impl Dec<'_> {
     // filled through a reference, so the large values (transactions,
     // actions, commands) are built where they stay instead of being moved
     // up through every `Result`.
-}
-
-/// The `id` of the usual `TerminationID`: an empty `wildcard [0]` (or
-/// none) then `id [1]` of 1 to 8 octets, short lengths, within limits
-/// that let the general reader take it as it is. `None` for anything
-/// else, which [`Dec::term_id`] reads component by component.
-#[inline]
-fn plain_id<'a>(t: &Tlv<'a>) -> Option<&'a [u8]> {
-    let id = plain_id_octets(t.content())?;
-    let l = t.limits();
-    // What the general reader would check: `t` and its wildcard list
-    // opened (two levels below `t`), two components read, the id's length.
-    let fits = t.tag() & 0x20 != 0
-        && t.depth() + 1 < l.max_depth.min(MAX_DEPTH)
-        && l.max_list_len >= 2
-        && id.len() <= l.max_string_len;
-    fits.then_some(id)
 }
 
 /// The id octets of a `TerminationID`'s content of the usual shape.
@@ -394,27 +453,7 @@ fn plain_id_octets(content: &[u8]) -> Option<&[u8]> {
     }
 }
 
-/// An MTP address (2 to 4 octets): as hex text in the standard dialect,
-/// as the characters themselves in OTP's.
-fn mtp(t: &Tlv, standard: bool) -> D<CompactString> {
-    let c = t.content();
-    if !(2..=4).contains(&c.len()) {
-        return Err(bad(t, "mtpAddress of 2 to 4 octets"));
-    }
-    if !standard {
-        return Ok(string(t));
-    }
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut s = CompactString::with_capacity(c.len() * 2);
-    for &b in c {
-        s.push(HEX[usize::from(b >> 4)] as char);
-        s.push(HEX[usize::from(b & 0xF)] as char);
-    }
-    Ok(s)
-}
-
-fn oid(t: &Tlv) -> D<Vec<u32>> {
-    let c = t.content();
+fn oid(t: Span, c: &[u8]) -> D<Vec<u32>> {
     let mut arcs = Vec::new();
     let mut v: u64 = 0;
     let mut first = true;
@@ -455,24 +494,24 @@ fn oid(t: &Tlv) -> D<Vec<u32>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::reader::Span;
     use super::*;
 
     /// Where every TLV of `bytes` whose content has the usual termination
     /// id's shape lies.
     fn plain_ids(bytes: &[u8]) -> Vec<Span> {
-        fn walk(r: &mut Reader<'_>, out: &mut Vec<Span>) {
-            while let Some(x) = r.next().unwrap() {
-                if plain_id_octets(x.content()).is_some() {
-                    out.push(x.span());
+        fn walk(input: Input<'_>, mut r: Cursor, out: &mut Vec<Span>) {
+            while let Some(x) = input.next(&mut r).unwrap() {
+                if plain_id_octets(input.content(x)).is_some() {
+                    out.push(x);
                 }
-                if let Ok(mut c) = x.children() {
-                    walk(&mut c, out);
+                if let Ok(c) = input.children(x) {
+                    walk(input, c, out);
                 }
             }
         }
         let mut out = Vec::new();
-        walk(&mut Reader::new(bytes, &Limits::DEFAULT), &mut out);
+        let input = Input::new(bytes, &Limits::DEFAULT);
+        walk(input, input.cursor(), &mut out);
         out
     }
 
@@ -484,12 +523,6 @@ mod tests {
         let cfg = BerConfig::otp();
         let Mapping::Text(levels) = &cfg.mapping else {
             unreachable!("OTP's configuration maps ids to text")
-        };
-        let d = Dec {
-            reg: &cfg.registry,
-            levels: Some(levels),
-            standard: false,
-            native: false,
         };
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/vectors/ber");
         let (mut taken, mut refused) = (0, 0);
@@ -504,11 +537,17 @@ mod tests {
                         max_string_len: string,
                         ..Limits::DEFAULT
                     };
-                    for &s in &ids {
-                        let t = Input::new(&bytes, &limits).tlv(s);
-                        let general = d.term_id_components(&t).map_err(|e| e.to_string());
-                        assert_eq!(d.term_id(&t).map_err(|e| e.to_string()), general);
-                        taken += usize::from(plain_id(&t).is_some());
+                    let d = Dec {
+                        input: Input::new(&bytes, &limits),
+                        reg: &cfg.registry,
+                        levels: Some(levels),
+                        standard: false,
+                        native: false,
+                    };
+                    for &t in &ids {
+                        let general = d.term_id_components(t).map_err(|e| e.to_string());
+                        assert_eq!(d.term_id(t).map_err(|e| e.to_string()), general);
+                        taken += usize::from(d.plain_id(t).is_some());
                         refused += usize::from(general.is_err());
                     }
                 }

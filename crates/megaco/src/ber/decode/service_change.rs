@@ -3,40 +3,37 @@
 use super::*;
 
 impl Dec<'_> {
-    pub(super) fn profile(&self, t: &Tlv) -> D<ServiceChangeProfile> {
+    pub(super) fn profile(&self, t: Span) -> D<ServiceChangeProfile> {
         let mut name = None;
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             if x.tag() == 0x80 {
                 name = Some(x);
             }
         }
         let x = name.ok_or_else(|| missing(t, "profileName"))?;
-        let text = string(&x);
+        let text = self.string(x);
         let (n, v) = text
             .rsplit_once('/')
-            .ok_or_else(|| bad(&x, "profileName \"name/version\""))?;
+            .ok_or_else(|| bad(x, "profileName \"name/version\""))?;
         let version: u8 = v
             .parse()
-            .map_err(|_| bad(&x, "profileName \"name/version\""))?;
+            .map_err(|_| bad(x, "profileName \"name/version\""))?;
         Ok(ServiceChangeProfile {
             profile_name: n.to_string().into(),
             version,
         })
     }
 
-    pub(super) fn sc_address(&self, t: &Tlv) -> D<ServiceChangeAddress> {
-        let mut c = t.children()?;
-        let alt = c
-            .next()?
-            .ok_or_else(|| missing(t, "ServiceChangeAddress alternative"))?;
+    pub(super) fn sc_address(&self, t: Span) -> D<ServiceChangeAddress> {
+        let alt = self.first(t, "ServiceChangeAddress alternative")?;
         Ok(match alt.tag() {
-            0x80 => ServiceChangeAddress::PortNumber(u16v(&alt, "port number")?),
-            0xA1 => ServiceChangeAddress::Ip4(self.ip4(&alt)?),
-            0xA2 => ServiceChangeAddress::Ip6(self.ip6(&alt)?),
-            0xA3 => ServiceChangeAddress::Domain(self.domain(&alt)?),
-            0x84 => ServiceChangeAddress::Device(string(&alt)),
-            0x85 => ServiceChangeAddress::Mtp(mtp(&alt, self.standard)?),
+            0x80 => ServiceChangeAddress::PortNumber(self.u16v(alt, "port number")?),
+            0xA1 => ServiceChangeAddress::Ip4(self.ip4(alt)?),
+            0xA2 => ServiceChangeAddress::Ip6(self.ip6(alt)?),
+            0xA3 => ServiceChangeAddress::Domain(self.domain(alt)?),
+            0x84 => ServiceChangeAddress::Device(self.string(alt)),
+            0x85 => ServiceChangeAddress::Mtp(self.mtp(alt, self.standard)?),
             _ => {
                 return Err(unexpected_tag(
                     alt.offset(),
@@ -47,7 +44,7 @@ impl Dec<'_> {
         })
     }
 
-    pub(super) fn service_change_parm(&self, t: &Tlv) -> D<ServiceChangeParm> {
+    pub(super) fn service_change_parm(&self, t: Span) -> D<ServiceChangeParm> {
         let mut method = None;
         let mut reason = None;
         let mut sp = ServiceChangeParm {
@@ -63,29 +60,30 @@ impl Dec<'_> {
             service_change_info: None,
             service_change_incomplete_flag: false,
         };
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0x80 => method = Some(enumerated(&x, "ServiceChangeMethod 0..5")?),
-                0xA1 => sp.service_change_address = Some(self.sc_address(&x)?),
+                0x80 => method = Some(self.enumerated(x, "ServiceChangeMethod 0..5")?),
+                0xA1 => sp.service_change_address = Some(self.sc_address(x)?),
                 0x82 => {
-                    sp.service_change_version = Some(u8v(&x, 99, "serviceChangeVersion 0..99")?)
+                    sp.service_change_version =
+                        Some(self.u8v(x, 99, "serviceChangeVersion 0..99")?)
                 }
-                0xA3 => sp.service_change_profile = Some(self.profile(&x)?),
+                0xA3 => sp.service_change_profile = Some(self.profile(x)?),
                 0xA4 => {
                     let ty = if self.standard {
                         Some(&ValueType::String)
                     } else {
                         None
                     };
-                    reason = Some(self.value(&x, ty)?);
+                    reason = Some(self.value(x, ty)?);
                 }
-                0x85 => sp.service_change_delay = Some(u32v(&x, "serviceChangeDelay")?),
-                0xA6 => sp.service_change_mgc_id = Some(self.mid_choice(&x)?),
-                0xA7 => sp.time_stamp = Some(self.time(&x)?),
-                0xA8 => sp.non_standard_data = Some(self.non_standard(&x)?),
-                0xA9 => sp.service_change_info = Some(self.audit_descriptor(&x)?),
-                0x8A => sp.service_change_incomplete_flag = null(&x)?,
+                0x85 => sp.service_change_delay = Some(self.u32v(x, "serviceChangeDelay")?),
+                0xA6 => sp.service_change_mgc_id = Some(self.mid_choice(x)?),
+                0xA7 => sp.time_stamp = Some(self.time(x)?),
+                0xA8 => sp.non_standard_data = Some(self.non_standard(x)?),
+                0xA9 => sp.service_change_info = Some(self.audit_descriptor(x)?),
+                0x8A => sp.service_change_incomplete_flag = self.null(x)?,
                 _ => {}
             }
         }
@@ -94,7 +92,7 @@ impl Dec<'_> {
         Ok(sp)
     }
 
-    pub(super) fn sc_res_parm(&self, t: &Tlv) -> D<ServiceChangeResParm> {
+    pub(super) fn sc_res_parm(&self, t: Span) -> D<ServiceChangeResParm> {
         let mut rp = ServiceChangeResParm {
             service_change_mgc_id: None,
             service_change_address: None,
@@ -102,16 +100,17 @@ impl Dec<'_> {
             service_change_profile: None,
             time_stamp: None,
         };
-        let mut r = t.children()?;
-        while let Some(x) = r.next()? {
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
             match x.tag() {
-                0xA0 => rp.service_change_mgc_id = Some(self.mid_choice(&x)?),
-                0xA1 => rp.service_change_address = Some(self.sc_address(&x)?),
+                0xA0 => rp.service_change_mgc_id = Some(self.mid_choice(x)?),
+                0xA1 => rp.service_change_address = Some(self.sc_address(x)?),
                 0x82 => {
-                    rp.service_change_version = Some(u8v(&x, 99, "serviceChangeVersion 0..99")?)
+                    rp.service_change_version =
+                        Some(self.u8v(x, 99, "serviceChangeVersion 0..99")?)
                 }
-                0xA3 => rp.service_change_profile = Some(self.profile(&x)?),
-                0xA4 => rp.time_stamp = Some(self.time(&x)?),
+                0xA3 => rp.service_change_profile = Some(self.profile(x)?),
+                0xA4 => rp.time_stamp = Some(self.time(x)?),
                 _ => {}
             }
         }
