@@ -619,15 +619,22 @@ impl<'a> Lexer<'a> {
         let b = self.bytes();
         let start = self.pos;
         let mut i = start;
+        // SDP runs to tens of lines: the bytes that matter are found by a
+        // search that reads many at a time.
         loop {
-            match b.get(i) {
-                Some(b'}') => break,
-                Some(b'\\') if b.get(i + 1) == Some(&b'}') => i += 2,
-                None | Some(0) => {
+            let Some(k) = memchr::memchr3(b'}', b'\\', 0, &b[i..]) else {
+                self.pos = b.len();
+                return Err(self.expected("`}`"));
+            };
+            i += k;
+            match b[i] {
+                b'}' => break,
+                b'\\' if b.get(i + 1) == Some(&b'}') => i += 2,
+                b'\\' => i += 1,
+                _ => {
                     self.pos = i;
                     return Err(self.expected("`}`"));
                 }
-                Some(_) => i += 1,
             }
         }
         let mut end = i;
