@@ -38,6 +38,7 @@
 //! same code; names the registry does not know and that are not in that
 //! form are an error on encoding ([`NameError`]).
 
+use compact_str::CompactString;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
@@ -163,6 +164,17 @@ impl Hasher for Fnv {
         }
         self.0 = h;
     }
+
+    /// Codes: one multiply, its high half folded into the low, which
+    /// picks the bucket.
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        let h = (self.0 ^ i).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 32);
+    }
 }
 
 type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
@@ -171,8 +183,27 @@ type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 struct Index {
     /// Per kind: exact full name → code.
     enc: [FnvMap<Box<str>, [u8; 4]>; 4],
-    /// Per kind: code → full name.
-    dec: [FnvMap<u32, Box<str>>; 4],
+    /// Per kind: code → the item.
+    dec: [FnvMap<u32, Known>; 4],
+    /// Event and signal parameters: (kind, item code, parameter code) →
+    /// the parameter.
+    params: FnvMap<u64, Known>,
+}
+
+/// An item or parameter the registry knows: its name, ready to copy out
+/// (inline strings), and where it is in the packages.
+#[derive(Debug, Clone)]
+struct Known {
+    name: CompactString,
+    package: usize,
+    item: usize,
+    /// The parameter's index, for a parameter.
+    param: usize,
+}
+
+/// The key of a parameter in [`Index::params`].
+fn param_key(kind: ItemKind, item: u32, code: u16) -> u64 {
+    (kind_index(kind) as u64) << 48 | u64::from(item) << 16 | u64::from(code)
 }
 
 fn kind_index(kind: ItemKind) -> usize {
@@ -294,8 +325,8 @@ impl NameRegistry {
     fn index(&self) -> &Index {
         self.index.get_or_init(|| {
             let mut idx = Index::default();
-            for p in &self.packages {
-                for i in &p.items {
+            for (pi, p) in self.packages.iter().enumerate() {
+                for (ii, i) in p.items.iter().enumerate() {
                     let full: Box<str> = if p.name.is_empty() {
                         i.name.as_str().into()
                     } else {
@@ -303,8 +334,18 @@ impl NameRegistry {
                     };
                     let code = (u32::from(p.code) << 16) | u32::from(i.code);
                     let k = kind_index(i.kind);
+                    let known = |name: &str, param| Known {
+                        name: CompactString::from(name),
+                        package: pi,
+                        item: ii,
+                        param,
+                    };
                     idx.enc[k].insert(full.clone(), code.to_be_bytes());
-                    idx.dec[k].insert(code, full);
+                    idx.dec[k].insert(code, known(&full, 0));
+                    for (qi, param) in i.params.iter().enumerate() {
+                        let key = param_key(i.kind, code, param.code);
+                        idx.params.insert(key, known(&param.name, qi));
+                    }
                 }
             }
             idx
@@ -333,11 +374,8 @@ impl NameRegistry {
     }
 
     fn item_by_code(&self, kind: ItemKind, code: [u8; 4]) -> Option<&Item> {
-        let (pc, ic) = split(code);
-        self.package_by_code(pc)?
-            .items
-            .iter()
-            .find(|i| i.kind == kind && i.code == ic)
+        let k = self.known_item(kind, code)?;
+        Some(&self.packages[k.package].items[k.item])
     }
 
     /// The code of a package name (`PackagesItem`, `IndAudPackagesDescriptor`).
@@ -413,10 +451,17 @@ impl NameRegistry {
 
     /// The text name of a `PkgdName` code the registry knows, without
     /// building anything (`None`: use [`Self::decode_pkgd_name`]).
-    pub(crate) fn known_pkgd_name(&self, kind: ItemKind, code: [u8; 4]) -> Option<&str> {
-        self.index().dec[kind_index(kind)]
-            .get(&u32::from_be_bytes(code))
-            .map(|n| &**n)
+    pub(crate) fn known_pkgd_name(&self, kind: ItemKind, code: [u8; 4]) -> Option<&CompactString> {
+        self.known_item(kind, code).map(|k| &k.name)
+    }
+
+    fn known_item(&self, kind: ItemKind, code: [u8; 4]) -> Option<&Known> {
+        self.index().dec[kind_index(kind)].get(&u32::from_be_bytes(code))
+    }
+
+    fn known_param(&self, kind: ItemKind, item: [u8; 4], code: [u8; 2]) -> Option<&Known> {
+        let key = param_key(kind, u32::from_be_bytes(item), u16::from_be_bytes(code));
+        self.index().params.get(&key)
     }
 
     /// The name of parameter `code` of the event or signal `item`, when the
@@ -426,16 +471,13 @@ impl NameRegistry {
         kind: ItemKind,
         item: [u8; 4],
         code: [u8; 2],
-    ) -> Option<&str> {
-        let c = u16::from_be_bytes(code);
-        self.item_by_code(kind, item)
-            .and_then(|i| i.params.iter().find(|p| p.code == c))
-            .map(|p| &*p.name)
+    ) -> Option<&CompactString> {
+        self.known_param(kind, item, code).map(|k| &k.name)
     }
 
     /// Appends the text name of a `PkgdName` code.
     pub fn decode_pkgd_name(&self, kind: ItemKind, code: [u8; 4], out: &mut String) {
-        if let Some(n) = self.index().dec[kind_index(kind)].get(&u32::from_be_bytes(code)) {
+        if let Some(n) = self.known_pkgd_name(kind, code) {
             out.push_str(n);
             return;
         }
@@ -501,7 +543,8 @@ impl NameRegistry {
 
     /// The value type of a property or statistic.
     pub fn item_type(&self, kind: ItemKind, code: [u8; 4]) -> Option<&ValueType> {
-        self.item_by_code(kind, code)?.ty.as_ref()
+        let k = self.known_item(kind, code)?;
+        self.packages[k.package].items[k.item].ty.as_ref()
     }
 
     /// The value type of a parameter of an event or signal.
@@ -511,11 +554,8 @@ impl NameRegistry {
         item: [u8; 4],
         code: [u8; 2],
     ) -> Option<&ValueType> {
-        let c = u16::from_be_bytes(code);
-        self.item_by_code(kind, item)?
-            .params
-            .iter()
-            .find(|p| p.code == c)?
+        let k = self.known_param(kind, item, code)?;
+        self.packages[k.package].items[k.item].params[k.param]
             .ty
             .as_ref()
     }

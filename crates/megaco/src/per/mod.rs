@@ -252,7 +252,7 @@ impl PerConfig {
     /// the package's name and the item's hex code, or hex codes alone.
     pub(crate) fn pkgd_name(&self, scope: Scope, code: [u8; 4]) -> CompactString {
         if let Some(n) = self.names().known_pkgd_name(kind(scope), code) {
-            return n.into();
+            return n.clone();
         }
         let mut s = String::new();
         self.names().decode_pkgd_name(kind(scope), code, &mut s);
@@ -262,7 +262,7 @@ impl PerConfig {
     /// The name of parameter `code` of the event or signal `parent`.
     pub(crate) fn param_name(&self, scope: Scope, parent: [u8; 4], code: [u8; 2]) -> CompactString {
         if let Some(n) = self.names().known_parameter(kind(scope), parent, code) {
-            return n.into();
+            return n.clone();
         }
         let mut s = String::new();
         self.names()

@@ -318,7 +318,7 @@ impl Dec<'_> {
     fn pkgd(&self, t: Span, kind: ItemKind) -> D<(CompactString, [u8; 4])> {
         let code: [u8; 4] = self.fixed(t, "PkgdName (4 octets)")?;
         if let Some(n) = self.reg.known_pkgd_name(kind, code) {
-            return Ok((n.into(), code));
+            return Ok((n.clone(), code));
         }
         let mut s = String::new();
         self.reg.decode_pkgd_name(kind, code, &mut s);
@@ -328,7 +328,7 @@ impl Dec<'_> {
     fn param_name(&self, t: Span, kind: ItemKind, item: [u8; 4]) -> D<(CompactString, [u8; 2])> {
         let code: [u8; 2] = self.fixed(t, "Name (2 octets)")?;
         if let Some(n) = self.reg.known_parameter(kind, item, code) {
-            return Ok((n.into(), code));
+            return Ok((n.clone(), code));
         }
         let mut s = String::new();
         self.reg.decode_parameter(kind, item, code, &mut s);
