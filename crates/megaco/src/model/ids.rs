@@ -159,9 +159,17 @@ impl FromStr for ContextId {
 /// assert!("a b".parse::<TerminationId>().is_err());
 /// # Ok::<(), megaco::model::ParseIdError>(())
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct TerminationId {
     id: smallstr::SmallString<[u8; TerminationId::INLINE]>,
+}
+
+impl Clone for TerminationId {
+    /// A copy of the text in one go (the derived clone went byte by
+    /// byte, through the inner vector's `extend`).
+    fn clone(&self) -> Self {
+        TerminationId::new(self.as_str())
+    }
 }
 
 impl TerminationId {
