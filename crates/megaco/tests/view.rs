@@ -11,6 +11,9 @@ use megaco::view::MessageView;
 #[path = "../../../fuzz/fuzz_targets/view_check.rs"]
 mod view_check;
 
+#[path = "../../../fuzz/replay_inputs.rs"]
+mod replay_inputs;
+
 fn vectors(dir: &str) -> Vec<(String, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/vectors");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
@@ -22,6 +25,30 @@ fn vectors(dir: &str) -> Vec<(String, Vec<u8>)> {
         .into_iter()
         .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
         .collect()
+}
+
+/// The inputs on which the view and the owned decoder once disagreed
+/// (`fuzz/regressions/view/`), checked as the `view` fuzz target checks
+/// them: both dialects, both mappings.
+#[test]
+fn view_regressions() {
+    let inputs = replay_inputs::inputs("regressions/view");
+    assert!(
+        !inputs.is_empty(),
+        "fuzz/regressions/view/ holds the inputs"
+    );
+    for (name, bytes) in inputs {
+        for dialect in [Dialect::Otp, Dialect::Standard] {
+            for mapping in [Mapping::default(), Mapping::Native] {
+                let enc = Encoding::Ber(BerConfig {
+                    dialect,
+                    mapping,
+                    ..BerConfig::default()
+                });
+                view_check::check(&bytes, &enc, &name);
+            }
+        }
+    }
 }
 
 #[test]

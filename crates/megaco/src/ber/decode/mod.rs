@@ -372,6 +372,8 @@ impl Dec<'_> {
         while let Some(x) = self.next(&mut r)? {
             match x.tag() {
                 0xA0 => {
+                    // A repeated component: the last one counts.
+                    nw = 0;
                     let mut w = self.children(x)?;
                     while let Some(o) = self.next(&mut w)? {
                         expect(o, 0x04, "WildcardField (OCTET STRING)")?;
@@ -495,6 +497,43 @@ fn oid(t: Span, c: &[u8]) -> D<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A TLV of `content` with a short length.
+    fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
+        let mut v = vec![tag, content.len() as u8];
+        v.extend_from_slice(content);
+        v
+    }
+
+    /// Of two wildcard lists in one id, the last counts, as for every
+    /// repeated component, and as the view reads it: the first list's
+    /// wildcard is not kept.
+    #[test]
+    fn a_repeated_wildcard_list_replaces_the_one_before() {
+        let cfg = BerConfig::otp();
+        let Mapping::Text(levels) = &cfg.mapping else {
+            unreachable!("OTP's configuration maps ids to text")
+        };
+        let id = tlv(0x81, &[0xFF, 0xFF, 0x00]);
+        let choose = tlv(0xA0, &tlv(0x04, &[0x57]));
+        let none = tlv(0xA0, &[]);
+        for (parts, text) in [
+            (vec![&choose[..], &none, &id], "11111111/11111111/00000000"),
+            (vec![&none[..], &choose, &id], "$"),
+            (vec![&choose[..], &choose, &id], "$"),
+        ] {
+            let bytes = tlv(0x30, &parts.concat());
+            let d = Dec {
+                input: Input::new(&bytes, &Limits::DEFAULT),
+                reg: &cfg.registry,
+                levels: Some(levels),
+                standard: false,
+                native: false,
+            };
+            let t = d.next(&mut d.cursor()).unwrap().unwrap();
+            assert_eq!(d.term_id(t).unwrap().as_str(), text);
+        }
+    }
 
     /// Where every TLV of `bytes` whose content has the usual termination
     /// id's shape lies.
