@@ -185,22 +185,47 @@ pub(crate) fn is_timestamp(w: &[u8]) -> bool {
 
 /// `NAME = ALPHA *63(ALPHA / DIGIT / "_")`.
 pub(crate) fn is_name(n: &[u8]) -> bool {
-    matches!(n.first(), Some(c) if c.is_ascii_alphabetic())
-        && n.len() <= 64
-        && n.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+    name_case(n).is_some()
+}
+
+/// Whether `n` is a `NAME`, and if so whether it has an upper-case
+/// letter (one pass, for a decoder that lower-cases names).
+#[inline]
+pub(crate) fn name_case(n: &[u8]) -> Option<bool> {
+    let (&first, rest) = n.split_first()?;
+    if !first.is_ascii_alphabetic() || n.len() > 64 {
+        return None;
+    }
+    let mut upper = first.is_ascii_uppercase();
+    for &c in rest {
+        if !(c.is_ascii_alphanumeric() || c == b'_') {
+            return None;
+        }
+        upper |= c.is_ascii_uppercase();
+    }
+    Some(upper)
 }
 
 /// `pkgdName = (PackageName SLASH ItemID) / (PackageName SLASH "*") /
 /// ("*" SLASH "*")`, names being `NAME`s.
 pub(crate) fn is_pkgd_name(n: &[u8]) -> bool {
-    match n.iter().position(|&b| b == b'/') {
-        Some(i) => {
-            let (package, item) = (&n[..i], &n[i + 1..]);
-            (is_name(package) && (item == b"*" || is_name(item)))
-                || (package == b"*" && item == b"*")
-        }
-        None => false,
+    pkgd_name_case(n).is_some()
+}
+
+/// Whether `n` is a `pkgdName`, and if so whether it has an upper-case
+/// letter.
+#[inline]
+pub(crate) fn pkgd_name_case(n: &[u8]) -> Option<bool> {
+    let i = n.iter().position(|&b| b == b'/')?;
+    let (package, item) = (&n[..i], &n[i + 1..]);
+    if package == b"*" {
+        return (item == b"*").then_some(false);
     }
+    let upper = name_case(package)?;
+    if item == b"*" {
+        return Some(upper);
+    }
+    Some(upper | name_case(item)?)
 }
 
 /// `domainName`'s text: a letter or digit, then up to 63 letters, digits,

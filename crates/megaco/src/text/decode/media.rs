@@ -1,11 +1,11 @@
 //! Media and its streams, properties and their values, and the Mux,
 //! Modem, DigitMap and Statistics descriptors.
 
-use super::{lower, text, Parser};
+use super::{lower, lower_as, text, Parser};
 use crate::model::*;
 use crate::text::keyword::Kw;
 use crate::text::lexer::{is_safe, is_ws, Tok, R, TIMER};
-use crate::text::scalar::{is_name, is_pkgd_name};
+use crate::text::scalar::{name_case, pkgd_name_case};
 
 /// A DigitMap keyword with what followed it.
 pub(super) enum Dm {
@@ -439,19 +439,17 @@ impl Parser<'_> {
 
     /// `pkgdName`: `package/item` (either may be `*`), lower-cased.
     pub(super) fn pkgd_name_from(&self, at: usize, w: &str) -> R<CompactString> {
-        if is_pkgd_name(w.as_bytes()) {
-            Ok(lower(w))
-        } else {
-            Err(self.invalid(at, w, "package name (package/item)"))
+        match pkgd_name_case(w.as_bytes()) {
+            Some(upper) => Ok(lower_as(w, upper)),
+            None => Err(self.invalid(at, w, "package name (package/item)")),
         }
     }
 
     /// A `NAME` of the grammar, lower-cased.
     pub(super) fn name(&self, at: usize, w: &str, what: &'static str) -> R<CompactString> {
-        if is_name(w.as_bytes()) {
-            Ok(lower(w))
-        } else {
-            Err(self.invalid(at, w, what))
+        match name_case(w.as_bytes()) {
+            Some(upper) => Ok(lower_as(w, upper)),
+            None => Err(self.invalid(at, w, what)),
         }
     }
 

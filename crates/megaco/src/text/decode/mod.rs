@@ -186,8 +186,14 @@ fn text(w: &str) -> CompactString {
 /// A word lower-cased, as OTP's scanner reads names and unquoted values.
 #[inline]
 fn lower(w: &str) -> CompactString {
+    lower_as(w, w.bytes().any(|b| b.is_ascii_uppercase()))
+}
+
+/// [`lower`] of a word known to hold an upper-case letter (`upper`) or
+/// none.
+fn lower_as(w: &str, upper: bool) -> CompactString {
     let mut s = CompactString::from(w);
-    if w.bytes().any(|b| b.is_ascii_uppercase()) {
+    if upper {
         s.make_ascii_lowercase();
     }
     s
