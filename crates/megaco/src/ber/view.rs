@@ -10,7 +10,7 @@ use super::decode::{bad, expect, missing, top_level};
 use super::header::usual_header;
 use super::reader::{too_large, trailing_data, unexpected_tag, Cursor, Input, Span};
 use super::{BerConfig, Dialect, Mapping};
-use crate::asn1::termid::{self, AsnTermId, TermIdLevels};
+use crate::asn1::termid::TermIdLevels;
 use crate::codec::DecodeError;
 use crate::model::{ContextId, Ip4Address, Ip6Address};
 use crate::view::{
@@ -535,34 +535,7 @@ impl<'a> BerWalker<'a> {
     }
 
     fn term_id(&self, t: Span) -> D<TermIdView<'a>> {
-        let input = self.input;
-        let mut wild = [0u8; termid::MAX_WILDCARDS];
-        let mut nw = 0;
-        let mut id: Option<&[u8]> = None;
-        let mut r = input.children(t)?;
-        while let Some(x) = input.next(&mut r)? {
-            match x.tag() {
-                0xA0 => {
-                    let mut w = input.children(x)?;
-                    nw = 0;
-                    while let Some(o) = input.next(&mut w)? {
-                        expect(o, 0x04, "WildcardField (OCTET STRING)")?;
-                        let [b] = input.fixed::<1>(o, "WildcardField (1 octet)")?;
-                        if nw == termid::MAX_WILDCARDS {
-                            return Err(bad(o, "at most 16 wildcard octets"));
-                        }
-                        wild[nw] = b;
-                        nw += 1;
-                    }
-                }
-                0x81 => id = Some(input.content(x)),
-                _ => {}
-            }
-        }
-        let id = id.ok_or_else(|| missing(t, "TerminationID.id"))?;
-        let asn = AsnTermId::new(id, &wild[..nw])
-            .map_err(|_| bad(t, "TerminationID.id of 1 to 8 octets"))?;
-        Ok(TermIdView::asn1(asn, self.levels))
+        Ok(TermIdView::asn1(self.input.asn_term_id(t)?, self.levels))
     }
 }
 

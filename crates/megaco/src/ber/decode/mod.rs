@@ -268,6 +268,37 @@ impl Input<'_> {
         Ok(out)
     }
 
+    /// The `TerminationID` `t` in its ASN.1 form, read component by
+    /// component (the owned decoder's general way and the view's).
+    pub(super) fn asn_term_id(&self, t: Span) -> D<AsnTermId> {
+        let mut wild = [0u8; termid::MAX_WILDCARDS];
+        let mut nw = 0;
+        let mut id: Option<&[u8]> = None;
+        let mut r = self.children(t)?;
+        while let Some(x) = self.next(&mut r)? {
+            match x.tag() {
+                0xA0 => {
+                    // A repeated component: the last one counts.
+                    nw = 0;
+                    let mut w = self.children(x)?;
+                    while let Some(o) = self.next(&mut w)? {
+                        expect(o, 0x04, "WildcardField (OCTET STRING)")?;
+                        let [b] = self.fixed::<1>(o, "WildcardField (1 octet)")?;
+                        if nw == termid::MAX_WILDCARDS {
+                            return Err(bad(o, "at most 16 wildcard octets"));
+                        }
+                        wild[nw] = b;
+                        nw += 1;
+                    }
+                }
+                0x81 => id = Some(self.content(x)),
+                _ => {}
+            }
+        }
+        let id = id.ok_or_else(|| missing(t, "TerminationID.id"))?;
+        AsnTermId::new(id, &wild[..nw]).map_err(|_| bad(t, "TerminationID.id of 1 to 8 octets"))
+    }
+
     /// The first component of the constructed value `t` (a CHOICE's
     /// alternative).
     #[inline]
@@ -365,34 +396,7 @@ impl Dec<'_> {
     /// A `TerminationID` read component by component: any order, any
     /// wildcards, any levels.
     fn term_id_components(&self, t: Span) -> D<TerminationId> {
-        let mut wild = [0u8; termid::MAX_WILDCARDS];
-        let mut nw = 0;
-        let mut id: Option<&[u8]> = None;
-        let mut r = self.children(t)?;
-        while let Some(x) = self.next(&mut r)? {
-            match x.tag() {
-                0xA0 => {
-                    // A repeated component: the last one counts.
-                    nw = 0;
-                    let mut w = self.children(x)?;
-                    while let Some(o) = self.next(&mut w)? {
-                        expect(o, 0x04, "WildcardField (OCTET STRING)")?;
-                        let [b] = self.fixed::<1>(o, "WildcardField (1 octet)")?;
-                        if nw == termid::MAX_WILDCARDS {
-                            return Err(bad(o, "at most 16 wildcard octets"));
-                        }
-                        wild[nw] = b;
-                        nw += 1;
-                    }
-                }
-                0x81 => id = Some(self.content(x)),
-                _ => {}
-            }
-        }
-        let id = id.ok_or_else(|| missing(t, "TerminationID.id"))?;
-        let asn = AsnTermId::new(id, &wild[..nw])
-            .map_err(|_| bad(t, "TerminationID.id of 1 to 8 octets"))?;
-        Ok(termid::to_model(&asn, self.levels))
+        Ok(termid::to_model(&self.asn_term_id(t)?, self.levels))
     }
 
     fn term_ids(&self, t: Span) -> D<SmallList<TerminationId>> {
