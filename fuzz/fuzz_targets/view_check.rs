@@ -208,3 +208,21 @@ pub fn check(bytes: &[u8], encoding: &Encoding, label: &str) {
         .unwrap_or_else(|e| panic!("{label}: the owned decoder accepts, the view's outline: {e}"));
     assert_eq!(outline, expected_outline(&msg), "{label}: outline");
 }
+
+/// [`check`] in every BER configuration: both dialects, both mappings
+/// (what the `view` target and the view's regression test check; the
+/// text ones use [`check`] alone).
+#[allow(dead_code)]
+pub fn check_ber(bytes: &[u8], label: &str) {
+    use megaco::ber::{BerConfig, Dialect, Mapping};
+    for dialect in [Dialect::Otp, Dialect::Standard] {
+        for mapping in [Mapping::default(), Mapping::Native] {
+            let enc = Encoding::Ber(BerConfig {
+                dialect,
+                mapping,
+                ..BerConfig::default()
+            });
+            check(bytes, &enc, label);
+        }
+    }
+}
