@@ -268,9 +268,22 @@ impl Input<'_> {
         Ok(out)
     }
 
-    /// The `TerminationID` `t` in its ASN.1 form, read component by
-    /// component (the owned decoder's general way and the view's).
+    /// The `TerminationID` `t` in its ASN.1 form (the owned decoder's
+    /// general way and the view's): the usual shape at once, anything
+    /// else component by component.
+    #[inline]
     pub(super) fn asn_term_id(&self, t: Span) -> D<AsnTermId> {
+        match self.plain_id(t) {
+            Some(id) => {
+                AsnTermId::new(id, &[]).map_err(|_| bad(t, "TerminationID.id of 1 to 8 octets"))
+            }
+            None => self.asn_term_id_components(t),
+        }
+    }
+
+    /// [`Self::asn_term_id`] component by component: any order, any
+    /// wildcards.
+    fn asn_term_id_components(&self, t: Span) -> D<AsnTermId> {
         let mut wild = [0u8; termid::MAX_WILDCARDS];
         let mut nw = 0;
         let mut id: Option<&[u8]> = None;
@@ -301,7 +314,7 @@ impl Input<'_> {
 
     /// The first component of the constructed value `t` (a CHOICE's
     /// alternative).
-    #[inline]
+    #[inline(always)]
     pub(super) fn first(&self, t: Span, what: &'static str) -> D<Span> {
         self.next(&mut self.children(t)?)?
             .ok_or_else(|| missing(t, what))
@@ -384,18 +397,14 @@ impl Dec<'_> {
         Ok(s.into())
     }
 
+    /// A `TerminationID` in the model's form: the usual one written from
+    /// its octets at once, any other mapped from its ASN.1 form.
     fn term_id(&self, t: Span) -> D<TerminationId> {
         if let (Some(id), Some(levels)) = (self.plain_id(t), self.levels) {
             if let Some(tid) = termid::octet_text(id, levels) {
                 return Ok(tid);
             }
         }
-        self.term_id_components(t)
-    }
-
-    /// A `TerminationID` read component by component: any order, any
-    /// wildcards, any levels.
-    fn term_id_components(&self, t: Span) -> D<TerminationId> {
         Ok(termid::to_model(&self.asn_term_id(t)?, self.levels))
     }
 
@@ -559,8 +568,9 @@ mod tests {
     }
 
     /// The usual termination id's pass gives what reading its components
-    /// gives, for every id of the corpus, under limits around those it
-    /// needs (what the general reader would refuse, it leaves to it).
+    /// gives, in the model's form and in the ASN.1 form the view takes,
+    /// for every id of the corpus, under limits around those it needs
+    /// (what the general reader would refuse, it leaves to it).
     #[test]
     fn plain_ids_read_as_their_components() {
         let cfg = BerConfig::otp();
@@ -588,8 +598,14 @@ mod tests {
                         native: false,
                     };
                     for &t in &ids {
-                        let general = d.term_id_components(t).map_err(|e| e.to_string());
+                        // The component reader, and the model's id of it.
+                        let asn = d.asn_term_id_components(t);
+                        let general = asn
+                            .as_ref()
+                            .map(|a| termid::to_model(a, d.levels))
+                            .map_err(|e| e.to_string());
                         assert_eq!(d.term_id(t).map_err(|e| e.to_string()), general);
+                        assert_eq!(d.asn_term_id(t), asn);
                         taken += usize::from(d.plain_id(t).is_some());
                         refused += usize::from(general.is_err());
                     }
