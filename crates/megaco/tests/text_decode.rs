@@ -213,9 +213,10 @@ fn sdp_is_split_into_property_groups() {
         ]]
     );
 
-    // A new group at each `v=` line; CRLF line ends; `\}` kept.
+    // A new group at each `v=` line; CRLF line ends; `\}` is an escaped
+    // `}`, and a backslash before anything else is itself.
     let text =
-        b"!/1 [10.0.0.1] T=1{C=${A=${M{L{\r\nv=0\r\nc=IN IP4 1.2.3.4\r\nv=1\r\na=x\\}y\r\n}}}}}";
+        b"!/1 [10.0.0.1] T=1{C=${A=${M{L{\r\nv=0\r\nc=IN IP4 1.2.3.4\r\nv=1\r\na=x\\}y\\z\\\\}\r\n}}}}}";
     let m = decode(text).unwrap();
     let Command::Add(amm) = &request(&m).actions[0].command_requests[0].command else {
         panic!()
@@ -230,7 +231,7 @@ fn sdp_is_split_into_property_groups() {
         sp.local_descriptor.as_ref().unwrap().prop_grps.as_slice(),
         [
             vec![pp("v", "0"), pp("c", "IN IP4 1.2.3.4")],
-            vec![pp("v", "1"), pp("a", "x\\}y")],
+            vec![pp("v", "1"), pp("a", "x}y\\z\\}")],
         ]
     );
 }

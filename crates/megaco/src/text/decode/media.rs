@@ -112,10 +112,21 @@ impl Parser<'_> {
     }
 
     /// `Local { SDP }` / `Remote { SDP }`: property groups, a new group
-    /// at each `v=` line; each line `name=value`.
+    /// at each `v=` line; each line `name=value`. A `\}` in a value is an
+    /// escaped `}` (`nonEscapeChar`), which the value holds as `}`: the
+    /// encoder escapes every `}` of a value (as OTP's does), so the two
+    /// give back what they were given, both ways.
     pub(super) fn sdp(&mut self) -> R<SmallList<Vec<PropertyParm>>> {
         let (base, sdp) = self.octet_string()?;
         let b = sdp.as_bytes();
+        let escaped = b.contains(&b'\\');
+        let value = |v: &str| -> CompactString {
+            if escaped && v.contains("\\}") {
+                v.replace("\\}", "}").into()
+            } else {
+                v.into()
+            }
+        };
         let mut groups: SmallList<Vec<PropertyParm>> = SmallList::new();
         let mut group: Vec<PropertyParm> = Vec::new();
         let mut i = 0;
@@ -156,7 +167,11 @@ impl Parser<'_> {
             if name == "v" && !group.is_empty() {
                 groups.push(std::mem::take(&mut group));
             }
-            group.push(PropertyParm::new(name, &sdp[value_start..i]));
+            group.push(PropertyParm {
+                name: name.into(),
+                value: smallvec![value(&sdp[value_start..i])],
+                extra_info: None,
+            });
             if group.len() > self.limits.max_list_len {
                 self.pos = base + i;
                 return Err(self.too_many());
