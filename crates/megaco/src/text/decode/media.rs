@@ -115,7 +115,8 @@ impl Parser<'_> {
     /// at each `v=` line; each line `name=value`. A `\}` in a value is an
     /// escaped `}` (`nonEscapeChar`), which the value holds as `}`: the
     /// encoder escapes every `}` of a value (as OTP's does), so the two
-    /// give back what they were given, both ways.
+    /// give back what they were given, both ways. OTP's scanner differs:
+    /// it ends the descriptor at the first `}`, escaped or not.
     pub(super) fn sdp(&mut self) -> R<SmallList<Vec<PropertyParm>>> {
         let (base, sdp) = self.octet_string()?;
         let b = sdp.as_bytes();
