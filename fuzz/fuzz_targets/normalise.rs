@@ -146,8 +146,9 @@ fn null_where(v: &mut Value, hit: &impl Fn(&serde_json::Map<String, Value>, &str
 /// context properties or audited context properties, and the default
 /// select logic (AND), which is not written; an audit descriptor with
 /// empty token lists is `Audit { }`, which reads back without lists; an
-/// event's requested actions with nothing in them are not written, so
-/// they read back as none, as do an audited LocalControl's empty list
+/// event's requested actions with nothing in them, and an embedded
+/// Signals descriptor with no signals, are not written, so they read back
+/// as none, as do an audited LocalControl's empty list
 /// of properties and a media descriptor's empty list of streams, and a
 /// service change's audit descriptor with no tokens.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
@@ -165,6 +166,15 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
             && child
                 .as_object()
                 .is_some_and(|m| m.values().all(Value::is_null))
+    });
+    // An event's embedded Signals descriptor with no signals is not
+    // written (Erlang/OTP's encoder leaves it out the same way), so the
+    // event reads back without it. (A regulated notification's is
+    // written, `Embed { Signals }`, and reads back as it was.)
+    null_where(&mut json, &|parent, k, child| {
+        k == "signals_descriptor"
+            && child.as_array().is_some_and(Vec::is_empty)
+            && parent.contains_key("keep_active")
     });
     // An event's requested actions with nothing in them (no KeepActive,
     // digit map, embedded descriptors, notify behaviour or reset flag)
