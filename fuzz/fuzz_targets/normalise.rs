@@ -146,9 +146,9 @@ fn null_where(v: &mut Value, hit: &impl Fn(&serde_json::Map<String, Value>, &str
 /// context properties or audited context properties, and the default
 /// select logic (AND), which is not written; an audit descriptor with
 /// empty token lists is `Audit { }`, which reads back without lists; an
-/// event's requested actions with nothing in them, and an embedded
-/// Signals descriptor with no signals, are not written, so they read back
-/// as none, as do an audited LocalControl's empty list
+/// event's requested actions with nothing in them, an embedded Signals
+/// descriptor with no signals and a KeepActive of `false` are not
+/// written, so they read back as none, as do an audited LocalControl's empty list
 /// of properties and a media descriptor's empty list of streams, and a
 /// service change's audit descriptor with no tokens.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
@@ -166,6 +166,12 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
             && child
                 .as_object()
                 .is_some_and(|m| m.values().all(Value::is_null))
+    });
+    // KeepActive is a flag in text: `false` is not written (nor by
+    // Erlang/OTP's encoders), so a signal's or an event's reads back as
+    // none.
+    null_where(&mut json, &|_, k, child| {
+        k == "keep_active" && *child == Value::Bool(false)
     });
     // An event's embedded Signals descriptor with no signals is not
     // written (Erlang/OTP's encoder leaves it out the same way), so the
