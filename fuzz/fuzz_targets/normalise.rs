@@ -147,8 +147,9 @@ fn null_where(v: &mut Value, hit: &impl Fn(&serde_json::Map<String, Value>, &str
 /// select logic (AND), which is not written; an audit descriptor with
 /// empty token lists is `Audit { }`, which reads back without lists; an
 /// event's requested actions with nothing in them, an embedded Signals
-/// descriptor with no signals and a KeepActive of `false` are not
-/// written, so they read back as none, as do an audited LocalControl's empty list
+/// descriptor with no signals, a KeepActive of `false` and the request
+/// id of an embedded Events descriptor with no events are not written, so
+/// they read back as none, as do an audited LocalControl's empty list
 /// of properties and a media descriptor's empty list of streams, and a
 /// service change's audit descriptor with no tokens.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
@@ -166,6 +167,18 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
             && child
                 .as_object()
                 .is_some_and(|m| m.values().all(Value::is_null))
+    });
+    // An embedded Events descriptor with a request id and no events is
+    // written bare (`Embed { Events }`, as Erlang/OTP's encoder writes
+    // it; the grammar has a request id only before a list of events), so
+    // it reads back without the id. (A first-level one is refused.)
+    null_where(&mut json, &|parent, k, child| {
+        k == "request_id"
+            && !child.is_null()
+            && parent
+                .get("event_list")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty)
     });
     // KeepActive is a flag in text: `false` is not written (nor by
     // Erlang/OTP's encoders), so a signal's or an event's reads back as
