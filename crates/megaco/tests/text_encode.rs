@@ -774,3 +774,43 @@ fn sdp_value_with_a_line_end_is_refused() {
         }
     }
 }
+
+/// An embedded Events descriptor: the grammar has events only after a
+/// request id. Events without an id are refused rather than dropped
+/// (OTP 25 writes a bare `E` and loses them); an id without events is
+/// written bare, as OTP writes it, and reads back without the id.
+#[test]
+fn embedded_events_without_request_id_are_refused() {
+    let text = "!/2 [10.0.0.1]\nT=1{C=1{MV=a{E=7{t/ite{EM{E=9{al/on}}}}}}}";
+    let mut m = decode(text.as_bytes()).unwrap();
+    fn embedded(m: &mut MegacoMessage) -> &mut EventsDescriptor {
+        let MessageBody::Transactions(ts) = &mut m.mess.body else {
+            panic!()
+        };
+        let Transaction::Request(r) = &mut ts[0] else {
+            panic!()
+        };
+        let Command::Move(amm) = &mut r.actions[0].command_requests[0].command else {
+            panic!()
+        };
+        let AmmDescriptor::Events(ev) = &mut amm.descriptors[0] else {
+            panic!()
+        };
+        let action = ev.event_list[0].event_action.as_mut().unwrap();
+        action.second_event.as_mut().unwrap()
+    }
+    assert_eq!(encode_compact(&m).unwrap(), text.as_bytes());
+
+    embedded(&mut m).request_id = None;
+    for style in [Style::Pretty, Style::Compact] {
+        let err = encode(&m, style, &mut Vec::new()).unwrap_err();
+        assert!(matches!(err, EncodeError::Invalid { .. }), "{err:?}");
+    }
+
+    embedded(&mut m).request_id = Some(9);
+    embedded(&mut m).event_list.clear();
+    let bytes = encode_compact(&m).unwrap();
+    assert_eq!(bytes, b"!/2 [10.0.0.1]\nT=1{C=1{MV=a{E=7{t/ite{EM{E}}}}}}");
+    let mut back = decode(&bytes).unwrap();
+    assert_eq!(embedded(&mut back).request_id, None);
+}

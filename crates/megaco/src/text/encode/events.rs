@@ -157,7 +157,16 @@ impl Enc<'_> {
         Ok(())
     }
 
+    /// `Events` or `Events = id { … }`. The grammar has events only after
+    /// a request id: events without one have no text form and are
+    /// refused; an id without events is written bare, as OTP writes it.
     pub(super) fn embed_first(&mut self, se: &EventsDescriptor, s: usize) -> R {
+        if se.request_id.is_none() && !se.event_list.is_empty() {
+            return Err(invalid(
+                "embedded Events descriptor",
+                "has events but no request id",
+            ));
+        }
         self.raw(self.t.events);
         if let (Some(rid), false) = (se.request_id, se.event_list.is_empty()) {
             self.eq();
