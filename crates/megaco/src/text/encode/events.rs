@@ -23,23 +23,35 @@ impl Enc<'_> {
                 Ok(())
             }
             (Some(rid), false) => {
-                self.raw(self.t.events);
-                self.eq();
-                self.request_id(rid);
-                self.lb_i(s);
-                let s1 = s + 1;
-                let mut sep = false;
-                for re in &ev.event_list {
-                    self.item(&mut sep, s1, |e| e.requested_event(re, s1))?;
-                }
-                self.rb_i(s);
-                Ok(())
+                self.events_with_id(rid, &ev.event_list, s, Self::requested_event)
             }
             _ => Err(invalid(
                 "Events descriptor",
                 "needs both a request id and events, or neither",
             )),
         }
+    }
+
+    /// `Events = id { … }`, each event written by `event` (first-level or
+    /// embedded).
+    fn events_with_id(
+        &mut self,
+        rid: u32,
+        events: &[RequestedEvent],
+        s: usize,
+        event: fn(&mut Self, &RequestedEvent, usize) -> R,
+    ) -> R {
+        self.raw(self.t.events);
+        self.eq();
+        self.request_id(rid);
+        self.lb_i(s);
+        let s1 = s + 1;
+        let mut sep = false;
+        for re in events {
+            self.item(&mut sep, s1, |e| event(e, re, s1))?;
+        }
+        self.rb_i(s);
+        Ok(())
     }
 
     pub(super) fn requested_event(&mut self, re: &RequestedEvent, s: usize) -> R {
@@ -161,25 +173,19 @@ impl Enc<'_> {
     /// a request id: events without one have no text form and are
     /// refused; an id without events is written bare, as OTP writes it.
     pub(super) fn embed_first(&mut self, se: &EventsDescriptor, s: usize) -> R {
-        if se.request_id.is_none() && !se.event_list.is_empty() {
-            return Err(invalid(
+        match (se.request_id, se.event_list.is_empty()) {
+            (None, false) => Err(invalid(
                 "embedded Events descriptor",
                 "has events but no request id",
-            ));
-        }
-        self.raw(self.t.events);
-        if let (Some(rid), false) = (se.request_id, se.event_list.is_empty()) {
-            self.eq();
-            self.request_id(rid);
-            self.lb_i(s);
-            let s1 = s + 1;
-            let mut sep = false;
-            for ev in &se.event_list {
-                self.item(&mut sep, s1, |e| e.second_requested_event(ev, s1))?;
+            )),
+            (Some(rid), false) => {
+                self.events_with_id(rid, &se.event_list, s, Self::second_requested_event)
             }
-            self.rb_i(s);
+            (_, true) => {
+                self.raw(self.t.events);
+                Ok(())
+            }
         }
-        Ok(())
     }
 
     pub(super) fn second_requested_event(&mut self, re: &RequestedEvent, s: usize) -> R {
