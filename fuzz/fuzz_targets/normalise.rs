@@ -172,9 +172,8 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     // written bare (`Embed { Events }`, as Erlang/OTP's encoder writes
     // it; the grammar has a request id only before a list of events), so
     // it reads back without the id. (A first-level one is refused.)
-    null_where(&mut json, &|parent, k, child| {
+    null_where(&mut json, &|parent, k, _| {
         k == "request_id"
-            && !child.is_null()
             && parent
                 .get("event_list")
                 .and_then(Value::as_array)

@@ -705,15 +705,20 @@ fn service_change_address_beside_mgc_id_is_refused() {
     }
 }
 
-/// The `c=` line of the Local descriptor of `SDP_MODIFY`.
-fn sdp_c_line(m: &mut MegacoMessage) -> &mut PropertyParm {
+/// The first command of the first request of `m`.
+fn first_command(m: &mut MegacoMessage) -> &mut Command {
     let MessageBody::Transactions(ts) = &mut m.mess.body else {
         unreachable!()
     };
     let Transaction::Request(r) = &mut ts[0] else {
         unreachable!()
     };
-    let Command::Modify(modify) = &mut r.actions[0].command_requests[0].command else {
+    &mut r.actions[0].command_requests[0].command
+}
+
+/// The `c=` line of the Local descriptor of `SDP_MODIFY`.
+fn sdp_c_line(m: &mut MegacoMessage) -> &mut PropertyParm {
+    let Command::Modify(modify) = first_command(m) else {
         unreachable!()
     };
     let AmmDescriptor::Media(media) = &mut modify.descriptors[0] else {
@@ -784,17 +789,11 @@ fn embedded_events_without_request_id_are_refused() {
     let text = "!/2 [10.0.0.1]\nT=1{C=1{MV=a{E=7{t/ite{EM{E=9{al/on}}}}}}}";
     let mut m = decode(text.as_bytes()).unwrap();
     fn embedded(m: &mut MegacoMessage) -> &mut EventsDescriptor {
-        let MessageBody::Transactions(ts) = &mut m.mess.body else {
-            panic!()
-        };
-        let Transaction::Request(r) = &mut ts[0] else {
-            panic!()
-        };
-        let Command::Move(amm) = &mut r.actions[0].command_requests[0].command else {
-            panic!()
+        let Command::Move(amm) = first_command(m) else {
+            unreachable!()
         };
         let AmmDescriptor::Events(ev) = &mut amm.descriptors[0] else {
-            panic!()
+            unreachable!()
         };
         let action = ev.event_list[0].event_action.as_mut().unwrap();
         action.second_event.as_mut().unwrap()
