@@ -257,3 +257,49 @@ fn nesting_of_notify_behaviours_is_limited() {
         }
     );
 }
+
+/// SecondRequestedActions has no secondEvent: an embedded event whose
+/// actions embed events again is refused (it was once dropped silently;
+/// found by the edge-value sweep in `edge_values.rs`), as BER and text
+/// refuse it.
+#[test]
+fn embedded_events_do_not_nest() {
+    let embedded = |inner: Option<EventsDescriptor>| EventsDescriptor {
+        request_id: Some(2),
+        event_list: vec![RequestedEvent {
+            pkgd_name: "al/on".into(),
+            stream_id: None,
+            event_action: Some(RequestedActions {
+                second_event: inner,
+                ..Default::default()
+            }),
+            ev_par_list: Default::default(),
+        }],
+    };
+    let outer = |inner| {
+        modify(
+            3,
+            AmmDescriptor::Events(EventsDescriptor {
+                request_id: Some(1),
+                event_list: vec![RequestedEvent {
+                    pkgd_name: "al/of".into(),
+                    stream_id: None,
+                    event_action: Some(RequestedActions {
+                        second_event: Some(embedded(inner)),
+                        ..Default::default()
+                    }),
+                    ev_par_list: Default::default(),
+                }],
+            }),
+        )
+    };
+    let cfg = PerConfig::default();
+    let one_level = outer(None);
+    let bytes = per::encode(&one_level, &cfg).unwrap();
+    assert_eq!(per::decode(&bytes, &cfg).unwrap(), one_level);
+    let nested = outer(Some(embedded(None)));
+    let err = per::encode(&nested, &cfg).unwrap_err();
+    assert!(matches!(err, EncodeError::Invalid { .. }), "{err:?}");
+    let ber = megaco::ber::encode(&nested, &Default::default()).unwrap_err();
+    assert!(matches!(ber, EncodeError::Invalid { .. }), "{ber:?}");
+}

@@ -813,3 +813,115 @@ fn embedded_events_without_request_id_are_refused() {
     let mut back = decode(&bytes).unwrap();
     assert_eq!(embedded(&mut back).request_id, None);
 }
+
+/// Every style refuses `m` as [`EncodeError::Invalid`].
+fn refused_in_text(m: &MegacoMessage) {
+    for style in [Style::Pretty, Style::Compact] {
+        let err = encode(m, style, &mut Vec::new()).unwrap_err();
+        assert!(matches!(err, EncodeError::Invalid { .. }), "{err:?}");
+    }
+}
+
+/// Shapes the text grammar cannot say (each found by the edge-value sweep
+/// in `edge_values.rs`; Erlang/OTP 25's encoders write the first and the
+/// last, and its parser refuses what they write): an empty NotifyCompletion
+/// list (`NC={}`), a `ds` digit string with a quote in it, an SDP `v=`
+/// line inside a property group (it reads back as the start of the next),
+/// and an audited `Stream = id { … }` with two items (the grammar has one).
+#[test]
+fn shapes_without_a_text_form_are_refused() {
+    let text = "!/1 [10.0.0.1]\nT=1{C=1{MF=t1{SG{al/ri{NC={TO}}}}}}";
+    let mut m = decode(text.as_bytes()).unwrap();
+    assert_eq!(encode_compact(&m).unwrap(), text.as_bytes());
+    let Command::Modify(amm) = first_command(&mut m) else {
+        unreachable!()
+    };
+    let AmmDescriptor::Signals(signals) = &mut amm.descriptors[0] else {
+        unreachable!()
+    };
+    let SignalRequest::Signal(signal) = &mut signals[0] else {
+        unreachable!()
+    };
+    signal.notify_completion = Some(vec![]);
+    refused_in_text(&m);
+
+    let text = "!/1 [10.0.0.1]\nT=1{C=1{N=t1{OE=1{19990729T22000000:dd/ce{ds=\"12\",meth=fm}}}}}";
+    let mut m = decode(text.as_bytes()).unwrap();
+    assert_eq!(encode_compact(&m).unwrap(), text.as_bytes());
+    let Command::Notify(n) = first_command(&mut m) else {
+        unreachable!()
+    };
+    n.observed_events_descriptor.observed_event_lst[0].event_par_list[0].value[0] = "1\"2".into();
+    refused_in_text(&m);
+
+    let mut m = decode(SDP_MODIFY.as_bytes()).unwrap();
+    let c_line = sdp_c_line(&mut m).clone();
+    *sdp_c_line(&mut m) = PropertyParm::new("v", "0");
+    let Command::Modify(modify) = first_command(&mut m) else {
+        unreachable!()
+    };
+    let AmmDescriptor::Media(media) = &mut modify.descriptors[0] else {
+        unreachable!()
+    };
+    let Some(Streams::OneStream(stream)) = &mut media.streams else {
+        unreachable!()
+    };
+    stream.local_descriptor.as_mut().unwrap().prop_grps[0][0] = c_line;
+    refused_in_text(&m);
+
+    let audit = |item: &str| {
+        let text = format!("!/3 [10.0.0.1]\nT=1{{C=-{{AV=t1{{AT{{M{{ST=1{{{item}}}}}}}}}}}}}");
+        let mut m = decode(text.as_bytes()).unwrap();
+        assert_eq!(encode_compact(&m).unwrap(), text.as_bytes());
+        let Command::AuditValue(a) = first_command(&mut m).clone() else {
+            unreachable!()
+        };
+        let IndAuditParameter::Media(media) = &a.audit_descriptor.audit_property_token.unwrap()[0]
+        else {
+            unreachable!()
+        };
+        let Some(IndAudStreams::MultiStream(streams)) = &media.streams else {
+            unreachable!()
+        };
+        (m, streams[0].stream_parms.clone())
+    };
+    let (mut m, stream) = audit("SA{nt/dur}");
+    let (_, local_control) = audit("O{MO}");
+    let Command::AuditValue(a) = first_command(&mut m) else {
+        unreachable!()
+    };
+    let tokens = a.audit_descriptor.audit_property_token.as_mut().unwrap();
+    let IndAuditParameter::Media(media) = &mut tokens[0] else {
+        unreachable!()
+    };
+    let Some(IndAudStreams::MultiStream(streams)) = &mut media.streams else {
+        unreachable!()
+    };
+    streams[0].stream_parms = IndAudStreamParms {
+        local_control_descriptor: local_control.local_control_descriptor,
+        ..stream
+    };
+    refused_in_text(&m);
+}
+
+/// A Local or Remote descriptor's text ends at `}` with its white space
+/// trimmed, so the last SDP line's trailing spaces go with it, as
+/// Erlang/OTP 25's decoder reads it (checked); a line's own trailing
+/// space before a line end stays.
+#[test]
+fn last_sdp_line_reads_back_trimmed() {
+    let text = "!/1 [10.0.0.1]\nT=1{C=1{MF=t1{M{L{\nv=0\nc=IN IP4 $ \na=x \n}}}}}";
+    let mut m = decode(text.as_bytes()).unwrap();
+    let Command::Modify(modify) = first_command(&mut m) else {
+        unreachable!()
+    };
+    let AmmDescriptor::Media(media) = &modify.descriptors[0] else {
+        unreachable!()
+    };
+    let Some(Streams::OneStream(stream)) = &media.streams else {
+        unreachable!()
+    };
+    let lines = &stream.local_descriptor.as_ref().unwrap().prop_grps[0];
+    let values: Vec<&str> = lines.iter().map(|p| p.value[0].as_str()).collect();
+    assert_eq!(values, ["0", "IN IP4 $ ", "x"]);
+}

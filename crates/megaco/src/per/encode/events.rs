@@ -138,6 +138,13 @@ pub(super) fn second_events(w: &mut BitWriter<'_>, cx: &Cx<'_>, e: &EventsDescri
             u16_(w, s);
         }
         if let Some(a) = &ev.event_action {
+            // SecondRequestedActions has no secondEvent.
+            if a.second_event.is_some() {
+                return Err(invalid(
+                    "embedded event",
+                    "an embedded event's actions cannot embed events again",
+                ));
+            }
             let extra = [a.notify_behaviour.is_some(), a.reset_events_descriptor];
             let any = extra.iter().any(|&b| b);
             cx.need(any, 3, "notify behaviour / ResetEventsDescriptor")?;

@@ -258,11 +258,23 @@ impl Enc<'_> {
     }
 
     pub(super) fn ind_aud_stream_descriptor(&mut self, sd: &IndAudStreamDescriptor, s: usize) -> R {
+        // `Stream = id { item }` holds exactly one item (as Erlang/OTP's
+        // parser reads it; its encoder writes both and cannot read them
+        // back). The single-stream form lists several.
+        let p = &sd.stream_parms;
+        if p.local_control_descriptor.is_some() && p.statistics_descriptor.is_some() {
+            return Err(invalid(
+                "audited stream",
+                "`Stream = id { … }` holds one item: LocalControl or Statistics",
+            ));
+        }
         self.raw(self.t.stream);
         self.eq();
         self.num(sd.stream_id as u64);
         self.braces(s, "audited stream", |e| {
-            e.ind_aud_stream_parms(&sd.stream_parms, s + 1)
+            e.nonempty("audited stream", "empty", |e| {
+                e.ind_aud_stream_parms(p, s + 1)
+            })
         })
     }
 

@@ -138,7 +138,14 @@ impl Enc<'_> {
                         "every group after the first must start with v=",
                     ));
                 }
-                for p in g {
+                for (j, p) in g.iter().enumerate() {
+                    // The decoder starts a group at each `v=` line.
+                    if j > 0 && p.name == "v" {
+                        return Err(invalid(
+                            "SDP property group",
+                            "a v= line other than a group's first would start a new group",
+                        ));
+                    }
                     let [value] = p.value.as_slice() else {
                         return Err(invalid("SDP property", "needs exactly one value"));
                     };
@@ -222,10 +229,8 @@ impl Enc<'_> {
     pub(super) fn event_parameter(&mut self, p: &PropertyParm, s: usize) -> R {
         if p.name == "ds" && p.extra_info.is_none() {
             if let [ds] = p.value.as_slice() {
-                self.raw(b"ds=\"");
-                self.str(ds);
-                self.byte(b'"');
-                return Ok(());
+                self.raw(b"ds=");
+                return self.quoted_string(ds, "digit string");
             }
         }
         self.parameter(p, s)

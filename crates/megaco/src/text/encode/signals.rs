@@ -120,6 +120,14 @@ impl Enc<'_> {
     }
 
     pub(super) fn notify_completion(&mut self, nc: &[NotifyCompletion], s: usize) -> R {
+        // `NotifyCompletion = { }` is not in the grammar (at least one
+        // reason); Erlang/OTP writes it and cannot read it back.
+        if nc.is_empty() {
+            return Err(invalid(
+                "notify completion",
+                "an empty list has no text form",
+            ));
+        }
         self.raw(self.t.notify_completion);
         self.eq();
         self.lb_i(s);
