@@ -151,7 +151,9 @@ fn null_where(v: &mut Value, hit: &impl Fn(&serde_json::Map<String, Value>, &str
 /// id of an embedded Events descriptor with no events are not written, so
 /// they read back as none, as do an audited LocalControl's empty list
 /// of properties and a media descriptor's empty list of streams, and a
-/// service change's audit descriptor with no tokens.
+/// service change's audit descriptor with no tokens; the last SDP line
+/// of a Local or Remote descriptor reads back without trailing spaces or
+/// tabs.
 fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     let mut json = serde_json::to_value(msg).expect("the model serialises");
     // `Audit { }` reads as an audit descriptor with no token lists.
@@ -233,6 +235,10 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
                 })
         });
     }
+    // A Local or Remote descriptor's text ends at its `}` with white
+    // space trimmed, so its last line's trailing spaces and tabs read back
+    // trimmed (Erlang/OTP's decoder trims them the same way).
+    trim_last_sdp_value(&mut json);
     let mut msg: MegacoMessage = serde_json::from_value(json).expect("the model deserialises");
     let v = msg.mess.version;
     if let MessageBody::Transactions(ts) = &mut msg.mess.body {
@@ -271,6 +277,29 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
         }
     }
     msg
+}
+
+/// Trims the trailing spaces and tabs of the last SDP line of every
+/// Local and Remote descriptor in `v`.
+fn trim_last_sdp_value(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                let last = (k == "prop_grps")
+                    .then(|| child.as_array_mut()?.last_mut()?.as_array_mut()?.last_mut())
+                    .flatten();
+                match last.and_then(|p| p.get_mut("value")?.get_mut(0)) {
+                    Some(Value::String(value)) => {
+                        let kept = value.trim_end_matches([' ', '\t']).len();
+                        value.truncate(kept);
+                    }
+                    _ => trim_last_sdp_value(child),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(trim_last_sdp_value),
+        _ => {}
+    }
 }
 
 /// A command as text gives it back: an audit of a list of one
