@@ -19,7 +19,10 @@
 //! per distinct failure.
 #[path = "../../../fuzz/fuzz_targets/normalise.rs"]
 mod normalise;
+#[path = "../../../fuzz/fuzz_targets/view_check.rs"]
+mod view_check;
 
+use megaco::codec::Encoding;
 use megaco::model::MegacoMessage;
 use serde_json::{json, Value};
 use std::cell::Cell;
@@ -147,6 +150,22 @@ fn node<'a>(v: &'a mut Value, path: &[String]) -> &'a mut Value {
     })
 }
 
+/// The `view` and `text_view` targets' check on `msg`'s compact text
+/// and OTP-dialect BER: the borrowed view yields what the owned decoder
+/// does.
+fn views(msg: &MegacoMessage, label: &str) {
+    let text = Encoding::Text {
+        style: megaco::text::Style::Compact,
+        limits: megaco::Limits::DEFAULT,
+    };
+    let ber = Encoding::Ber(megaco::ber::BerConfig::otp());
+    for enc in [text, ber] {
+        if let Ok(bytes) = enc.encode(msg) {
+            view_check::check(&bytes, &enc, label);
+        }
+    }
+}
+
 thread_local! {
     static QUIET: Cell<bool> = const { Cell::new(false) };
 }
@@ -193,7 +212,10 @@ fn sweep(part: usize, parts: usize) {
                 };
                 tried += 1;
                 let label = format!("{name} with {} = {value}", path.join("."));
-                let Err(e) = std::panic::catch_unwind(|| normalise::roundtrip(&msg, &label)) else {
+                let Err(e) = std::panic::catch_unwind(|| {
+                    normalise::roundtrip(&msg, &label);
+                    views(&msg, &label);
+                }) else {
                     continue;
                 };
                 let text = e
