@@ -8,7 +8,9 @@
 //! field at a time: to none, empty, zero, the limits of its type, strings
 //! with the characters the text grammar treats specially, lists shortened,
 //! reversed or with an element repeated, and to every value (up to a
-//! dozen) the same field holds anywhere else in the corpus. Each model
+//! dozen) the same field holds anywhere else in the corpus (or, for the
+//! few fields no corpus message sets, values written here). A handful of
+//! text messages add the shapes the corpus lacks (`EXTRA`). Each model
 //! that still deserialises goes through the `roundtrip` target's check
 //! (`fuzz/fuzz_targets/normalise.rs`): every encoder either refuses it or
 //! gives back the same model, up to the documented canonical forms. The
@@ -30,7 +32,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Once;
 
-/// The corpus, decoded from Erlang/OTP's BER encodings.
+/// The corpus, decoded from Erlang/OTP's BER encodings, and [`EXTRA`].
 fn corpus() -> Vec<(String, Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/vectors/ber");
     let cfg = megaco::ber::BerConfig::otp();
@@ -51,8 +53,49 @@ fn corpus() -> Vec<(String, Value)> {
                 serde_json::to_value(msg).expect("serialises"),
             )
         })
+        .chain(EXTRA.iter().map(|(name, text)| {
+            let msg =
+                megaco::text::decode(text.as_bytes()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (
+                name.to_string(),
+                serde_json::to_value(msg).expect("serialises"),
+            )
+        }))
         .collect()
 }
+
+/// Shapes no corpus message has (a Modem and a Mux descriptor, an Audit
+/// descriptor among a command's descriptors, AuditCapability and
+/// ContextAudit replies, observed events in an audit reply, an audit of a
+/// list of terminations, a pending transaction), written as text and
+/// swept like the corpus.
+const EXTRA: [(&str, &str); 7] = [
+    (
+        "modem-mux",
+        "!/1 [10.0.0.1]\nT=1{C=1{A=t1{MD[V18,V32b]{nt/jit=40},MX=H221{t2,t3}}}}",
+    ),
+    (
+        "audit-in-add",
+        "!/2 [10.0.0.1]\nT=2{C=1{A=t1{AT{M,E},E=3{al/on}}}}",
+    ),
+    (
+        "audit-capability-reply",
+        "!/1 [10.0.0.1]\nP=3{C=1{AC=t1{M{TS{SI=IV}},OE=4{al/on}}}}",
+    ),
+    (
+        "context-audit-reply",
+        "!/3 [10.0.0.1]\nP=4{C=1{AV=C{t1,t2}}}",
+    ),
+    (
+        "audit-term-list",
+        "!/3 [10.0.0.1]\nP=5{C=1{AV=[t1,t2]{M{TS{SI=IV}}}}}",
+    ),
+    ("pending", "!/1 [10.0.0.1]\nPN=6{}"),
+    (
+        "observed-events-audit",
+        "!/2 [10.0.0.1]\nP=7{C=1{AV=t1{OE=4{19990729T22000000:al/on{strict=state}}}}}",
+    ),
+];
 
 /// Strings the text grammar treats specially (quotes, braces, separators,
 /// white space, non-ASCII, wildcards, the root termination).
@@ -102,6 +145,35 @@ fn edits(v: &Value) -> Vec<Value> {
             }
         },
         Value::Object(_) => vec![Value::Null, json!({})],
+    }
+}
+
+/// Values for the fields no corpus message sets (each is `null`
+/// throughout), and a few wrong ones among them.
+fn unset_fields(key: &str, by_key: &BTreeMap<String, Vec<Value>>) -> Vec<Value> {
+    match key {
+        "auth_header" => vec![
+            json!({"sec_parm_index": 1, "seq_num": 2, "ad": [0, 1, 2, 255]}),
+            json!({"sec_parm_index": 0, "seq_num": 0, "ad": []}),
+        ],
+        "time_stamp" => vec![
+            json!({"date": "20261129", "time": "12000000"}),
+            json!({"date": "2026112", "time": "1200000"}),
+            json!({"date": "abcdefgh", "time": "12:00:00"}),
+        ],
+        "non_standard_data" => vec![
+            json!({"non_standard_identifier": {"experimental": "abcdefgh"}, "data": [1, 2]}),
+            json!({"non_standard_identifier": {"object": [1, 2, 3]}, "data": []}),
+            json!({"non_standard_identifier": {"h221_non_standard": {
+                "t35_country_code1": 1, "t35_country_code2": 2,
+                "t35_extension": 3, "manufacturer_code": 4}}, "data": [0]}),
+        ],
+        // a mid, as the header holds them
+        "service_change_mgc_id" => by_key.get("mid").cloned().unwrap_or_default(),
+        // an audit descriptor, as commands hold them
+        "service_change_info" => by_key.get("audit_descriptor").cloned().unwrap_or_default(),
+        "duration_timer" | "service_change_delay" => vec![json!(1), json!(99)],
+        _ => vec![],
     }
 }
 
@@ -201,9 +273,11 @@ fn sweep(part: usize, parts: usize) {
             let old = node(&mut base.clone(), &path).clone();
             let key = path.last().filter(|k| k.parse::<usize>().is_err());
             let elsewhere = key.and_then(|k| by_key.get(k)).into_iter().flatten();
+            let unset = key.map(|k| unset_fields(k, &by_key)).unwrap_or_default();
             let new_values = edits(&old)
                 .into_iter()
-                .chain(elsewhere.filter(|&v| *v != old).cloned());
+                .chain(elsewhere.filter(|&v| *v != old).cloned())
+                .chain(unset);
             for value in new_values {
                 let mut v = base.clone();
                 *node(&mut v, &path) = value.clone();
@@ -274,4 +348,40 @@ fn edge_values_2() {
 #[test]
 fn edge_values_3() {
     sweep(3, 4);
+}
+
+/// Each value of [`unset_fields`] fits its field somewhere in the corpus
+/// (a misspelt one would never deserialise, and the sweep would skip it
+/// without a word).
+#[test]
+fn unset_field_values_fit() {
+    let corpus = corpus();
+    let by_key = values_by_key(&corpus);
+    let keys = [
+        "auth_header",
+        "time_stamp",
+        "non_standard_data",
+        "service_change_mgc_id",
+        "service_change_info",
+        "duration_timer",
+        "service_change_delay",
+    ];
+    for key in keys {
+        let values = unset_fields(key, &by_key);
+        assert!(!values.is_empty(), "{key}");
+        for value in values {
+            let fits = corpus.iter().any(|(_, base)| {
+                let mut all = Vec::new();
+                paths(base, &mut Vec::new(), &mut all);
+                all.iter()
+                    .filter(|p| p.last().map(String::as_str) == Some(key))
+                    .any(|p| {
+                        let mut v = base.clone();
+                        *node(&mut v, p) = value.clone();
+                        serde_json::from_value::<MegacoMessage>(v).is_ok()
+                    })
+            });
+            assert!(fits, "{key} = {value} fits no corpus message");
+        }
+    }
 }
