@@ -175,27 +175,30 @@ fn errors_say_where_and_what() {
     assert!(e.to_string().contains("IP4Address.address"));
 }
 
+/// An Events descriptor of the one event `name`, with `actions`.
+fn one_event(request_id: u32, name: &str, actions: RequestedActions) -> EventsDescriptor {
+    EventsDescriptor {
+        request_id: Some(request_id),
+        event_list: vec![RequestedEvent {
+            pkgd_name: name.into(),
+            stream_id: None,
+            event_action: Some(actions),
+            ev_par_list: Default::default(),
+        }],
+    }
+}
+
 /// `levels` regulated notify behaviours, each embedding an event whose
 /// actions carry the next.
 fn nested(levels: usize) -> NotifyBehaviour {
     let mut n = NotifyBehaviour::NotifyImmediate;
     for _ in 1..levels {
+        let actions = RequestedActions {
+            notify_behaviour: Some(n),
+            ..Default::default()
+        };
         n = NotifyBehaviour::NotifyRegulated(Box::new(RegulatedEmbeddedDescriptor {
-            second_event: Some(EventsDescriptor {
-                request_id: Some(1),
-                event_list: vec![RequestedEvent {
-                    pkgd_name: "al/on".into(),
-                    stream_id: None,
-                    event_action: Some(RequestedActions {
-                        keep_active: None,
-                        event_dm: None,
-                        signals_descriptor: None,
-                        notify_behaviour: Some(n),
-                        ..Default::default()
-                    }),
-                    ev_par_list: vec![].into(),
-                }],
-            }),
+            second_event: Some(one_event(1, "al/on", actions)),
             signals_descriptor: None,
         }));
     }
@@ -203,25 +206,11 @@ fn nested(levels: usize) -> NotifyBehaviour {
 }
 
 fn with_behaviour(n: NotifyBehaviour) -> MegacoMessage {
-    modify(
-        3,
-        AmmDescriptor::Events(EventsDescriptor {
-            request_id: Some(1),
-            event_list: vec![RequestedEvent {
-                pkgd_name: "al/of".into(),
-                stream_id: None,
-                event_action: Some(RequestedActions {
-                    keep_active: None,
-                    event_dm: None,
-                    second_event: None,
-                    signals_descriptor: None,
-                    notify_behaviour: Some(n),
-                    reset_events_descriptor: false,
-                }),
-                ev_par_list: vec![].into(),
-            }],
-        }),
-    )
+    let actions = RequestedActions {
+        notify_behaviour: Some(n),
+        ..Default::default()
+    };
+    modify(3, AmmDescriptor::Events(one_event(1, "al/of", actions)))
 }
 
 /// The one recursion of the ASN.1 types is bounded both ways.
@@ -264,34 +253,19 @@ fn nesting_of_notify_behaviours_is_limited() {
 /// refuse it.
 #[test]
 fn embedded_events_do_not_nest() {
-    let embedded = |inner: Option<EventsDescriptor>| EventsDescriptor {
-        request_id: Some(2),
-        event_list: vec![RequestedEvent {
-            pkgd_name: "al/on".into(),
-            stream_id: None,
-            event_action: Some(RequestedActions {
-                second_event: inner,
-                ..Default::default()
-            }),
-            ev_par_list: Default::default(),
-        }],
+    let embedded = |inner| {
+        let actions = RequestedActions {
+            second_event: inner,
+            ..Default::default()
+        };
+        one_event(2, "al/on", actions)
     };
     let outer = |inner| {
-        modify(
-            3,
-            AmmDescriptor::Events(EventsDescriptor {
-                request_id: Some(1),
-                event_list: vec![RequestedEvent {
-                    pkgd_name: "al/of".into(),
-                    stream_id: None,
-                    event_action: Some(RequestedActions {
-                        second_event: Some(embedded(inner)),
-                        ..Default::default()
-                    }),
-                    ev_par_list: Default::default(),
-                }],
-            }),
-        )
+        let actions = RequestedActions {
+            second_event: Some(embedded(inner)),
+            ..Default::default()
+        };
+        modify(3, AmmDescriptor::Events(one_event(1, "al/of", actions)))
     };
     let cfg = PerConfig::default();
     let one_level = outer(None);
