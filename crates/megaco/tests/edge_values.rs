@@ -214,6 +214,7 @@ fn paths(v: &Value, at: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
     }
 }
 
+/// The node of `v` at `path` (from [`paths`]).
 fn node<'a>(v: &'a mut Value, path: &[String]) -> &'a mut Value {
     path.iter().fold(v, |v, k| match v {
         Value::Object(map) => map.get_mut(k).expect("a path of this value"),
