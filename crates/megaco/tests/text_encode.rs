@@ -558,6 +558,14 @@ fn service_change_audit_items_are_written_bare() {
         reencode("!/2 [124.124.124.222]:55555\nT=1{C=-{SC=root{SV{MT=RS,RE=\"901\",M,E}}}}"),
         "!/2 [124.124.124.222]:55555\nT=1{C=-{SC=root{SV{MT=RS,RE=\"901\",M,E}}}}"
     );
+    // The v3 incomplete flag comes before them: OTP 4.4.2 reads audit items
+    // only at the end (`text_grammar.rs` checks both orders against it).
+    assert_eq!(
+        reencode(
+            "!/3 [124.124.124.222]:55555\nT=1{C=-{SC=root{SV{MT=RS,RE=\"901\",M{O{MO}},SIC}}}}"
+        ),
+        "!/3 [124.124.124.222]:55555\nT=1{C=-{SC=root{SV{MT=RS,RE=\"901\",SIC,M{O{MO}}}}}}"
+    );
 }
 
 #[test]

@@ -216,6 +216,20 @@ pub(super) const CASES: &[Case] = &[
         Same,
     ),
     (
+        "eventParameterName spelling a keyword (v1)",
+        1,
+        "T=1{C=1{MF=a{E=1{al/of{m=state}}}}}",
+        true,
+        Same,
+    ),
+    (
+        "eventParameterName spelling a keyword",
+        3,
+        "T=1{C=1{MF=a{E=1{al/of{m=state}}}}}",
+        true,
+        Refuses,
+    ),
+    (
         "eventParameterName = NAME",
         1,
         "T=1{C=1{MF=a{E=1{al/of{1x=2}}}}}",
@@ -622,6 +636,20 @@ pub(super) const CASES: &[Case] = &[
         Same,
     ),
     (
+        "ServiceChangeIncompleteToken before an auditItem",
+        3,
+        "T=1{C=-{SC=ROOT{SV{MT=RS,RE=\"901\",SIC,M{O{MO}}}}}}",
+        true,
+        Same,
+    ),
+    (
+        "ServiceChangeIncompleteToken after an auditItem",
+        3,
+        "T=1{C=-{SC=ROOT{SV{MT=RS,RE=\"901\",M{O{MO}},SIC}}}}",
+        true,
+        Refuses,
+    ),
+    (
         "auditItem in serviceChangeParm is v2",
         1,
         "T=1{C=-{SC=ROOT{SV{MT=RS,RE=\"901\",M}}}}",
@@ -678,6 +706,20 @@ pub(super) const CASES: &[Case] = &[
     ("segment numbers", 3, "P=1/1/END{C=1{A=a}}", true, Same),
     ("segmentReply", 3, "SM=1/2", true, Same),
     ("segmentReply: segment number", 3, "SM=1", false, Same),
+    (
+        "segmentReply, then a transaction on a new line",
+        3,
+        "SM=1/2\nT=2{C=1{AV=ROOT}}",
+        true,
+        Refuses,
+    ),
+    (
+        "segmentReply, then a transaction with nothing between",
+        3,
+        "SM=1/2T=2{C=1{AV=ROOT}}",
+        false,
+        Same,
+    ),
     ("MessageSegmentToken is v3", 2, "SM=1/2", false, Same),
     ("auditReply, context", 1, "P=1{C=1{AV=C{a,b}}}", true, Same),
     (

@@ -314,6 +314,20 @@ pub(super) const CASES: &[Case] = &[
         Same,
     ),
     (
+        "topologyDescriptor: two triples (v2)",
+        2,
+        "T=1{C=1{TP{a,b,BW,c,d,IS},AV=ROOT}}",
+        true,
+        Refuses,
+    ),
+    (
+        "topologyDescriptor: two triples",
+        3,
+        "T=1{C=1{TP{a,b,BW,c,d,IS},AV=ROOT}}",
+        true,
+        Same,
+    ),
+    (
         "topology stream is v2",
         2,
         "T=1{C=1{TP{a,b,IS,ST=1},AV=ROOT}}",
@@ -355,6 +369,20 @@ pub(super) const CASES: &[Case] = &[
         "T=1{C=1{CA{PR=1,ORLGC},AV=ROOT}}",
         true,
         Same,
+    ),
+    (
+        "contextAuditSelector: contextAttrDescriptor",
+        3,
+        "T=1{C=1{CA{CT{a/b=1}},AV=ROOT}}",
+        true,
+        Same,
+    ),
+    (
+        "contextAuditProperties: a name and its value (OTP's encoding)",
+        3,
+        "T=1{C=1{CA{a/b,a/b=1},AV=ROOT}}",
+        true,
+        Refuses,
     ),
     // commandRequestList
     (

@@ -82,6 +82,12 @@ impl Enc<'_> {
                 "non-standard data has no text form",
             ));
         }
+        // The incomplete flag before the audit items: the grammar takes the
+        // parameters in any order, and Erlang/OTP 25's parser reads audit
+        // items only at the end (`SV{…,SIC,M{O{MO}}}`, not `SV{…,M{O{MO}},SIC}`).
+        if p.service_change_incomplete_flag && self.v >= 3 {
+            self.item_tok(&mut sep, s1, self.t.service_change_incomplete);
+        }
         if let Some(ad) = &p.service_change_info {
             if self.v < 2 {
                 return Err(invalid("service change parameters", "audit items need v2"));
@@ -99,9 +105,6 @@ impl Enc<'_> {
                     self.item(&mut sep, s1, |e| e.ind_aud_parameter(ip, s1))?;
                 }
             }
-        }
-        if p.service_change_incomplete_flag && self.v >= 3 {
-            self.item_tok(&mut sep, s1, self.t.service_change_incomplete);
         }
         self.rb_i(s);
         Ok(())
