@@ -495,6 +495,20 @@ pub(super) const CASES: &[Case] = &[
         Same,
     ),
     (
+        "indAudmediaParm: two stream parameters",
+        3,
+        "T=1{C=1{AV=ROOT{AT{M{O{MO},SA{nt/dur}}}}}}",
+        true,
+        Refuses,
+    ),
+    (
+        "indAudstreamDescriptor: one stream parameter",
+        3,
+        "T=1{C=1{AV=ROOT{AT{M{ST=1{O{MO},SA{nt/dur}}}}}}}",
+        false,
+        Same,
+    ),
+    (
         "auditRequest without a descriptor (as OTP)",
         1,
         "T=1{C=1{AV=ROOT}}",
