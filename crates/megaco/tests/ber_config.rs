@@ -387,3 +387,53 @@ fn mtp_address_in_each_dialect() {
         Err(EncodeError::Invalid { .. })
     ));
 }
+
+/// Sizes the ASN.1 fixes and Erlang/OTP's decoder enforces are refused on
+/// encode (PER and text refuse them too): a TimeNotation's date and time
+/// are 8 characters, authentication data 12 to 32 octets. Found by running
+/// OTP's BER decoder over the edge-value sweep's encodings.
+#[test]
+fn asn1_sizes_are_refused_on_encode() {
+    let text =
+        "!/1 [10.0.0.1]\nT=1{C=1{N=11111111/00000000/00000000{OE=1{19990729T22000000:al/on}}}}";
+    let mut m = megaco::text::decode(text.as_bytes()).unwrap();
+    let cfg = BerConfig::otp();
+    assert!(ber::encode(&m, &cfg).is_ok());
+    let MessageBody::Transactions(ts) = &mut m.mess.body else {
+        unreachable!()
+    };
+    let Transaction::Request(r) = &mut ts[0] else {
+        unreachable!()
+    };
+    let Command::Notify(n) = &mut r.actions[0].command_requests[0].command else {
+        unreachable!()
+    };
+    let time = n.observed_events_descriptor.observed_event_lst[0]
+        .time_notation
+        .as_mut()
+        .unwrap();
+    time.date = "1999072".into();
+    assert!(matches!(
+        ber::encode(&m, &cfg),
+        Err(EncodeError::Invalid {
+            what: "TimeNotation",
+            ..
+        })
+    ));
+
+    let mut m = megaco::text::decode(text.as_bytes()).unwrap();
+    m.auth_header = Some(AuthenticationHeader {
+        sec_parm_index: 1,
+        seq_num: 2,
+        ad: vec![0; 12],
+    });
+    assert!(ber::encode(&m, &cfg).is_ok());
+    m.auth_header.as_mut().unwrap().ad = vec![0; 11];
+    assert!(matches!(
+        ber::encode(&m, &cfg),
+        Err(EncodeError::Invalid {
+            what: "authentication data",
+            ..
+        })
+    ));
+}

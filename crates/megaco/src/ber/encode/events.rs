@@ -119,7 +119,7 @@ impl Enc<'_> {
             self.opt_uint(p(1), ev.stream_id);
             self.parameters(c(2), ItemKind::Event, code, &ev.event_par_list)?;
             if let Some(t) = &ev.time_notation {
-                self.time(c(3), t);
+                self.time(c(3), t)?;
             }
             self.close(x);
         }
@@ -128,10 +128,19 @@ impl Enc<'_> {
         Ok(())
     }
 
-    pub(super) fn time(&mut self, tag: u8, t: &TimeNotation) {
+    /// `TimeNotation`: date and time are `IA5String (SIZE(8))`, which
+    /// Erlang/OTP's decoder enforces; anything else is refused.
+    pub(super) fn time(&mut self, tag: u8, t: &TimeNotation) -> R {
+        if t.date.len() != 8 || t.time.len() != 8 || !(t.date.is_ascii() && t.time.is_ascii()) {
+            return Err(invalid(
+                "TimeNotation",
+                "date and time are 8 characters each",
+            ));
+        }
         let s = self.open(tag);
         self.prim(p(0), t.date.as_bytes());
         self.prim(p(1), t.time.as_bytes());
         self.close(s);
+        Ok(())
     }
 }

@@ -6,6 +6,11 @@ impl Enc<'_> {
     pub(super) fn megaco_message(&mut self, m: &MegacoMessage) -> R {
         let s = self.open(SEQ);
         if let Some(a) = &m.auth_header {
+            // `AuthData ::= OCTET STRING (SIZE (12..32))`, as the text
+            // encoder and Erlang/OTP's decoder hold it.
+            if !(12..=32).contains(&a.ad.len()) {
+                return Err(invalid("authentication data", "12 to 32 octets"));
+            }
             let h = self.open(c(0));
             self.prim(p(0), &a.sec_parm_index.to_be_bytes());
             self.prim(p(1), &a.seq_num.to_be_bytes());

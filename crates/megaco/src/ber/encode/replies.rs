@@ -61,7 +61,7 @@ impl Enc<'_> {
                             self.profile(c(3), pr);
                         }
                         if let Some(t) = &rp.time_stamp {
-                            self.time(c(4), t);
+                            self.time(c(4), t)?;
                         }
                         self.close(r);
                     }

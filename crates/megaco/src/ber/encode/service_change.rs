@@ -55,7 +55,7 @@ impl Enc<'_> {
             self.close(x);
         }
         if let Some(t) = &sp.time_stamp {
-            self.time(c(7), t);
+            self.time(c(7), t)?;
         }
         if let Some(n) = &sp.non_standard_data {
             self.non_standard(c(8), n)?;
