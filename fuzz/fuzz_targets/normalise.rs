@@ -140,6 +140,11 @@ fn null_where(v: &mut Value, hit: &impl Fn(&serde_json::Map<String, Value>, &str
     }
 }
 
+/// Whether `v` is the JSON of an empty list.
+fn empty_list(v: &Value) -> bool {
+    v.as_array().is_some_and(Vec::is_empty)
+}
+
 /// `msg` as text gives it back: an empty context request, context audit
 /// or context reply has no text form (their items are elements of the
 /// action's list), so it reads back as `None`, as does an empty list of
@@ -158,8 +163,7 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     let mut json = serde_json::to_value(msg).expect("the model serialises");
     // `Audit { }` reads as an audit descriptor with no token lists.
     null_where(&mut json, &|_, k, child| {
-        (k == "audit_token" || k == "audit_property_token")
-            && child.as_array().is_some_and(Vec::is_empty)
+        (k == "audit_token" || k == "audit_property_token") && empty_list(child)
     });
     // A service change's audit items are written among its parameters:
     // with no tokens in either list nothing is written, and the
@@ -175,11 +179,7 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     // it; the grammar has a request id only before a list of events), so
     // it reads back without the id. (A first-level one is refused.)
     null_where(&mut json, &|parent, k, _| {
-        k == "request_id"
-            && parent
-                .get("event_list")
-                .and_then(Value::as_array)
-                .is_some_and(Vec::is_empty)
+        k == "request_id" && parent.get("event_list").is_some_and(empty_list)
     });
     // KeepActive is a flag in text: `false` is not written (nor by
     // Erlang/OTP's encoders), so a signal's or an event's reads back as
@@ -192,9 +192,7 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     // event reads back without it. (A regulated notification's is
     // written, `Embed { Signals }`, and reads back as it was.)
     null_where(&mut json, &|parent, k, child| {
-        k == "signals_descriptor"
-            && child.as_array().is_some_and(Vec::is_empty)
-            && parent.contains_key("keep_active")
+        k == "signals_descriptor" && empty_list(child) && parent.contains_key("keep_active")
     });
     // An event's requested actions with nothing in them (no KeepActive,
     // digit map, embedded descriptors, notify behaviour or reset flag)
@@ -210,18 +208,12 @@ fn text_canonical(msg: &MegacoMessage) -> MegacoMessage {
     // descriptor, which has `stream_mode_sel`, holds the list as an
     // option.)
     null_where(&mut json, &|parent, k, child| {
-        k == "property_parms"
-            && child.as_array().is_some_and(Vec::is_empty)
-            && parent.contains_key("stream_mode_sel")
+        k == "property_parms" && empty_list(child) && parent.contains_key("stream_mode_sel")
     });
     // A media descriptor's empty list of streams writes nothing (each
     // stream is a `Stream = id { … }`): it reads back as no streams.
     null_where(&mut json, &|_, k, child| {
-        k == "streams"
-            && child
-                .get("multi_stream")
-                .and_then(Value::as_array)
-                .is_some_and(Vec::is_empty)
+        k == "streams" && child.get("multi_stream").is_some_and(empty_list)
     });
     // v1/v2 text writes an empty digit map value (no timers, no body) as
     // none (`DigitMap = name`).
