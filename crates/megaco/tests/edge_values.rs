@@ -201,16 +201,19 @@ fn values_by_key(corpus: &[(String, Value)]) -> BTreeMap<String, Vec<Value>> {
 
 /// The path of every node below the root of `v`.
 fn paths(v: &Value, at: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
-    let children: Box<dyn Iterator<Item = (String, &Value)>> = match v {
-        Value::Object(map) => Box::new(map.iter().map(|(k, c)| (k.clone(), c))),
-        Value::Array(items) => Box::new(items.iter().enumerate().map(|(i, c)| (i.to_string(), c))),
-        _ => Box::new(std::iter::empty()),
-    };
-    for (k, child) in children {
-        at.push(k);
+    let mut visit = |key: String, child: &Value| {
+        at.push(key);
         out.push(at.clone());
         paths(child, at, out);
         at.pop();
+    };
+    match v {
+        Value::Object(map) => map.iter().for_each(|(k, c)| visit(k.clone(), c)),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .for_each(|(i, c)| visit(i.to_string(), c)),
+        _ => {}
     }
 }
 
