@@ -437,3 +437,149 @@ fn asn1_sizes_are_refused_on_encode() {
         })
     ));
 }
+
+/// Shapes the ASN.1 allows but nothing can use, which OTP's binary
+/// codecs cannot read: both binary encoders refuse them, as the text
+/// encoder does.
+#[test]
+fn shapes_otp_cannot_read_are_refused_on_encode() {
+    let reply = "!/1 [10.0.0.1]\nP=1{C=1{N=11111111/00000000/00000000}}";
+    let mut m = megaco::text::decode(reply.as_bytes()).unwrap();
+    let (ber_cfg, per_cfg) = (BerConfig::otp(), megaco::per::PerConfig::default());
+    assert!(ber::encode(&m, &ber_cfg).is_ok());
+    assert!(megaco::per::encode(&m, &per_cfg).is_ok());
+    let MessageBody::Transactions(ts) = &mut m.mess.body else {
+        unreachable!()
+    };
+    let Transaction::Reply(r) = &mut ts[0] else {
+        unreachable!()
+    };
+    r.result = TransactionResult::ActionReplies(Default::default());
+    for refused in [ber::encode(&m, &ber_cfg), megaco::per::encode(&m, &per_cfg)] {
+        assert!(
+            matches!(
+                refused,
+                Err(EncodeError::Invalid {
+                    what: "transaction reply",
+                    ..
+                })
+            ),
+            "{refused:?}"
+        );
+    }
+
+    // A bare `*` names no item (`pkg/*` and `*/*` do).
+    let notify = "!/1 [10.0.0.1]\nT=1{C=1{N=11111111/00000000/00000000{OE=1{al/*,*/*}}}}";
+    let mut m = megaco::text::decode(notify.as_bytes()).unwrap();
+    assert!(ber::encode(&m, &ber_cfg).is_ok());
+    assert!(megaco::per::encode(&m, &per_cfg).is_ok());
+    let MessageBody::Transactions(ts) = &mut m.mess.body else {
+        unreachable!()
+    };
+    let Transaction::Request(r) = &mut ts[0] else {
+        unreachable!()
+    };
+    let Command::Notify(n) = &mut r.actions[0].command_requests[0].command else {
+        unreachable!()
+    };
+    n.observed_events_descriptor.observed_event_lst[1].event_name = "*".into();
+    for cfg in [BerConfig::otp(), BerConfig::default()] {
+        let refused = ber::encode(&m, &cfg);
+        assert!(
+            matches!(&refused, Err(EncodeError::Invalid { what: "name", detail })
+                if detail.contains("wildcard needs a package")),
+            "{refused:?}"
+        );
+    }
+    let refused = megaco::per::encode(&m, &per_cfg);
+    assert!(refused.is_err(), "{refused:?}");
+}
+
+fn sc_parms(m: &mut MegacoMessage) -> &mut ServiceChangeParm {
+    let MessageBody::Transactions(ts) = &mut m.mess.body else {
+        unreachable!()
+    };
+    let Transaction::Request(r) = &mut ts[0] else {
+        unreachable!()
+    };
+    let Command::ServiceChange(s) = &mut r.actions[0].command_requests[0].command else {
+        unreachable!()
+    };
+    &mut s.service_change_parms
+}
+
+/// What H.248.1 and the text grammar forbid and the ASN.1 lets through
+/// (OTP's binary codecs refuse each): both binary encoders refuse it.
+#[test]
+fn binary_encoders_keep_the_text_rules() {
+    let (ber_cfg, per_cfg) = (BerConfig::otp(), megaco::per::PerConfig::default());
+    let refused = |m: &MegacoMessage, what: &str| {
+        for r in [ber::encode(m, &ber_cfg), megaco::per::encode(m, &per_cfg)] {
+            assert!(
+                matches!(&r, Err(EncodeError::Invalid { what: w, .. }) if *w == what),
+                "{what}: {r:?}"
+            );
+        }
+    };
+    let sc = "!/2 [10.0.0.1]\nT=1{C=-{SC=ROOT{SV{MT=RS,RE=\"901\",PF=ResGW/1}}}}";
+    let base = megaco::text::decode(sc.as_bytes()).unwrap();
+    assert!(ber::encode(&base, &ber_cfg).is_ok());
+    assert!(megaco::per::encode(&base, &per_cfg).is_ok());
+    type Edit<'a> = (&'a dyn Fn(&mut ServiceChangeParm), &'a str);
+    let edits: [Edit; 5] = [
+        (
+            &|p| p.service_change_profile.as_mut().unwrap().profile_name = "".into(),
+            "ServiceChangeProfile",
+        ),
+        (
+            &|p| p.service_change_profile.as_mut().unwrap().profile_name = "a/b".into(),
+            "ServiceChangeProfile",
+        ),
+        (
+            &|p| p.service_change_profile.as_mut().unwrap().version = 100,
+            "ServiceChangeProfile",
+        ),
+        (
+            &|p| p.service_change_reason = Default::default(),
+            "serviceChangeReason",
+        ),
+        (
+            &|p| p.service_change_reason.push("902".into()),
+            "serviceChangeReason",
+        ),
+    ];
+    for (edit, what) in edits {
+        let mut m = base.clone();
+        edit(sc_parms(&mut m));
+        refused(&m, what);
+    }
+
+    // OTP's version 1 module (as IG 6.82 had it) wants the request id of
+    // an Events descriptor, which RFC 3525 and later versions make
+    // optional.
+    let events = "!/2 [10.0.0.1]\nT=1{C=1{MF=11111111/00000000/00000000{E=5{al/on}}}}";
+    let base = megaco::text::decode(events.as_bytes()).unwrap();
+    let mut m = base.clone();
+    events_of(&mut m).request_id = None;
+    assert!(ber::encode(&m, &ber_cfg).is_ok());
+    assert!(megaco::per::encode(&m, &per_cfg).is_ok());
+    m.mess.version = 1;
+    assert!(ber::encode(&m, &BerConfig::default()).is_ok());
+    refused(&m, "EventsDescriptor.requestID");
+}
+
+fn events_of(m: &mut MegacoMessage) -> &mut EventsDescriptor {
+    let MessageBody::Transactions(ts) = &mut m.mess.body else {
+        unreachable!()
+    };
+    let Transaction::Request(r) = &mut ts[0] else {
+        unreachable!()
+    };
+    let Command::Modify(c) = &mut r.actions[0].command_requests[0].command else {
+        unreachable!()
+    };
+    let AmmDescriptor::Events(e) = &mut c.descriptors[0] else {
+        unreachable!()
+    };
+    e
+}

@@ -71,6 +71,49 @@ pub(crate) fn version_digits(v: u8, buf: &mut [u8; 3]) -> &[u8] {
     &buf[skip..]
 }
 
+/// Rules both binary encoders keep beyond their ASN.1 modules: shapes the
+/// ASN.1 lets through that H.248.1 and the text grammar do not, and that
+/// Erlang/OTP's binary codecs can neither write nor read.
+pub(crate) mod rules {
+    use crate::model::{ServiceChangeProfile, Values};
+    use crate::EncodeError;
+
+    fn invalid(what: &'static str, detail: &str) -> EncodeError {
+        EncodeError::Invalid {
+            what,
+            detail: detail.to_string(),
+        }
+    }
+
+    /// A profile is written `name/version`: the name must be there and
+    /// hold no `/`, and the version is two digits at most.
+    pub(crate) fn profile(p: &ServiceChangeProfile) -> Result<(), EncodeError> {
+        const WHAT: &str = "ServiceChangeProfile";
+        if p.profile_name.is_empty() {
+            return Err(invalid(WHAT, "empty name"));
+        }
+        if p.profile_name.contains('/') {
+            return Err(invalid(WHAT, "a `/` in the name"));
+        }
+        if p.version > 99 {
+            return Err(invalid(WHAT, "version above 99"));
+        }
+        Ok(())
+    }
+
+    /// A ServiceChange gives one reason (a `Value` in the ASN.1, which
+    /// could hold any number).
+    pub(crate) fn reason(v: &Values) -> Result<(), EncodeError> {
+        if v.len() != 1 {
+            return Err(invalid(
+                "serviceChangeReason",
+                "one value, no more or fewer",
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

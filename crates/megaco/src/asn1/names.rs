@@ -124,6 +124,9 @@ pub enum NameError {
     /// A digit map name without a code.
     #[error("digit map name {0:?} has no binary code (dialplanNN or 0xHHHH)")]
     UnknownDigitMap(String),
+    /// A bare `*`: the wildcard item needs a package (`pkg/*` or `*/*`).
+    #[error("a bare \"*\" is no {0:?} name: the wildcard needs a package (\"pkg/*\" or \"*/*\")")]
+    BareWildcard(ItemKind),
 }
 
 /// Name ↔ code tables.
@@ -428,6 +431,12 @@ impl NameRegistry {
                 .ok_or_else(|| NameError::UnknownPackage(p.to_string()))?,
         };
         let ic = if item == "*" {
+            // `00 00 FF FF` would name no item of any package; the text
+            // grammar has no bare `*` either, and OTP's resolver reads it
+            // as an unknown native item.
+            if pkg.is_none() {
+                return Err(NameError::BareWildcard(kind));
+            }
             WILDCARD
         } else if let Some(c) = parse_hex16(item) {
             c
@@ -938,6 +947,22 @@ mod tests {
             NameRegistry::standard().encode_pkgd_name(Ev, "zz/ri"),
             Err(NameError::UnknownPackage(_))
         ));
+    }
+
+    #[test]
+    fn a_wildcard_needs_a_package() {
+        // `00 00 FF FF` reads back as `*` (the pseudo package prints no
+        // name), but no bare `*` is written: the text grammar has none,
+        // and OTP's resolver cannot read that code (it takes `FF FF FF
+        // FF` and `pkg FF FF` only).
+        for kind in [Pr, Ev, Sg, St] {
+            assert_eq!(
+                NameRegistry::standard().encode_pkgd_name(kind, "*"),
+                Err(NameError::BareWildcard(kind))
+            );
+        }
+        assert_eq!(dec(Pr, [0, 0, 0xff, 0xff]), "*");
+        assert_eq!(enc(Sg, "cg/*"), [0, 7, 0xff, 0xff]);
     }
 
     #[test]

@@ -6,6 +6,13 @@ impl Enc<'_> {
     /// An EventsDescriptor (`level` first) or SecondEventsDescriptor
     /// (embedded): the same SEQUENCE but for the actions of its events.
     pub(super) fn events(&mut self, tag: u8, e: &EventsDescriptor, level: EventLevel) -> R {
+        if e.request_id.is_none() && !self.standard && self.version == 1 {
+            // OTP's v1 module makes it mandatory (as IG 6.82 had it).
+            return Err(invalid(
+                "EventsDescriptor.requestID",
+                "mandatory in version 1",
+            ));
+        }
         let s = self.open(tag);
         self.opt_uint(p(0), e.request_id);
         let l = self.open(c(1));

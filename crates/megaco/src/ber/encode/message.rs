@@ -139,6 +139,12 @@ impl Enc<'_> {
                 match &r.result {
                     TransactionResult::Error(e) => self.error_descriptor(c(0), e),
                     TransactionResult::ActionReplies(ars) => {
+                        // The ASN.1 allows an empty list; H.248.1 and the
+                        // text grammar want one reply at least, and OTP's
+                        // binary codecs cannot take none.
+                        if ars.is_empty() {
+                            return Err(invalid("transaction reply", "no action replies"));
+                        }
                         let l = self.open(c(1));
                         for a in ars {
                             self.action_reply(a)?;

@@ -73,6 +73,8 @@ struct Enc<'a> {
     reg: &'a NameRegistry,
     levels: Option<&'a TermIdLevels>,
     standard: bool,
+    /// The message's protocol version.
+    version: u8,
     /// Nesting of embedded events (the one recursive ASN.1 type:
     /// regulated notify behaviours hold embedded events again).
     depth: usize,
@@ -90,6 +92,7 @@ pub(super) fn encode_message(msg: &MegacoMessage, cfg: &BerConfig, out: &mut Vec
         reg,
         levels,
         standard: cfg.dialect == Dialect::Standard,
+        version: msg.mess.version,
         depth: 0,
         max_depth: cfg.limits.max_depth,
         fixups: [(0, 0); INLINE_FIXUPS],

@@ -58,7 +58,7 @@ impl Enc<'_> {
                         let v = v.map(|v| bounded(v, 99, "serviceChangeVersion"));
                         self.opt_uint(p(2), v.transpose()?);
                         if let Some(pr) = &rp.service_change_profile {
-                            self.profile(c(3), pr);
+                            self.profile(c(3), pr)?;
                         }
                         if let Some(t) = &rp.time_stamp {
                             self.time(c(4), t)?;

@@ -3,7 +3,8 @@
 use super::*;
 
 impl Enc<'_> {
-    pub(super) fn profile(&mut self, tag: u8, pr: &ServiceChangeProfile) {
+    pub(super) fn profile(&mut self, tag: u8, pr: &ServiceChangeProfile) -> R {
+        crate::asn1::rules::profile(pr)?;
         let s = self.open(tag);
         let mut buf = [0; 3];
         let version = crate::asn1::version_digits(pr.version, &mut buf);
@@ -14,6 +15,7 @@ impl Enc<'_> {
         self.out.push(b'/');
         self.out.extend_from_slice(version);
         self.close(s);
+        Ok(())
     }
 
     pub(super) fn sc_address(&mut self, tag: u8, a: &ServiceChangeAddress) -> R {
@@ -40,8 +42,9 @@ impl Enc<'_> {
         let v = v.map(|v| bounded(v, 99, "serviceChangeVersion"));
         self.opt_uint(p(2), v.transpose()?);
         if let Some(pr) = &sp.service_change_profile {
-            self.profile(c(3), pr);
+            self.profile(c(3), pr)?;
         }
+        crate::asn1::rules::reason(&sp.service_change_reason)?;
         let ty = if self.standard {
             Some(&values::ValueType::String)
         } else {

@@ -35,6 +35,7 @@ pub(super) fn service_change_address(w: &mut BitWriter<'_>, a: &ServiceChangeAdd
 
 pub(super) fn profile(w: &mut BitWriter<'_>, p: &ServiceChangeProfile) -> R {
     const WHAT: &str = "ServiceChangeProfile";
+    crate::asn1::rules::profile(p)?;
     // `name/version`, written on the stack: the type takes 67 octets.
     let mut digits = [0; 3];
     let version = crate::asn1::version_digits(p.version, &mut digits);
@@ -77,6 +78,7 @@ pub(super) fn service_change_parm(w: &mut BitWriter<'_>, cx: &Cx<'_>, p: &Servic
     if let Some(pr) = &p.service_change_profile {
         profile(w, pr)?;
     }
+    crate::asn1::rules::reason(&p.service_change_reason)?;
     value(w, &p.service_change_reason)?;
     if let Some(d) = p.service_change_delay {
         u32_(w, d);
