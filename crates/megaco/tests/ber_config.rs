@@ -10,6 +10,10 @@ use megaco::ber::{self, BerConfig, Dialect, Mapping, TermIdLevels};
 use megaco::model::*;
 use megaco::EncodeError;
 
+#[path = "support/model.rs"]
+mod model;
+use model::first_command;
+
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus")
 }
@@ -438,16 +442,31 @@ fn asn1_sizes_are_refused_on_encode() {
     ));
 }
 
-/// Shapes the ASN.1 allows but nothing can use, which OTP's binary
-/// codecs cannot read: both binary encoders refuse them, as the text
-/// encoder does.
-#[test]
-fn shapes_otp_cannot_read_are_refused_on_encode() {
-    let reply = "!/1 [10.0.0.1]\nP=1{C=1{N=11111111/00000000/00000000}}";
-    let mut m = megaco::text::decode(reply.as_bytes()).unwrap();
+/// Both binary encoders refuse `m` with an `Invalid` error about `what`.
+fn binary_encoders_refuse(m: &MegacoMessage, what: &str) {
     let (ber_cfg, per_cfg) = (BerConfig::otp(), megaco::per::PerConfig::default());
-    assert!(ber::encode(&m, &ber_cfg).is_ok());
-    assert!(megaco::per::encode(&m, &per_cfg).is_ok());
+    for r in [ber::encode(m, &ber_cfg), megaco::per::encode(m, &per_cfg)] {
+        assert!(
+            matches!(&r, Err(EncodeError::Invalid { what: w, .. }) if *w == what),
+            "{what}: {r:?}"
+        );
+    }
+}
+
+/// `text` decodes, and both binary encoders take it.
+fn encodable(text: &str) -> MegacoMessage {
+    let m = megaco::text::decode(text.as_bytes()).unwrap();
+    assert!(ber::encode(&m, &BerConfig::otp()).is_ok());
+    assert!(megaco::per::encode(&m, &Default::default()).is_ok());
+    m
+}
+
+/// What H.248.1 and the text grammar forbid and the ASN.1 lets through,
+/// which OTP's binary codecs can neither write nor read: both binary
+/// encoders refuse it, as the text encoder does.
+#[test]
+fn binary_encoders_keep_the_text_rules() {
+    let mut m = encodable("!/1 [10.0.0.1]\nP=1{C=1{N=11111111/00000000/00000000}}");
     let MessageBody::Transactions(ts) = &mut m.mess.body else {
         unreachable!()
     };
@@ -455,76 +474,27 @@ fn shapes_otp_cannot_read_are_refused_on_encode() {
         unreachable!()
     };
     r.result = TransactionResult::ActionReplies(Default::default());
-    for refused in [ber::encode(&m, &ber_cfg), megaco::per::encode(&m, &per_cfg)] {
-        assert!(
-            matches!(
-                refused,
-                Err(EncodeError::Invalid {
-                    what: "transaction reply",
-                    ..
-                })
-            ),
-            "{refused:?}"
-        );
-    }
+    binary_encoders_refuse(&m, "transaction reply");
 
     // A bare `*` names no item (`pkg/*` and `*/*` do).
-    let notify = "!/1 [10.0.0.1]\nT=1{C=1{N=11111111/00000000/00000000{OE=1{al/*,*/*}}}}";
-    let mut m = megaco::text::decode(notify.as_bytes()).unwrap();
-    assert!(ber::encode(&m, &ber_cfg).is_ok());
-    assert!(megaco::per::encode(&m, &per_cfg).is_ok());
-    let MessageBody::Transactions(ts) = &mut m.mess.body else {
-        unreachable!()
-    };
-    let Transaction::Request(r) = &mut ts[0] else {
-        unreachable!()
-    };
-    let Command::Notify(n) = &mut r.actions[0].command_requests[0].command else {
+    let mut m = encodable("!/1 [10.0.0.1]\nT=1{C=1{N=11111111/00000000/00000000{OE=1{al/*,*/*}}}}");
+    let Command::Notify(n) = first_command(&mut m) else {
         unreachable!()
     };
     n.observed_events_descriptor.observed_event_lst[1].event_name = "*".into();
-    for cfg in [BerConfig::otp(), BerConfig::default()] {
-        let refused = ber::encode(&m, &cfg);
+    for refused in [
+        ber::encode(&m, &BerConfig::otp()),
+        ber::encode(&m, &BerConfig::default()),
+        megaco::per::encode(&m, &Default::default()),
+    ] {
         assert!(
-            matches!(&refused, Err(EncodeError::Invalid { what: "name", detail })
+            matches!(&refused, Err(EncodeError::Invalid { detail, .. })
                 if detail.contains("wildcard needs a package")),
             "{refused:?}"
         );
     }
-    let refused = megaco::per::encode(&m, &per_cfg);
-    assert!(refused.is_err(), "{refused:?}");
-}
 
-fn sc_parms(m: &mut MegacoMessage) -> &mut ServiceChangeParm {
-    let MessageBody::Transactions(ts) = &mut m.mess.body else {
-        unreachable!()
-    };
-    let Transaction::Request(r) = &mut ts[0] else {
-        unreachable!()
-    };
-    let Command::ServiceChange(s) = &mut r.actions[0].command_requests[0].command else {
-        unreachable!()
-    };
-    &mut s.service_change_parms
-}
-
-/// What H.248.1 and the text grammar forbid and the ASN.1 lets through
-/// (OTP's binary codecs refuse each): both binary encoders refuse it.
-#[test]
-fn binary_encoders_keep_the_text_rules() {
-    let (ber_cfg, per_cfg) = (BerConfig::otp(), megaco::per::PerConfig::default());
-    let refused = |m: &MegacoMessage, what: &str| {
-        for r in [ber::encode(m, &ber_cfg), megaco::per::encode(m, &per_cfg)] {
-            assert!(
-                matches!(&r, Err(EncodeError::Invalid { what: w, .. }) if *w == what),
-                "{what}: {r:?}"
-            );
-        }
-    };
-    let sc = "!/2 [10.0.0.1]\nT=1{C=-{SC=ROOT{SV{MT=RS,RE=\"901\",PF=ResGW/1}}}}";
-    let base = megaco::text::decode(sc.as_bytes()).unwrap();
-    assert!(ber::encode(&base, &ber_cfg).is_ok());
-    assert!(megaco::per::encode(&base, &per_cfg).is_ok());
+    let base = encodable("!/2 [10.0.0.1]\nT=1{C=-{SC=ROOT{SV{MT=RS,RE=\"901\",PF=ResGW/1}}}}");
     type Edit<'a> = (&'a dyn Fn(&mut ServiceChangeParm), &'a str);
     let edits: [Edit; 5] = [
         (
@@ -550,36 +520,27 @@ fn binary_encoders_keep_the_text_rules() {
     ];
     for (edit, what) in edits {
         let mut m = base.clone();
-        edit(sc_parms(&mut m));
-        refused(&m, what);
+        let Command::ServiceChange(sc) = first_command(&mut m) else {
+            unreachable!()
+        };
+        edit(&mut sc.service_change_parms);
+        binary_encoders_refuse(&m, what);
     }
 
     // OTP's version 1 module (as IG 6.82 had it) wants the request id of
     // an Events descriptor, which RFC 3525 and later versions make
     // optional.
-    let events = "!/2 [10.0.0.1]\nT=1{C=1{MF=11111111/00000000/00000000{E=5{al/on}}}}";
-    let base = megaco::text::decode(events.as_bytes()).unwrap();
-    let mut m = base.clone();
-    events_of(&mut m).request_id = None;
-    assert!(ber::encode(&m, &ber_cfg).is_ok());
-    assert!(megaco::per::encode(&m, &per_cfg).is_ok());
-    m.mess.version = 1;
-    assert!(ber::encode(&m, &BerConfig::default()).is_ok());
-    refused(&m, "EventsDescriptor.requestID");
-}
-
-fn events_of(m: &mut MegacoMessage) -> &mut EventsDescriptor {
-    let MessageBody::Transactions(ts) = &mut m.mess.body else {
-        unreachable!()
-    };
-    let Transaction::Request(r) = &mut ts[0] else {
-        unreachable!()
-    };
-    let Command::Modify(c) = &mut r.actions[0].command_requests[0].command else {
+    let mut m = encodable("!/2 [10.0.0.1]\nT=1{C=1{MF=11111111/00000000/00000000{E=5{al/on}}}}");
+    let Command::Modify(c) = first_command(&mut m) else {
         unreachable!()
     };
     let AmmDescriptor::Events(e) = &mut c.descriptors[0] else {
         unreachable!()
     };
-    e
+    e.request_id = None;
+    assert!(ber::encode(&m, &BerConfig::otp()).is_ok());
+    assert!(megaco::per::encode(&m, &Default::default()).is_ok());
+    m.mess.version = 1;
+    assert!(ber::encode(&m, &BerConfig::default()).is_ok());
+    binary_encoders_refuse(&m, "EventsDescriptor.requestID");
 }

@@ -19,6 +19,8 @@
 //!
 //! A failure names the field, the value and the check that failed, once
 //! per distinct failure.
+#[path = "support/escript.rs"]
+mod escript;
 #[path = "../../../fuzz/fuzz_targets/normalise.rs"]
 mod normalise;
 #[path = "../../../fuzz/fuzz_targets/view_check.rs"]
@@ -477,24 +479,10 @@ fn otp_reads(
     part: usize,
     failures: &mut BTreeMap<String, String>,
 ) {
-    let dir = std::env::temp_dir().join(format!("megaco-sweep-{}-{part}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("sweep.escript");
-    std::fs::write(&script, OTP_ESCRIPT).unwrap();
-    let available = Command::new("escript")
-        .arg(&script)
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stderr).contains("usage"))
-        .unwrap_or(false);
-    if !available {
-        std::fs::remove_dir_all(&dir).ok();
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "escript with Erlang/OTP megaco is required under CI (run scripts/setup.sh)"
-        );
-        eprintln!("SKIPPED: OTP's reading of the sweep (escript not installed)");
+    let tag = format!("sweep-{part}");
+    let Some((dir, script)) = escript::prepare(&tag, "sweep.escript", OTP_ESCRIPT) else {
         return;
-    }
+    };
     let input = dir.join("ber");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
     for bytes in encodings.keys() {

@@ -30,6 +30,10 @@ use megaco::text::{decode, encode, encode_compact, encode_pretty, Style};
 use megaco::EncodeError;
 use std::path::{Path, PathBuf};
 
+#[path = "support/model.rs"]
+mod model;
+use model::first_command;
+
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus")
 }
@@ -711,17 +715,6 @@ fn service_change_address_beside_mgc_id_is_refused() {
             assert!(matches!(err, EncodeError::Invalid { .. }), "{err:?}");
         }
     }
-}
-
-/// The first command of the first request of `m`.
-fn first_command(m: &mut MegacoMessage) -> &mut Command {
-    let MessageBody::Transactions(ts) = &mut m.mess.body else {
-        unreachable!()
-    };
-    let Transaction::Request(r) = &mut ts[0] else {
-        unreachable!()
-    };
-    &mut r.actions[0].command_requests[0].command
 }
 
 /// The `c=` line of the Local descriptor of `SDP_MODIFY`.

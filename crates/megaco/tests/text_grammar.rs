@@ -13,6 +13,9 @@
 //! saying so, otherwise.
 use std::process::Command;
 
+#[path = "support/escript.rs"]
+mod escript;
+
 /// What Erlang/OTP's text parser does with a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Otp {
@@ -110,24 +113,9 @@ main(Files) ->
 
 #[test]
 fn otp_reads_the_cases_as_documented() {
-    let dir = std::env::temp_dir().join(format!("megaco-grammar-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("grammar.escript");
-    std::fs::write(&script, ESCRIPT).unwrap();
-    let available = Command::new("escript")
-        .arg(&script)
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stderr).contains("usage"))
-        .unwrap_or(false);
-    if !available {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "escript with Erlang/OTP megaco is required under CI (run scripts/setup.sh)"
-        );
-        eprintln!("SKIPPED: escript/Erlang not installed (run scripts/setup.sh)");
-        std::fs::remove_dir_all(&dir).ok();
+    let Some((dir, script)) = escript::prepare("grammar", "grammar.escript", ESCRIPT) else {
         return;
-    }
+    };
     let cases = cases();
     let mut files = Vec::new();
     for (i, case) in cases.iter().enumerate() {
