@@ -17,6 +17,11 @@
 //! sweep is deterministic, so what it finds stays found (fuzz findings
 //! 56–61 came from it).
 //!
+//! Where Erlang/OTP is installed (and always under `CI=true`), OTP 25's
+//! own decoders then read every distinct compact text and OTP-dialect BER
+//! encoding the sweep made: a refusal fails the test unless it is one of
+//! the documented differences (`OTP_BER_REFUSES`, `otp_text_refusal`).
+//!
 //! A failure names the field, the value and the check that failed, once
 //! per distinct failure.
 #[path = "support/escript.rs"]
@@ -30,6 +35,7 @@ use megaco::codec::Encoding;
 use megaco::model::MegacoMessage;
 use serde_json::{json, Value};
 use std::cell::Cell;
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -276,6 +282,7 @@ fn sweep(part: usize, parts: usize) {
     let mut tried = 0;
     // Each distinct OTP-dialect BER encoding, with the first model's label.
     let mut for_otp: BTreeMap<Vec<u8>, String> = BTreeMap::new();
+    let mut for_otp_text = TextsForOtp::new();
     let otp_ber = megaco::ber::BerConfig::otp();
     for (name, base) in corpus.iter().skip(part).step_by(parts) {
         let mut all = Vec::new();
@@ -302,7 +309,14 @@ fn sweep(part: usize, parts: usize) {
                     views(&msg, &label);
                 }) else {
                     if let Ok(bytes) = megaco::ber::encode(&msg, &otp_ber) {
-                        for_otp.entry(bytes).or_insert(label);
+                        for_otp.entry(bytes).or_insert_with(|| label.clone());
+                    }
+                    if let Ok(text) = megaco::text::encode_compact(&msg) {
+                        if let Entry::Vacant(slot) = for_otp_text.entry(text) {
+                            let model = serde_json::to_value(&msg).expect("serialises");
+                            let why = otp_text_refusal(&model, slot.key());
+                            slot.insert((label, why));
+                        }
                     }
                     continue;
                 };
@@ -327,7 +341,7 @@ fn sweep(part: usize, parts: usize) {
     }
     quiet_panics(false);
     assert!(tried > 10_000, "only {tried} models tried");
-    otp_reads(&for_otp, part, &mut failures);
+    otp_reads(&for_otp, &for_otp_text, part, &mut failures);
     let report: Vec<String> = failures
         .iter()
         .map(|(k, first)| {
@@ -401,32 +415,37 @@ fn unset_field_values_fit() {
     }
 }
 
-/// Reads the OTP-dialect BER of every model the sweep's check passed with
-/// Erlang/OTP's own decoder (version found by `version_of`, as its stack
-/// does), and prints, for each encoding it refuses, its index and where
-/// the refusal came from: the first three functions of OTP's ASN.1
-/// decoder or transformer on the stack (innermost first; the version
-/// left out) and the error's tag.
+/// Reads the OTP-dialect BER (`ber`) or compact text (`text`) of every
+/// model the sweep's check passed with Erlang/OTP's own decoder (the
+/// version found as its stack finds it), and prints, for each encoding it
+/// refuses, its index and where the refusal came from: for BER the first
+/// three functions of OTP's ASN.1 decoder or transformer on the stack
+/// (innermost first; the version left out) and the error's tag, for text
+/// the parser's complaint.
 const OTP_ESCRIPT: &str = r#"#!/usr/bin/env escript
-main([]) -> io:format(standard_error, "usage: sweep.escript FILE~n", []);
-main([File]) ->
+main([]) -> io:format(standard_error, "usage: sweep.escript ber|text FILE~n", []);
+main([Codec, File]) ->
     {ok, B} = file:read_file(File),
-    loop(B, 0),
+    loop(list_to_atom(Codec), B, 0),
     io:format("done~n").
-loop(<<>>, _) -> ok;
-loop(<<L:32, M:L/binary, Rest/binary>>, I) ->
-    case catch decode(M) of
+loop(_, <<>>, _) -> ok;
+loop(Codec, <<L:32, M:L/binary, Rest/binary>>, I) ->
+    case catch decode(Codec, M) of
         {ok, _} -> ok;
         Err -> io:format("~p ~s~n", [I, class(Err)])
     end,
-    loop(Rest, I + 1).
-decode(M) ->
+    loop(Codec, Rest, I + 1).
+decode(ber, M) ->
     case megaco_ber_encoder:version_of([], M) of
         {ok, V} -> megaco_ber_encoder:decode_message([], V, M);
         E -> E
-    end.
+    end;
+decode(text, M) ->
+    megaco_compact_text_encoder:decode_message([], dynamic, M).
 class({'EXIT', {R, Stack}}) -> where(Stack) ++ " " ++ tag(R);
 class({error, {asn1, {R, Stack}}}) when is_list(Stack) -> where(Stack) ++ " " ++ tag(R);
+class({error, [{reason, {_Line, Parser, [_, Token]}} | _]}) ->
+    io_lib:format("~s before ~p", [Parser, Token]);
 class(_) -> "other".
 where(Stack) ->
     case [atom_to_list(F) || {M, F, _, _} <- Stack, ours(atom_to_list(M))] of
@@ -472,10 +491,18 @@ const OTP_BER_REFUSES: &[(&str, &str)] = &[
     ),
 ];
 
-/// OTP's decoder over the sweep's BER (`OTP_ESCRIPT`): a refusal whose
-/// class is not in [`OTP_BER_REFUSES`] is a failure.
+/// Each distinct compact text of the sweep: the first model's label, and
+/// the documented shape OTP's parser refuses ([`otp_text_refusal`]), if
+/// it has one.
+type TextsForOtp = BTreeMap<Vec<u8>, (String, Option<&'static str>)>;
+
+/// OTP's decoders over the sweep's BER and compact text (`OTP_ESCRIPT`):
+/// a BER refusal whose class is not in [`OTP_BER_REFUSES`], or a text
+/// refusal of a message that has none of the shapes
+/// [`otp_text_refusal`] knows, is a failure.
 fn otp_reads(
-    encodings: &BTreeMap<Vec<u8>, String>,
+    ber: &BTreeMap<Vec<u8>, String>,
+    text: &TextsForOtp,
     part: usize,
     failures: &mut BTreeMap<String, String>,
 ) {
@@ -483,35 +510,150 @@ fn otp_reads(
     let Some((dir, script)) = escript::prepare(&tag, "sweep.escript", OTP_ESCRIPT) else {
         return;
     };
-    let input = dir.join("ber");
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
-    for bytes in encodings.keys() {
-        let len = u32::try_from(bytes.len()).unwrap();
-        f.write_all(&len.to_be_bytes()).unwrap();
-        f.write_all(bytes).unwrap();
-    }
-    f.into_inner().unwrap().sync_all().ok();
-    let out = Command::new("escript")
-        .arg(&script)
-        .arg(&input)
-        .output()
-        .unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        stdout.ends_with("done\n"),
-        "escript failed: {stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let labels: Vec<&String> = encodings.values().collect();
-    for line in stdout.lines().filter(|l| *l != "done") {
-        let (index, class) = line.split_once(' ').unwrap();
-        if OTP_BER_REFUSES.iter().any(|(c, _)| *c == class) {
-            continue;
+    let refused = |codec: &str, encodings: &mut dyn Iterator<Item = &Vec<u8>>| {
+        let input = dir.join(codec);
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
+        for bytes in encodings {
+            let len = u32::try_from(bytes.len()).unwrap();
+            f.write_all(&len.to_be_bytes()).unwrap();
+            f.write_all(bytes).unwrap();
         }
-        let label = labels[index.parse::<usize>().unwrap()];
-        failures
-            .entry(format!("OTP's BER decoder refuses ({class})"))
-            .or_insert(label.clone());
+        f.into_inner().unwrap().sync_all().ok();
+        let out = Command::new("escript")
+            .arg(&script)
+            .arg(codec)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            stdout.ends_with("done\n"),
+            "escript failed: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+            .lines()
+            .filter(|l| *l != "done")
+            .map(|line| {
+                let (index, class) = line.split_once(' ').unwrap();
+                (index.parse::<usize>().unwrap(), class.to_string())
+            })
+            .collect::<Vec<_>>()
+    };
+    let ber_refused = refused("ber", &mut ber.keys());
+    let text_refused = refused("text", &mut text.keys());
+    std::fs::remove_dir_all(&dir).ok();
+
+    let labels: Vec<&String> = ber.values().collect();
+    for (index, class) in ber_refused {
+        if !OTP_BER_REFUSES.iter().any(|(c, _)| *c == class) {
+            failures
+                .entry(format!("OTP's BER decoder refuses ({class})"))
+                .or_insert(labels[index].clone());
+        }
     }
+    let texts: Vec<_> = text.iter().collect();
+    for (index, class) in text_refused {
+        let (bytes, (label, why)) = texts[index];
+        if why.is_none() {
+            failures
+                .entry(format!("OTP's text parser refuses ({class})"))
+                .or_insert(format!("{label}\n{}", String::from_utf8_lossy(bytes)));
+        }
+    }
+}
+
+/// Whether some object below `v` (or `v`) satisfies `f`.
+fn any_object(v: &Value, f: &dyn Fn(&serde_json::Map<String, Value>) -> bool) -> bool {
+    match v {
+        Value::Object(o) => f(o) || o.values().any(|c| any_object(c, f)),
+        Value::Array(a) => a.iter().any(|c| any_object(c, f)),
+        _ => false,
+    }
+}
+
+/// Whether `o[key]` is there and not null.
+fn has(o: &serde_json::Map<String, Value>, key: &str) -> bool {
+    o.get(key).is_some_and(|v| !v.is_null())
+}
+
+/// Which documented shape of `docs/text-grammar.md` ("Where we accept
+/// what OTP refuses", and the escaped SDP brace of the README) the model
+/// `v`, written as `text`, has: OTP 25's parser refuses each of them.
+fn otp_text_refusal(v: &Value, text: &[u8]) -> Option<&'static str> {
+    let version = v["mess"]["version"].as_u64().unwrap_or(0);
+    // Parameter names OTP's v2 and v3 scanners take for keywords (the
+    // sweep's one is Media's short form).
+    let keyword_names = ["m"];
+    let checks: [(&str, bool); 8] = [
+        (
+            "an escaped brace in SDP",
+            text.windows(2).any(|w| w == b"\\}" || w == b"\\{"),
+        ),
+        (
+            "a v1 ContextAudit",
+            version == 1 && any_object(v, &|o| has(o, "context_attr_audit_req")),
+        ),
+        (
+            "Notify with ObservedEvents and Error",
+            any_object(v, &|o| {
+                o.get("notify")
+                    .and_then(Value::as_object)
+                    .is_some_and(|n| has(n, "error_descriptor"))
+            }),
+        ),
+        (
+            "v2 topology with two triples",
+            version == 2
+                && any_object(v, &|o| {
+                    o.get("topology_req")
+                        .and_then(Value::as_array)
+                        .is_some_and(|t| t.len() > 1)
+                }),
+        ),
+        (
+            "a context property audited with a value",
+            any_object(v, &|o| {
+                o.get("context_prop_aud")
+                    .and_then(Value::as_array)
+                    .is_some_and(|ps| ps.iter().any(|p| !p["property_parms"].is_null()))
+            }),
+        ),
+        (
+            "a v2/v3 parameter name that spells a keyword",
+            version >= 2
+                && any_object(v, &|o| {
+                    ["ev_par_list", "event_par_list", "sig_par_list"]
+                        .iter()
+                        .filter_map(|k| o.get(*k).and_then(Value::as_array))
+                        .flatten()
+                        .filter_map(|p| p["name"].as_str())
+                        .any(|n| keyword_names.contains(&n.to_ascii_lowercase().as_str()))
+                }),
+        ),
+        (
+            "a transaction after a segment reply",
+            any_object(v, &|o| {
+                o.get("transactions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|ts| {
+                        ts.iter()
+                            .rev()
+                            .skip(1)
+                            .any(|t| t.get("segment_reply").is_some())
+                    })
+            }),
+        ),
+        (
+            "a single-stream media audit with LocalControl and Statistics",
+            any_object(v, &|o| {
+                o.get("one_stream")
+                    .and_then(Value::as_object)
+                    .is_some_and(|s| {
+                        has(s, "local_control_descriptor") && has(s, "statistics_descriptor")
+                    })
+            }),
+        ),
+    ];
+    checks.iter().find(|(_, is)| *is).map(|(why, _)| *why)
 }
