@@ -18,9 +18,9 @@
 //! 56–61 came from it).
 //!
 //! Where Erlang/OTP is installed (and always under `CI=true`), OTP 25's
-//! own decoders then read every distinct compact text and OTP-dialect BER
-//! encoding the sweep made: a refusal fails the test unless it is one of
-//! the documented differences (`OTP_BER_REFUSES`, `otp_text_refusal`).
+//! own decoders then read every distinct compact text, OTP-dialect BER
+//! and PER encoding the sweep made: a refusal fails the test unless it is one of
+//! the documented differences (`OTP_BINARY_REFUSES`, `otp_text_refusal`).
 //!
 //! A failure names the field, the value and the check that failed, once
 //! per distinct failure.
@@ -283,6 +283,7 @@ fn sweep(part: usize, parts: usize) {
     // Each distinct OTP-dialect BER encoding, with the first model's label.
     let mut for_otp: BTreeMap<Vec<u8>, String> = BTreeMap::new();
     let mut for_otp_text = TextsForOtp::new();
+    let mut for_otp_per: BTreeMap<Vec<u8>, String> = BTreeMap::new();
     let otp_ber = megaco::ber::BerConfig::otp();
     for (name, base) in corpus.iter().skip(part).step_by(parts) {
         let mut all = Vec::new();
@@ -310,6 +311,9 @@ fn sweep(part: usize, parts: usize) {
                 }) else {
                     if let Ok(bytes) = megaco::ber::encode(&msg, &otp_ber) {
                         for_otp.entry(bytes).or_insert_with(|| label.clone());
+                    }
+                    if let Ok(bytes) = megaco::per::encode(&msg, &Default::default()) {
+                        for_otp_per.entry(bytes).or_insert_with(|| label.clone());
                     }
                     if let Ok(text) = megaco::text::encode_compact(&msg) {
                         if let Entry::Vacant(slot) = for_otp_text.entry(text) {
@@ -341,7 +345,7 @@ fn sweep(part: usize, parts: usize) {
     }
     quiet_panics(false);
     assert!(tried > 10_000, "only {tried} models tried");
-    otp_reads(&for_otp, &for_otp_text, part, &mut failures);
+    otp_reads(&for_otp, &for_otp_per, &for_otp_text, part, &mut failures);
     let report: Vec<String> = failures
         .iter()
         .map(|(k, first)| {
@@ -415,15 +419,16 @@ fn unset_field_values_fit() {
     }
 }
 
-/// Reads the OTP-dialect BER (`ber`) or compact text (`text`) of every
+/// Reads the OTP-dialect BER (`ber`), the PER (`per`) or the compact text
+/// (`text`) of every
 /// model the sweep's check passed with Erlang/OTP's own decoder (the
 /// version found as its stack finds it), and prints, for each encoding it
-/// refuses, its index and where the refusal came from: for BER the first
+/// refuses, its index and where the refusal came from: for BER and PER the first
 /// three functions of OTP's ASN.1 decoder or transformer on the stack
 /// (innermost first; the version left out) and the error's tag, for text
 /// the parser's complaint.
 const OTP_ESCRIPT: &str = r#"#!/usr/bin/env escript
-main([]) -> io:format(standard_error, "usage: sweep.escript ber|text FILE~n", []);
+main([]) -> io:format(standard_error, "usage: sweep.escript ber|per|text FILE~n", []);
 main([Codec, File]) ->
     {ok, B} = file:read_file(File),
     loop(list_to_atom(Codec), B, 0),
@@ -440,6 +445,11 @@ decode(ber, M) ->
         {ok, V} -> megaco_ber_encoder:decode_message([], V, M);
         E -> E
     end;
+decode(per, M) ->
+    case megaco_per_encoder:version_of([], M) of
+        {ok, V} -> megaco_per_encoder:decode_message([], V, M);
+        E -> E
+    end;
 decode(text, M) ->
     megaco_compact_text_encoder:decode_message([], dynamic, M).
 class({'EXIT', {R, Stack}}) -> where(Stack) ++ " " ++ tag(R);
@@ -454,19 +464,21 @@ where(Stack) ->
     end.
 ours(M) ->
     lists:prefix("megaco_binary_transformer", M)
-        orelse lists:prefix("megaco_ber_media", M).
+        orelse lists:prefix("megaco_ber_media", M)
+        orelse lists:prefix("megaco_per_media", M).
 tag({error, R}) -> tag(R);
 tag(R) when is_atom(R) -> atom_to_list(R);
 tag(R) when is_tuple(R), is_atom(element(1, R)) -> atom_to_list(element(1, R));
 tag(_) -> "other".
 "#;
 
-/// Where OTP 25's BER decoder refuses what our encoder writes, and why
+/// Where OTP 25's BER and PER decoders refuse what our encoders write (both
+/// in the same places: they share OTP's transformer), and why
 /// that is OTP's and not ours (the README, "Where the codecs differ from
 /// OTP"). Each is a bound or a missing clause of OTP's transformer (the
 /// code between its ASN.1 records and its model), which its encoder
 /// shares: OTP cannot write these either.
-const OTP_BER_REFUSES: &[(&str, &str)] = &[
+const OTP_BINARY_REFUSES: &[(&str, &str)] = &[
     (
         "verify_count<tr_integer<tr_ErrorDescriptor count_too_large",
         "an error code above 999: the ASN.1 takes 0..65535",
@@ -496,12 +508,14 @@ const OTP_BER_REFUSES: &[(&str, &str)] = &[
 /// it has one.
 type TextsForOtp = BTreeMap<Vec<u8>, (String, Option<&'static str>)>;
 
-/// OTP's decoders over the sweep's BER and compact text (`OTP_ESCRIPT`):
-/// a BER refusal whose class is not in [`OTP_BER_REFUSES`], or a text
+/// OTP's decoders over the sweep's BER, PER and compact text
+/// (`OTP_ESCRIPT`): a BER or PER refusal whose class is not in
+/// [`OTP_BINARY_REFUSES`], or a text
 /// refusal of a message that has none of the shapes
 /// [`otp_text_refusal`] knows, is a failure.
 fn otp_reads(
     ber: &BTreeMap<Vec<u8>, String>,
+    per: &BTreeMap<Vec<u8>, String>,
     text: &TextsForOtp,
     part: usize,
     failures: &mut BTreeMap<String, String>,
@@ -542,13 +556,22 @@ fn otp_reads(
     };
     let ber_refused = refused("ber", &mut ber.keys());
     let text_refused = refused("text", &mut text.keys());
+    let per_refused = refused("per", &mut per.keys());
     std::fs::remove_dir_all(&dir).ok();
 
     let labels: Vec<&String> = ber.values().collect();
     for (index, class) in ber_refused {
-        if !OTP_BER_REFUSES.iter().any(|(c, _)| *c == class) {
+        if !OTP_BINARY_REFUSES.iter().any(|(c, _)| *c == class) {
             failures
                 .entry(format!("OTP's BER decoder refuses ({class})"))
+                .or_insert(labels[index].clone());
+        }
+    }
+    let labels: Vec<&String> = per.values().collect();
+    for (index, class) in per_refused {
+        if !OTP_BINARY_REFUSES.iter().any(|(c, _)| *c == class) {
+            failures
+                .entry(format!("OTP's PER decoder refuses ({class})"))
                 .or_insert(labels[index].clone());
         }
     }
