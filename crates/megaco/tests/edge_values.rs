@@ -18,8 +18,8 @@
 //! 56–61 came from it).
 //!
 //! Where Erlang/OTP is installed (and always under `CI=true`), OTP 25's
-//! own decoders then read every distinct compact text, OTP-dialect BER
-//! and PER encoding the sweep made: a refusal fails the test unless it is one of
+//! own decoders then read every distinct compact and pretty text,
+//! OTP-dialect BER and PER encoding the sweep made: a refusal fails the test unless it is one of
 //! the documented differences (`OTP_BINARY_REFUSES`, `otp_text_refusal`).
 //!
 //! A failure names the field, the value and the check that failed, once
@@ -282,7 +282,8 @@ fn sweep(part: usize, parts: usize) {
     let mut tried = 0;
     // Each distinct OTP-dialect BER encoding, with the first model's label.
     let mut for_otp: BTreeMap<Vec<u8>, String> = BTreeMap::new();
-    let mut for_otp_text = TextsForOtp::new();
+    let mut for_otp_compact = TextsForOtp::new();
+    let mut for_otp_pretty = TextsForOtp::new();
     let mut for_otp_per: BTreeMap<Vec<u8>, String> = BTreeMap::new();
     let otp_ber = megaco::ber::BerConfig::otp();
     for (name, base) in corpus.iter().skip(part).step_by(parts) {
@@ -315,11 +316,21 @@ fn sweep(part: usize, parts: usize) {
                     if let Ok(bytes) = megaco::per::encode(&msg, &Default::default()) {
                         for_otp_per.entry(bytes).or_insert_with(|| label.clone());
                     }
-                    if let Ok(text) = megaco::text::encode_compact(&msg) {
-                        if let Entry::Vacant(slot) = for_otp_text.entry(text) {
-                            let model = serde_json::to_value(&msg).expect("serialises");
-                            let why = otp_text_refusal(&model, slot.key());
-                            slot.insert((label, why));
+                    let mut model = None;
+                    for (texts, style) in [
+                        (&mut for_otp_compact, megaco::text::Style::Compact),
+                        (&mut for_otp_pretty, megaco::text::Style::Pretty),
+                    ] {
+                        let mut text = Vec::new();
+                        if megaco::text::encode(&msg, style, &mut text).is_err() {
+                            continue;
+                        }
+                        if let Entry::Vacant(slot) = texts.entry(text) {
+                            let model = model.get_or_insert_with(|| {
+                                serde_json::to_value(&msg).expect("serialises")
+                            });
+                            let why = otp_text_refusal(model, slot.key());
+                            slot.insert((label.clone(), why));
                         }
                     }
                     continue;
@@ -345,7 +356,8 @@ fn sweep(part: usize, parts: usize) {
     }
     quiet_panics(false);
     assert!(tried > 10_000, "only {tried} models tried");
-    otp_reads(&for_otp, &for_otp_per, &for_otp_text, part, &mut failures);
+    let texts = [&for_otp_compact, &for_otp_pretty];
+    otp_reads(&for_otp, &for_otp_per, texts, part, &mut failures);
     let report: Vec<String> = failures
         .iter()
         .map(|(k, first)| {
@@ -419,8 +431,8 @@ fn unset_field_values_fit() {
     }
 }
 
-/// Reads the OTP-dialect BER (`ber`), the PER (`per`) or the compact text
-/// (`text`) of every
+/// Reads the OTP-dialect BER (`ber`), the PER (`per`) or the text
+/// (`compact`, `pretty`) of every
 /// model the sweep's check passed with Erlang/OTP's own decoder (the
 /// version found as its stack finds it), and prints, for each encoding it
 /// refuses, its index and where the refusal came from: for BER and PER the first
@@ -428,7 +440,7 @@ fn unset_field_values_fit() {
 /// (innermost first; the version left out) and the error's tag, for text
 /// the parser's complaint.
 const OTP_ESCRIPT: &str = r#"#!/usr/bin/env escript
-main([]) -> io:format(standard_error, "usage: sweep.escript ber|per|text FILE~n", []);
+main([]) -> io:format(standard_error, "usage: sweep.escript ber|per|compact|pretty FILE~n", []);
 main([Codec, File]) ->
     {ok, B} = file:read_file(File),
     loop(list_to_atom(Codec), B, 0),
@@ -442,8 +454,10 @@ loop(Codec, <<L:32, M:L/binary, Rest/binary>>, I) ->
         Err -> io:format("refused ~p ~s~n", [I, class(Err)])
     end,
     loop(Codec, Rest, I + 1).
-decode(text, M) ->
+decode(compact, M) ->
     megaco_compact_text_encoder:decode_message([], dynamic, M);
+decode(pretty, M) ->
+    megaco_pretty_text_encoder:decode_message([], dynamic, M);
 decode(Codec, M) ->
     Mod = case Codec of ber -> megaco_ber_encoder; per -> megaco_per_encoder end,
     case Mod:version_of([], M) of
@@ -513,12 +527,12 @@ const OTP_BINARY_REFUSES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Each distinct compact text of the sweep: the first model's label, and
+/// Each distinct text of the sweep in one style: the first model's label, and
 /// the documented shape OTP's parser refuses ([`otp_text_refusal`]), if
 /// it has one.
 type TextsForOtp = BTreeMap<Vec<u8>, (String, Option<&'static str>)>;
 
-/// OTP's decoders over the sweep's BER, PER and compact text
+/// OTP's decoders over the sweep's BER, PER and text
 /// (`OTP_ESCRIPT`): a BER or PER refusal whose class is not in
 /// [`OTP_BINARY_REFUSES`], or a text
 /// refusal of a message that has none of the shapes
@@ -526,7 +540,7 @@ type TextsForOtp = BTreeMap<Vec<u8>, (String, Option<&'static str>)>;
 fn otp_reads(
     ber: &BTreeMap<Vec<u8>, String>,
     per: &BTreeMap<Vec<u8>, String>,
-    text: &TextsForOtp,
+    [compact, pretty]: [&TextsForOtp; 2],
     part: usize,
     failures: &mut BTreeMap<String, String>,
 ) {
@@ -565,7 +579,10 @@ fn otp_reads(
         ("BER", run("ber", &mut ber.keys()), ber),
         ("PER", run("per", &mut per.keys()), per),
     ];
-    let text_verdicts = run("text", &mut text.keys());
+    let text_verdicts = [
+        ("compact", run("compact", &mut compact.keys()), compact),
+        ("pretty", run("pretty", &mut pretty.keys()), pretty),
+    ];
     std::fs::remove_dir_all(&dir).ok();
 
     for (codec, verdicts, encodings) in verdicts {
@@ -606,16 +623,18 @@ fn otp_reads(
             }
         }
     }
-    let texts: Vec<_> = text.iter().collect();
-    for verdict in text_verdicts {
-        let Verdict::Refused(index, class) = verdict else {
-            unreachable!("the text escript only refuses")
-        };
-        let (bytes, (label, why)) = texts[index];
-        if why.is_none() {
-            failures
-                .entry(format!("OTP's text parser refuses ({class})"))
-                .or_insert(format!("{label}\n{}", String::from_utf8_lossy(bytes)));
+    for (style, verdicts, texts) in text_verdicts {
+        let texts: Vec<_> = texts.iter().collect();
+        for verdict in verdicts {
+            let Verdict::Refused(index, class) = verdict else {
+                unreachable!("the text escript only refuses")
+            };
+            let (bytes, (label, why)) = texts[index];
+            if why.is_none() {
+                failures
+                    .entry(format!("OTP's {style} text parser refuses ({class})"))
+                    .or_insert(format!("{label}\n{}", String::from_utf8_lossy(bytes)));
+            }
         }
     }
 }
