@@ -28,6 +28,8 @@
 mod escript;
 #[path = "../../../fuzz/fuzz_targets/normalise.rs"]
 mod normalise;
+#[path = "edge_values/otp.rs"]
+mod otp;
 #[path = "../../../fuzz/fuzz_targets/view_check.rs"]
 mod view_check;
 
@@ -37,9 +39,7 @@ use serde_json::{json, Value};
 use std::cell::Cell;
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 use std::sync::Once;
 
 /// The corpus, decoded from Erlang/OTP's BER encodings, and [`EXTRA`].
@@ -282,8 +282,8 @@ fn sweep(part: usize, parts: usize) {
     let mut tried = 0;
     // Each distinct OTP-dialect BER encoding, with the first model's label.
     let mut for_otp: BTreeMap<Vec<u8>, String> = BTreeMap::new();
-    let mut for_otp_compact = TextsForOtp::new();
-    let mut for_otp_pretty = TextsForOtp::new();
+    let mut for_otp_compact = otp::TextsForOtp::new();
+    let mut for_otp_pretty = otp::TextsForOtp::new();
     let mut for_otp_per: BTreeMap<Vec<u8>, String> = BTreeMap::new();
     let otp_ber = megaco::ber::BerConfig::otp();
     for (name, base) in corpus.iter().skip(part).step_by(parts) {
@@ -329,7 +329,7 @@ fn sweep(part: usize, parts: usize) {
                             let model = model.get_or_insert_with(|| {
                                 serde_json::to_value(&msg).expect("serialises")
                             });
-                            let why = otp_text_refusal(model, slot.key());
+                            let why = otp::otp_text_refusal(model, slot.key());
                             slot.insert((label.clone(), why));
                         }
                     }
@@ -357,7 +357,7 @@ fn sweep(part: usize, parts: usize) {
     quiet_panics(false);
     assert!(tried > 10_000, "only {tried} models tried");
     let texts = [&for_otp_compact, &for_otp_pretty];
-    otp_reads(&for_otp, &for_otp_per, texts, part, &mut failures);
+    otp::otp_reads(&for_otp, &for_otp_per, texts, part, &mut failures);
     let report: Vec<String> = failures
         .iter()
         .map(|(k, first)| {
@@ -429,418 +429,4 @@ fn unset_field_values_fit() {
             assert!(fits, "{key} = {value} fits no corpus message");
         }
     }
-}
-
-/// Reads the OTP-dialect BER (`ber`), the PER (`per`) or the text
-/// (`compact`, `pretty`) of every
-/// model the sweep's check passed with Erlang/OTP's own decoder (the
-/// version found as its stack finds it), and prints, for each encoding it
-/// refuses, its index and where the refusal came from: for BER and PER the first
-/// three functions of OTP's ASN.1 decoder or transformer on the stack
-/// (innermost first; the version left out) and the error's tag, for text
-/// the parser's complaint.
-const OTP_ESCRIPT: &str = r#"#!/usr/bin/env escript
-main([]) -> io:format(standard_error, "usage: sweep.escript ber|per|compact|pretty FILE~n", []);
-main([Codec, File]) ->
-    {ok, B} = file:read_file(File),
-    loop(list_to_atom(Codec), B, 0),
-    io:format("done~n").
-loop(_, <<>>, _) -> ok;
-loop(Codec, <<L:32, M:L/binary, Rest/binary>>, I) ->
-    case catch decode(Codec, M) of
-        {ok, _} -> ok;
-        {again, Again} -> io:format("again ~p ~s~n", [I, hex(Again)]);
-        {unwritten, E} -> io:format("unwritten ~p ~s~n", [I, class(E)]);
-        Err -> io:format("refused ~p ~s~n", [I, class(Err)])
-    end,
-    loop(Codec, Rest, I + 1).
-decode(compact, M) ->
-    megaco_compact_text_encoder:decode_message([], dynamic, M);
-decode(pretty, M) ->
-    megaco_pretty_text_encoder:decode_message([], dynamic, M);
-decode(Codec, M) ->
-    Mod = case Codec of ber -> megaco_ber_encoder; per -> megaco_per_encoder end,
-    case Mod:version_of([], M) of
-        {ok, V} ->
-            case Mod:decode_message([], V, M) of
-                {ok, Msg} -> again(Mod:encode_message([], V, Msg), M);
-                E -> E
-            end;
-        E -> E
-    end.
-again({ok, Bytes}, M) ->
-    case iolist_to_binary(Bytes) of
-        M -> {ok, M};
-        Other -> {again, Other}
-    end;
-again(E, _) -> {unwritten, E}.
-hex(B) -> [io_lib:format("~2.16.0b", [X]) || <<X>> <= B].
-class({'EXIT', {R, Stack}}) -> where(Stack) ++ " " ++ tag(R);
-class({error, {asn1, {R, Stack}}}) when is_list(Stack) -> where(Stack) ++ " " ++ tag(R);
-class({error, {R, Stack}}) when is_list(Stack) -> where(Stack) ++ " " ++ tag(R);
-class({error, [{reason, {_Line, Parser, [_, Token]}} | _]}) ->
-    io_lib:format("~s before ~p", [Parser, Token]);
-class(_) -> "other".
-where(Stack) ->
-    case [atom_to_list(F) || {M, F, _, _} <- Stack, ours(atom_to_list(M))] of
-        [] -> "unknown";
-        Fs -> string:join(lists:sublist(Fs, 3), "<")
-    end.
-ours(M) ->
-    lists:prefix("megaco_binary_transformer", M)
-        orelse lists:prefix("megaco_ber_media", M)
-        orelse lists:prefix("megaco_per_media", M).
-tag({error, R}) -> tag(R);
-tag(R) when is_atom(R) -> atom_to_list(R);
-tag(R) when is_tuple(R), is_atom(element(1, R)) -> atom_to_list(element(1, R));
-tag(_) -> "other".
-"#;
-
-/// Where OTP 25's BER and PER decoders refuse what our encoders write (both
-/// in the same places: they share OTP's transformer), and why
-/// that is OTP's and not ours (the README, "Where the codecs differ from
-/// OTP"). Each is a bound or a missing clause of OTP's transformer (the
-/// code between its ASN.1 records and its model), which its encoder
-/// shares: OTP cannot write these either.
-const OTP_BINARY_REFUSES: &[(&str, &str)] = &[
-    (
-        "verify_count<tr_integer<tr_ErrorDescriptor count_too_large",
-        "an error code above 999: the ASN.1 takes 0..65535",
-    ),
-    (
-        "verify_count<tr_QUOTED_STRING<tr_ErrorDescriptor count_too_small",
-        "an empty error text: the ASN.1 (an IA5String) and the text \
-         grammar (a quoted string) take it",
-    ),
-    (
-        "verify_count<tr_integer<tr_opt_SecondEventsDescriptor count_not_an_integer",
-        "embedded events without a request id: the ASN.1 has it OPTIONAL, and \
-         OTP's PER in its [native] configuration writes them (the v3 vector of \
-         per_otp_extra.rs); the text grammar has no form for them, and our text \
-         encoder refuses them",
-    ),
-    (
-        "tr_indAudLocalControlDescriptor_propertyParms<tr_indAudLocalControlDescriptor\
-         <tr_indAudStreamParms function_clause",
-        "an audited LocalControl with an empty list of properties (present, \
-         not absent): the ASN.1 takes an empty SEQUENCE OF",
-    ),
-];
-
-/// Each distinct text of the sweep in one style: the first model's label, and
-/// the documented shape OTP's parser refuses ([`otp_text_refusal`]), if
-/// it has one.
-type TextsForOtp = BTreeMap<Vec<u8>, (String, Option<&'static str>)>;
-
-/// OTP's decoders over the sweep's BER, PER and text
-/// (`OTP_ESCRIPT`): a BER or PER refusal whose class is not in
-/// [`OTP_BINARY_REFUSES`], or a text
-/// refusal of a message that has none of the shapes
-/// [`otp_text_refusal`] knows, is a failure.
-fn otp_reads(
-    ber: &BTreeMap<Vec<u8>, String>,
-    per: &BTreeMap<Vec<u8>, String>,
-    [compact, pretty]: [&TextsForOtp; 2],
-    part: usize,
-    failures: &mut BTreeMap<String, String>,
-) {
-    let tag = format!("sweep-{part}");
-    let Some((dir, script)) = escript::prepare(&tag, "sweep.escript", OTP_ESCRIPT) else {
-        return;
-    };
-    let run = |codec: &str, encodings: &mut dyn Iterator<Item = &Vec<u8>>| {
-        let input = dir.join(codec);
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
-        for bytes in encodings {
-            let len = u32::try_from(bytes.len()).unwrap();
-            f.write_all(&len.to_be_bytes()).unwrap();
-            f.write_all(bytes).unwrap();
-        }
-        f.into_inner().unwrap().sync_all().ok();
-        let out = Command::new("escript")
-            .arg(&script)
-            .arg(codec)
-            .arg(&input)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            stdout.ends_with("done\n"),
-            "escript failed: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        stdout
-            .lines()
-            .filter(|l| *l != "done")
-            .map(Verdict::parse)
-            .collect::<Vec<_>>()
-    };
-    let verdicts = [
-        ("BER", run("ber", &mut ber.keys()), ber),
-        ("PER", run("per", &mut per.keys()), per),
-    ];
-    let text_verdicts = [
-        ("compact", run("compact", &mut compact.keys()), compact),
-        ("pretty", run("pretty", &mut pretty.keys()), pretty),
-    ];
-    std::fs::remove_dir_all(&dir).ok();
-
-    for (codec, verdicts, encodings) in verdicts {
-        let encodings: Vec<(&Vec<u8>, &String)> = encodings.iter().collect();
-        for verdict in verdicts {
-            match verdict {
-                Verdict::Refused(index, class) => {
-                    if !OTP_BINARY_REFUSES.iter().any(|(c, _)| *c == class) {
-                        failures
-                            .entry(format!("OTP's {codec} decoder refuses ({class})"))
-                            .or_insert(encodings[index].1.clone());
-                    }
-                }
-                Verdict::Unwritten(index, class) => {
-                    if !OTP_BINARY_UNWRITTEN.iter().any(|(c, _)| *c == class) {
-                        failures
-                            .entry(format!(
-                                "OTP's {codec} codec reads but cannot write back ({class})"
-                            ))
-                            .or_insert(encodings[index].1.clone());
-                    }
-                }
-                Verdict::Again(index, again) => {
-                    let (ours, label) = encodings[index];
-                    let lost = otp_loses(codec, ours, &again);
-                    if lost
-                        .iter()
-                        .any(|k| !OTP_BINARY_LOSES.iter().any(|(l, _)| l == k))
-                    {
-                        failures
-                            .entry(format!(
-                                "OTP's {codec} codec writes back other bytes ({})",
-                                lost.join(", ")
-                            ))
-                            .or_insert(label.clone());
-                    }
-                }
-            }
-        }
-    }
-    for (style, verdicts, texts) in text_verdicts {
-        let texts: Vec<_> = texts.iter().collect();
-        for verdict in verdicts {
-            let Verdict::Refused(index, class) = verdict else {
-                unreachable!("the text escript only refuses")
-            };
-            let (bytes, (label, why)) = texts[index];
-            if why.is_none() {
-                failures
-                    .entry(format!("OTP's {style} text parser refuses ({class})"))
-                    .or_insert(format!("{label}\n{}", String::from_utf8_lossy(bytes)));
-            }
-        }
-    }
-}
-
-/// What `OTP_ESCRIPT` says of one encoding it does not read back exactly.
-enum Verdict {
-    /// OTP refuses it: its index and where the refusal came from.
-    Refused(usize, String),
-    /// OTP reads it and writes other bytes: its index and those bytes.
-    Again(usize, Vec<u8>),
-    /// OTP reads it and fails to write it back: its index and where.
-    Unwritten(usize, String),
-}
-
-impl Verdict {
-    fn parse(line: &str) -> Verdict {
-        let mut words = line.splitn(3, ' ');
-        let (kind, index, rest) = (
-            words.next().unwrap_or_default(),
-            words.next().and_then(|i| i.parse().ok()).expect("an index"),
-            words.next().unwrap_or_default(),
-        );
-        match kind {
-            "refused" => Verdict::Refused(index, rest.to_string()),
-            "unwritten" => Verdict::Unwritten(index, rest.to_string()),
-            "again" => Verdict::Again(
-                index,
-                (0..rest.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&rest[i..i + 2], 16).expect("hex"))
-                    .collect(),
-            ),
-            _ => panic!("unexpected escript line {line:?}"),
-        }
-    }
-}
-
-/// What OTP's re-encoding `again` of our `ours` lost, by the model's field
-/// names ([`differences`]; `"nothing"` when both decode to the same model,
-/// which would be a byte-identity fault of ours).
-fn otp_loses(codec: &str, ours: &[u8], again: &[u8]) -> Vec<String> {
-    let decode = |bytes: &[u8]| {
-        let msg = match codec {
-            "BER" => megaco::ber::decode(bytes, &megaco::ber::BerConfig::otp()),
-            _ => megaco::per::decode(bytes, &Default::default()),
-        };
-        msg.map(|m| serde_json::to_value(m).expect("serialises"))
-    };
-    let (Ok(ours), Ok(again)) = (decode(ours), decode(again)) else {
-        return vec!["something we cannot read".to_string()];
-    };
-    let mut lost = Vec::new();
-    differences(&ours, &again, "", &mut lost);
-    lost.sort();
-    lost.dedup();
-    if lost.is_empty() {
-        lost.push("nothing".to_string());
-    }
-    lost
-}
-
-/// Where `a` and `b` differ: the last two keys of each differing leaf's
-/// path (`parent.key`, list indices left out).
-fn differences(a: &Value, b: &Value, key: &str, out: &mut Vec<String>) {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let parent = key.rsplit('.').next().unwrap_or_default();
-            for (k, v) in x {
-                let key = format!("{parent}.{k}");
-                differences(v, y.get(k).unwrap_or(&Value::Null), &key, out);
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (v, w) in x.iter().zip(y) {
-                differences(v, w, key, out);
-            }
-        }
-        _ if a != b => out.push(key.to_string()),
-        _ => {}
-    }
-}
-
-/// What OTP's BER and PER codecs drop when they read and write again what
-/// our encoders write (each checked in OTP's transformer), by the model's
-/// field names.
-const OTP_BINARY_LOSES: &[(&str, &str)] = &[
-    (
-        "prop_grps.extra_info",
-        "a relation, range or sublist on an SDP line: tr_PropertyGroupParm keeps \
-         the name and value alone (the text form has no place for it either)",
-    ),
-    (
-        "digit_map_value.duration_timer",
-        "a duration timer of 0 (H.248.1 gives it 1 to 99, the ASN.1 0 to 99)",
-    ),
-    (
-        "service_change_parms.non_standard_data",
-        "non-standard data of a ServiceChange (the text form has no place for \
-         it either)",
-    ),
-    (
-        "empty_descriptors.audit_property_token",
-        "an empty list of audited properties, written back absent",
-    ),
-];
-
-/// Where OTP's BER and PER codecs read what our encoders write but fail to
-/// write their own reading back.
-const OTP_BINARY_UNWRITTEN: &[(&str, &str)] = &[(
-    "tr_EmptyDescriptors<tr_AuditReturnParameter<-tr_TerminationAudit/2-lc$^0/1-0- \
-     function_clause",
-    "an audit reply's empty descriptors in version 1: OTP's v1 transformer reads \
-     the audit tokens into a list its own encoder has no clause for",
-)];
-
-/// Whether some object below `v` (or `v`) satisfies `f`.
-fn any_object(v: &Value, f: &dyn Fn(&serde_json::Map<String, Value>) -> bool) -> bool {
-    match v {
-        Value::Object(o) => f(o) || o.values().any(|c| any_object(c, f)),
-        Value::Array(a) => a.iter().any(|c| any_object(c, f)),
-        _ => false,
-    }
-}
-
-/// Whether `o[key]` is there and not null.
-fn has(o: &serde_json::Map<String, Value>, key: &str) -> bool {
-    o.get(key).is_some_and(|v| !v.is_null())
-}
-
-/// Which documented shape of `docs/text-grammar.md` ("Where we accept
-/// what OTP refuses", and the escaped SDP brace of the README) the model
-/// `v`, written as `text`, has: OTP 25's parser refuses each of them.
-fn otp_text_refusal(v: &Value, text: &[u8]) -> Option<&'static str> {
-    let version = v["mess"]["version"].as_u64().unwrap_or(0);
-    // Parameter names OTP's v2 and v3 scanners take for keywords (the
-    // sweep's one is Media's short form).
-    let keyword_names = ["m"];
-    let checks: [(&str, bool); 8] = [
-        (
-            "an escaped brace in SDP",
-            text.windows(2).any(|w| w == b"\\}" || w == b"\\{"),
-        ),
-        (
-            "a v1 ContextAudit",
-            version == 1 && any_object(v, &|o| has(o, "context_attr_audit_req")),
-        ),
-        (
-            "Notify with ObservedEvents and Error",
-            any_object(v, &|o| {
-                o.get("notify")
-                    .and_then(Value::as_object)
-                    .is_some_and(|n| has(n, "error_descriptor"))
-            }),
-        ),
-        (
-            "v2 topology with two triples",
-            version == 2
-                && any_object(v, &|o| {
-                    o.get("topology_req")
-                        .and_then(Value::as_array)
-                        .is_some_and(|t| t.len() > 1)
-                }),
-        ),
-        (
-            "a context property audited with a value",
-            any_object(v, &|o| {
-                o.get("context_prop_aud")
-                    .and_then(Value::as_array)
-                    .is_some_and(|ps| ps.iter().any(|p| !p["property_parms"].is_null()))
-            }),
-        ),
-        (
-            "a v2/v3 parameter name that spells a keyword",
-            version >= 2
-                && any_object(v, &|o| {
-                    ["ev_par_list", "event_par_list", "sig_par_list"]
-                        .iter()
-                        .filter_map(|k| o.get(*k).and_then(Value::as_array))
-                        .flatten()
-                        .filter_map(|p| p["name"].as_str())
-                        .any(|n| keyword_names.contains(&n.to_ascii_lowercase().as_str()))
-                }),
-        ),
-        (
-            "a transaction after a segment reply",
-            any_object(v, &|o| {
-                o.get("transactions")
-                    .and_then(Value::as_array)
-                    .is_some_and(|ts| {
-                        ts.iter()
-                            .rev()
-                            .skip(1)
-                            .any(|t| t.get("segment_reply").is_some())
-                    })
-            }),
-        ),
-        (
-            "a single-stream media audit with LocalControl and Statistics",
-            any_object(v, &|o| {
-                o.get("one_stream")
-                    .and_then(Value::as_object)
-                    .is_some_and(|s| {
-                        has(s, "local_control_descriptor") && has(s, "statistics_descriptor")
-                    })
-            }),
-        ),
-    ];
-    checks.iter().find(|(_, is)| *is).map(|(why, _)| *why)
 }
