@@ -7,28 +7,18 @@
 //! the test fails when `CI=true` and is skipped, saying so, otherwise.
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
 
 use megaco::MegacoMessage;
+
+#[path = "support/escript.rs"]
+mod escript;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn otp_available() -> bool {
-    let ok = Command::new("escript")
-        .arg(root().join("tests/otp/interop.escript"))
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stderr).contains("usage"))
-        .unwrap_or(false);
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "escript with Erlang/OTP megaco is required under CI (run scripts/setup.sh)"
-        );
-        eprintln!("SKIPPED: escript/Erlang not installed (run scripts/setup.sh)");
-    }
-    ok
+    escript::available(&root().join("tests/otp/interop.escript"), "interop")
 }
 
 type Encoder = fn(&MegacoMessage) -> Vec<u8>;
@@ -50,20 +40,10 @@ fn run_otp(encoders: &[(&str, &str, Encoder)]) -> BTreeMap<(String, String), Str
             std::fs::write(dir.join(format!("{}{ext}", m.name)), enc(&msg)).unwrap();
         }
     }
-    let out = Command::new("escript")
-        .arg(root().join("tests/otp/interop.escript"))
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        stdout.ends_with("done\n"),
-        "escript failed: {stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let lines = escript::run(&root().join("tests/otp/interop.escript"), [&dir]);
     std::fs::remove_dir_all(&dir).ok();
     let mut verdicts = BTreeMap::new();
-    for line in stdout.lines().filter(|l| *l != "done") {
+    for line in &lines {
         let mut parts = line.splitn(3, ' ');
         let name = parts.next().unwrap().to_string();
         let codec = parts.next().unwrap_or("").to_string();
@@ -72,7 +52,8 @@ fn run_otp(encoders: &[(&str, &str, Encoder)]) -> BTreeMap<(String, String), Str
     assert_eq!(
         verdicts.len(),
         corpus.messages.len() * encoders.len(),
-        "{stdout}"
+        "{}",
+        lines.join("\n")
     );
     verdicts
 }

@@ -11,7 +11,6 @@
 //! disagreement is a real one. It needs `escript` with the megaco
 //! application: without it the test fails under `CI=true` and is skipped,
 //! saying so, otherwise.
-use std::process::Command;
 
 #[path = "support/escript.rs"]
 mod escript;
@@ -123,16 +122,10 @@ fn otp_reads_the_cases_as_documented() {
         std::fs::write(&f, text_of(case)).unwrap();
         files.push(f);
     }
-    let out = Command::new("escript")
-        .arg(&script)
-        .args(&files)
-        .output()
-        .unwrap();
+    let lines = escript::run(&script, &files);
     std::fs::remove_dir_all(&dir).ok();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.ends_with("done\n"), "escript failed: {stdout}");
     let mut wrong = Vec::new();
-    for line in stdout.lines().filter(|l| *l != "done") {
+    for line in &lines {
         let (name, verdict) = line.split_once(' ').unwrap();
         let i: usize = name.trim_start_matches("case").parse().unwrap();
         let case = cases[i];

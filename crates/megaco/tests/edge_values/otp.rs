@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::io::Write;
-use std::process::Command;
 
 use super::escript;
 
@@ -136,22 +136,9 @@ pub(super) fn otp_reads(
             f.write_all(bytes).unwrap();
         }
         f.into_inner().unwrap().sync_all().ok();
-        let out = Command::new("escript")
-            .arg(&script)
-            .arg(codec)
-            .arg(&input)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            stdout.ends_with("done\n"),
-            "escript failed: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        stdout
-            .lines()
-            .filter(|l| *l != "done")
-            .map(Verdict::parse)
+        escript::run(&script, [OsStr::new(codec), input.as_os_str()])
+            .iter()
+            .map(|line| Verdict::parse(line))
             .collect::<Vec<_>>()
     };
     let verdicts = [
