@@ -75,12 +75,11 @@ tag(R) when is_tuple(R), is_atom(element(1, R)) -> atom_to_list(element(1, R));
 tag(_) -> "other".
 "#;
 
-/// Where OTP 25's BER and PER decoders refuse what our encoders write (both
-/// in the same places: they share OTP's transformer), and why
-/// that is OTP's and not ours (the README, "Where the codecs differ from
-/// OTP"). Each is a bound or a missing clause of OTP's transformer (the
-/// code between its ASN.1 records and its model), which its encoder
-/// shares: OTP cannot write these either.
+/// Where OTP 25's BER and PER decoders refuse what our encoders write, and
+/// why that is OTP's and not ours (the README, "Where the codecs differ
+/// from OTP"). Each is a bound or a missing clause of OTP's transformer,
+/// the code between its ASN.1 records and its model that both binary
+/// codecs share, decoding and encoding: OTP cannot write these either.
 const OTP_BINARY_REFUSES: &[(&str, &str)] = &[
     (
         "verify_count<tr_integer<tr_ErrorDescriptor count_too_large",
@@ -106,16 +105,17 @@ const OTP_BINARY_REFUSES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Each distinct text of the sweep in one style: the first model's label, and
-/// the documented shape OTP's parser refuses ([`otp_text_refusal`]), if
-/// it has one.
+/// Each distinct text of the sweep in one style: the first model's label,
+/// and the documented shape OTP's parser refuses ([`otp_text_refusal`]),
+/// if it has one.
 pub(super) type TextsForOtp = BTreeMap<Vec<u8>, (String, Option<&'static str>)>;
 
-/// OTP's decoders over the sweep's BER, PER and text
-/// (`OTP_ESCRIPT`): a BER or PER refusal whose class is not in
-/// [`OTP_BINARY_REFUSES`], or a text
-/// refusal of a message that has none of the shapes
-/// [`otp_text_refusal`] knows, is a failure.
+/// OTP's codecs over the sweep's BER, PER and text (`OTP_ESCRIPT`), adding
+/// to `failures`: a BER or PER refusal whose class is not in
+/// [`OTP_BINARY_REFUSES`], a re-encoding that differs from ours beyond
+/// [`OTP_BINARY_LOSES`] or fails beyond [`OTP_BINARY_UNWRITTEN`], and a
+/// text refusal of a message with none of the shapes [`otp_text_refusal`]
+/// knows.
 pub(super) fn otp_reads(
     ber: &BTreeMap<Vec<u8>, String>,
     per: &BTreeMap<Vec<u8>, String>,
@@ -284,8 +284,8 @@ fn differences(a: &Value, b: &Value, key: &str, out: &mut Vec<String>) {
 }
 
 /// What OTP's BER and PER codecs drop when they read and write again what
-/// our encoders write (each checked in OTP's transformer), by the model's
-/// field names.
+/// our encoders write, by the model's field names (seen in what OTP writes
+/// back; the first also in OTP's transformer source).
 const OTP_BINARY_LOSES: &[(&str, &str)] = &[
     (
         "prop_grps.extra_info",
