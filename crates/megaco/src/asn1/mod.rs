@@ -75,7 +75,7 @@ pub(crate) fn version_digits(v: u8, buf: &mut [u8; 3]) -> &[u8] {
 /// ASN.1 lets through that H.248.1 and the text grammar do not, and that
 /// Erlang/OTP's binary codecs can neither write nor read.
 pub(crate) mod rules {
-    use crate::model::{ServiceChangeProfile, Values};
+    use crate::model::{ActionReply, ServiceChangeProfile, Values};
     use crate::EncodeError;
 
     fn invalid(what: &'static str, detail: &str) -> EncodeError {
@@ -83,6 +83,15 @@ pub(crate) mod rules {
             what,
             detail: detail.to_string(),
         }
+    }
+
+    /// A transaction reply's action replies: the ASN.1 allows none;
+    /// H.248.1 and the text grammar want one at least.
+    pub(crate) fn action_replies(replies: &[ActionReply]) -> Result<(), EncodeError> {
+        if replies.is_empty() {
+            return Err(invalid("transaction reply", "no action replies"));
+        }
+        Ok(())
     }
 
     /// A profile is written `name/version`: the name must be there and

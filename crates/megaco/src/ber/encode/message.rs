@@ -139,12 +139,7 @@ impl Enc<'_> {
                 match &r.result {
                     TransactionResult::Error(e) => self.error_descriptor(c(0), e),
                     TransactionResult::ActionReplies(ars) => {
-                        // The ASN.1 allows an empty list; H.248.1 and the
-                        // text grammar want one reply at least, and OTP's
-                        // binary codecs cannot take none.
-                        if ars.is_empty() {
-                            return Err(invalid("transaction reply", "no action replies"));
-                        }
+                        crate::asn1::rules::action_replies(ars)?;
                         let l = self.open(c(1));
                         for a in ars {
                             self.action_reply(a)?;

@@ -16,10 +16,7 @@ pub(super) fn transaction_reply(w: &mut BitWriter<'_>, cx: &Cx<'_>, r: &Transact
             error_descriptor(w, e)?;
         }
         TransactionResult::ActionReplies(rs) => {
-            // As in BER: one reply at least.
-            if rs.is_empty() {
-                return Err(invalid("transaction reply", "no action replies"));
-            }
+            crate::asn1::rules::action_replies(rs)?;
             w.bits(1, 1);
             seq_of(w, rs, |w, a| action_reply(w, cx, a))?;
         }
