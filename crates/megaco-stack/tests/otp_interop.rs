@@ -529,6 +529,13 @@ fn otp_mg_sees_our_pending_limit() {
 /// action reply each, `segment_send infinity`, `max_pdu_size 128`): we
 /// answer each with a SegmentReply, which OTP's `handle_segment_reply`
 /// sees, and deliver the whole reply in order.
+///
+/// OTP takes each datagram in a process of its own, and those taking our
+/// SegmentReplies race the one still sending its segments (see
+/// `otp_mgc_gets_every_segment_reply_before_our_close`): once in a clean
+/// CI run OTP reported none of the three. Every run must deliver the
+/// whole reply, and one of at most three runs per encoding must have OTP
+/// report every SegmentReply.
 #[test]
 fn otp_mgc_segmented_reply() {
     if !otp_available() {
@@ -540,59 +547,73 @@ fn otp_mgc_segmented_reply() {
         ("compact", Encoding::compact()),
         ("pretty", Encoding::pretty()),
     ] {
-        let mgc = start_otp_mgc(otp_encoding, 3, Transport::Udp, "segmented");
-        rt().block_on(async {
-            let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
-            let config = mg_config(ours, 3);
-            let (conn, _incoming) = udp::connect("127.0.0.1:0".parse().unwrap(), remote, config)
-                .await
-                .unwrap();
-            let notify = |ctx| {
-                build::notify(
-                    ContextId(ctx),
-                    TerminationId::new("11111111/00000000/00000001"),
-                    3,
-                    "al/of",
-                )
-            };
-            let reply = tokio::time::timeout(
-                Duration::from_secs(20),
-                conn.request(vec![notify(11), notify(12), notify(13)]),
-            )
-            .await
-            .expect("no reply from OTP")
-            .unwrap();
-            let TransactionResult::ActionReplies(a) = reply else {
-                panic!("{reply:?}")
-            };
-            let contexts: Vec<u32> = a.iter().map(|r| r.context_id.0).collect();
-            assert_eq!(contexts, vec![11, 12, 13], "{otp_encoding}");
-            assert!(a
-                .iter()
-                .all(|r| matches!(r.command_reply[..], [CommandReply::Notify(_)])));
-            // Which segment replies OTP saw (once each, or more if a
-            // segment was resent on a loaded machine and answered again).
-            let mut seen = std::collections::BTreeSet::new();
-            while let Some(line) = next_line(&mgc.lines, Duration::from_secs(10)).await {
-                if line.starts_with("segment reply") {
-                    seen.insert(line);
-                }
-                if seen.len() == 3 {
-                    break;
-                }
-            }
-            let seen: Vec<String> = seen.into_iter().collect();
-            assert_eq!(
-                seen,
-                vec![
+        let mut runs = Vec::new();
+        loop {
+            let seen = segmented_reply_once(otp_encoding, &ours);
+            if seen
+                == [
                     "segment reply 1 asn1_NOVALUE",
                     "segment reply 2 asn1_NOVALUE",
-                    "segment reply 3 'NULL'"
-                ],
-                "{otp_encoding}"
+                    "segment reply 3 'NULL'",
+                ]
+            {
+                break;
+            }
+            runs.push(seen);
+            assert!(
+                runs.len() < 3,
+                "{otp_encoding}: OTP never reported every SegmentReply in three runs: {runs:?}"
             );
-        });
+        }
     }
+}
+
+/// One exchange of [`otp_mgc_segmented_reply`]: checks the reply we
+/// deliver, and gives the SegmentReplies OTP reported.
+fn segmented_reply_once(otp_encoding: &str, ours: &Encoding) -> Vec<String> {
+    let mgc = start_otp_mgc(otp_encoding, 3, Transport::Udp, "segmented");
+    rt().block_on(async {
+        let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
+        let config = mg_config(ours.clone(), 3);
+        let (conn, _incoming) = udp::connect("127.0.0.1:0".parse().unwrap(), remote, config)
+            .await
+            .unwrap();
+        let notify = |ctx| {
+            build::notify(
+                ContextId(ctx),
+                TerminationId::new("11111111/00000000/00000001"),
+                3,
+                "al/of",
+            )
+        };
+        let reply = tokio::time::timeout(
+            Duration::from_secs(20),
+            conn.request(vec![notify(11), notify(12), notify(13)]),
+        )
+        .await
+        .expect("no reply from OTP")
+        .unwrap();
+        let TransactionResult::ActionReplies(a) = reply else {
+            panic!("{reply:?}")
+        };
+        let contexts: Vec<u32> = a.iter().map(|r| r.context_id.0).collect();
+        assert_eq!(contexts, vec![11, 12, 13], "{otp_encoding}");
+        assert!(a
+            .iter()
+            .all(|r| matches!(r.command_reply[..], [CommandReply::Notify(_)])));
+        // Which segment replies OTP saw (once each, or more if a
+        // segment was resent on a loaded machine and answered again).
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(line) = next_line(&mgc.lines, Duration::from_secs(10)).await {
+            if line.starts_with("segment reply") {
+                seen.insert(line);
+            }
+            if seen.len() == 3 {
+                break;
+            }
+        }
+        seen.into_iter().collect()
+    })
 }
 
 /// Our client's side of a segmented reply over TCP: sends a
