@@ -21,6 +21,10 @@
 //! own decoders then read every distinct compact and pretty text,
 //! OTP-dialect BER and PER encoding the sweep made: a refusal fails the test unless it is one of
 //! the documented differences (`OTP_BINARY_REFUSES`, `otp_text_refusal`).
+//! What OTP's binary codecs read they write again, and what its BER
+//! decoder reads its text encoders write: bytes or text other than ours
+//! fail the test unless the difference is a documented one
+//! (`OTP_BINARY_LOSES`, `otp_text::OTP_TEXT_WRITES`).
 //!
 //! A failure names the field, the value and the check that failed, once
 //! per distinct failure.
@@ -30,6 +34,8 @@ mod escript;
 mod normalise;
 #[path = "edge_values/otp.rs"]
 mod otp;
+#[path = "edge_values/otp_text.rs"]
+mod otp_text;
 #[path = "../../../fuzz/fuzz_targets/view_check.rs"]
 mod view_check;
 

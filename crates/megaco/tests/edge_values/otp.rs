@@ -1,13 +1,14 @@
 //! Erlang/OTP's own decoders over what the sweep encodes: what they
-//! refuse, what their binary codecs write back, and the documented
-//! reasons for each difference.
+//! refuse, what their binary codecs write back, what its text encoders
+//! write of what its BER decoder read (compared in `otp_text`), and the
+//! documented reasons for each difference.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io::Write;
 
-use super::escript;
+use super::{escript, otp_text};
 
 /// Reads the OTP-dialect BER (`ber`), the PER (`per`) or the text
 /// (`compact`, `pretty`) of every model the sweep's check passed with
@@ -17,7 +18,9 @@ use super::escript;
 /// decoder or transformer on the stack (innermost first; the version left
 /// out) and the error's tag, for text the parser's complaint. What its
 /// binary codecs read they encode again, and print when the bytes differ
-/// from ours or the encoding fails.
+/// from ours or the encoding fails. What its BER decoder reads it also
+/// writes in compact and pretty text, and prints when the text differs
+/// from ours (given beside each BER encoding) or the encoding fails.
 const OTP_ESCRIPT: &str = r#"#!/usr/bin/env escript
 main([]) -> io:format(standard_error, "usage: sweep.escript ber|per|compact|pretty FILE~n", []);
 main([Codec, File]) ->
@@ -25,14 +28,43 @@ main([Codec, File]) ->
     loop(list_to_atom(Codec), B, 0),
     io:format("done~n").
 loop(_, <<>>, _) -> ok;
+loop(ber, <<L:32, M:L/binary, LC:32, C:LC/binary, LP:32, P:LP/binary, Rest/binary>>, I) ->
+    verdict(ber, M, I),
+    texts(M, I, [{compact, C}, {pretty, P}]),
+    loop(ber, Rest, I + 1);
 loop(Codec, <<L:32, M:L/binary, Rest/binary>>, I) ->
+    verdict(Codec, M, I),
+    loop(Codec, Rest, I + 1).
+verdict(Codec, M, I) ->
     case catch decode(Codec, M) of
         {ok, _} -> ok;
         {again, Again} -> io:format("again ~p ~s~n", [I, hex(Again)]);
         {unwritten, E} -> io:format("unwritten ~p ~s~n", [I, class(E)]);
         Err -> io:format("refused ~p ~s~n", [I, class(Err)])
+    end.
+texts(M, I, Ours) ->
+    case catch read_ber(M) of
+        {ok, V, Msg} -> [text(Style, V, Msg, T, I) || {Style, T} <- Ours, T =/= <<>>];
+        _ -> ok
+    end.
+read_ber(M) ->
+    {ok, V} = megaco_ber_encoder:version_of([], M),
+    {ok, Msg} = megaco_ber_encoder:decode_message([], V, M),
+    {ok, V, Msg}.
+text(Style, V, Msg, Ours, I) ->
+    Mod = case Style of
+        compact -> megaco_compact_text_encoder;
+        pretty -> megaco_pretty_text_encoder
     end,
-    loop(Codec, Rest, I + 1).
+    case catch Mod:encode_message([], V, Msg) of
+        {ok, Bytes} ->
+            case iolist_to_binary(Bytes) of
+                Ours -> ok;
+                Other -> io:format("text ~p ~s ~s~n", [I, Style, hex(Other)])
+            end;
+        {error, {R, Stack}} when is_list(Stack) ->
+            io:format("untexted ~p ~s ~s ~s~n", [I, Style, where(Stack, 5), tag(R)])
+    end.
 decode(compact, M) ->
     megaco_compact_text_encoder:decode_message([], dynamic, M);
 decode(pretty, M) ->
@@ -60,15 +92,18 @@ class({error, {R, Stack}}) when is_list(Stack) -> where(Stack) ++ " " ++ tag(R);
 class({error, [{reason, {_Line, Parser, [_, Token]}} | _]}) ->
     io_lib:format("~s before ~p", [Parser, Token]);
 class(_) -> "other".
-where(Stack) ->
+where(Stack) -> where(Stack, 3).
+where(Stack, N) ->
     case [atom_to_list(F) || {M, F, _, _} <- Stack, ours(atom_to_list(M))] of
         [] -> "unknown";
-        Fs -> string:join(lists:sublist(Fs, 3), "<")
+        Fs -> string:join(lists:sublist(Fs, N), "<")
     end.
 ours(M) ->
     lists:prefix("megaco_binary_transformer", M)
         orelse lists:prefix("megaco_ber_media", M)
-        orelse lists:prefix("megaco_per_media", M).
+        orelse lists:prefix("megaco_per_media", M)
+        orelse lists:prefix("megaco_compact_text_encoder", M)
+        orelse lists:prefix("megaco_pretty_text_encoder", M).
 tag({error, R}) -> tag(R);
 tag(R) when is_atom(R) -> atom_to_list(R);
 tag(R) when is_tuple(R), is_atom(element(1, R)) -> atom_to_list(element(1, R));
@@ -127,10 +162,10 @@ pub(super) fn otp_reads(
     let Some((dir, script)) = escript::prepare(&tag, "sweep.escript", OTP_ESCRIPT) else {
         return;
     };
-    let run = |codec: &str, encodings: &mut dyn Iterator<Item = &Vec<u8>>| {
+    let run = |codec: &str, records: &mut dyn Iterator<Item = Vec<&[u8]>>| {
         let input = dir.join(codec);
         let mut f = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
-        for bytes in encodings {
+        for bytes in records.flatten() {
             let len = u32::try_from(bytes.len()).unwrap();
             f.write_all(&len.to_be_bytes()).unwrap();
             f.write_all(bytes).unwrap();
@@ -141,13 +176,24 @@ pub(super) fn otp_reads(
             .map(|line| Verdict::parse(line))
             .collect::<Vec<_>>()
     };
+    // Our text of what our BER decoder reads of each BER encoding (empty
+    // where we do not write it), for OTP's text encoders to match.
+    let ours_in_text: Vec<[Vec<u8>; 2]> = ber.keys().map(|b| texts_of_ber(b)).collect();
+    let mut ber_records = ber
+        .keys()
+        .zip(&ours_in_text)
+        .map(|(b, [c, p])| vec![&b[..], &c[..], &p[..]]);
     let verdicts = [
-        ("BER", run("ber", &mut ber.keys()), ber),
-        ("PER", run("per", &mut per.keys()), per),
+        ("BER", run("ber", &mut ber_records), ber),
+        ("PER", run("per", &mut alone(per.keys())), per),
     ];
     let text_verdicts = [
-        ("compact", run("compact", &mut compact.keys()), compact),
-        ("pretty", run("pretty", &mut pretty.keys()), pretty),
+        (
+            "compact",
+            run("compact", &mut alone(compact.keys())),
+            compact,
+        ),
+        ("pretty", run("pretty", &mut alone(pretty.keys())), pretty),
     ];
     std::fs::remove_dir_all(&dir).ok();
 
@@ -167,6 +213,36 @@ pub(super) fn otp_reads(
                         failures
                             .entry(format!(
                                 "OTP's {codec} codec reads but cannot write back ({class})"
+                            ))
+                            .or_insert(encodings[index].1.clone());
+                    }
+                }
+                Verdict::Text(index, style, otp) => {
+                    let (label, ours) = (encodings[index].1, &ours_in_text[index][style]);
+                    for kind in otp_text::differences(ours, &otp) {
+                        if !otp_text::OTP_TEXT_WRITES.iter().any(|(k, _)| *k == kind) {
+                            failures
+                                .entry(format!(
+                                    "OTP's {} text encoder writes {kind}",
+                                    STYLES[style]
+                                ))
+                                .or_insert(format!(
+                                    "{label}\nours: {}\nOTP's: {}",
+                                    String::from_utf8_lossy(ours),
+                                    String::from_utf8_lossy(&otp)
+                                ));
+                        }
+                    }
+                }
+                Verdict::Untexted(index, style, class) => {
+                    if !otp_text::OTP_TEXT_UNWRITTEN
+                        .iter()
+                        .any(|(c, _)| *c == class)
+                    {
+                        failures
+                            .entry(format!(
+                                "OTP's {} text encoder fails on what it read ({class})",
+                                STYLES[style]
                             ))
                             .or_insert(encodings[index].1.clone());
                     }
@@ -205,6 +281,28 @@ pub(super) fn otp_reads(
     }
 }
 
+/// Each encoding as a record of its own.
+fn alone<'a>(keys: impl Iterator<Item = &'a Vec<u8>>) -> impl Iterator<Item = Vec<&'a [u8]>> {
+    keys.map(|b| vec![&b[..]])
+}
+
+/// The text styles OTP writes what it reads of our BER in, as the
+/// escript names them and in the order of `texts_of_ber`.
+const STYLES: [&str; 2] = ["compact", "pretty"];
+
+/// Our compact and pretty text of what our BER decoder reads of `ber`
+/// (each empty where our text encoder refuses the model).
+fn texts_of_ber(ber: &[u8]) -> [Vec<u8>; 2] {
+    let msg = megaco::ber::decode(ber, &megaco::ber::BerConfig::otp()).expect("our BER reads back");
+    [megaco::text::Style::Compact, megaco::text::Style::Pretty].map(|style| {
+        let mut text = Vec::new();
+        if megaco::text::encode(&msg, style, &mut text).is_err() {
+            text.clear();
+        }
+        text
+    })
+}
+
 /// What `OTP_ESCRIPT` says of one encoding it does not read back exactly.
 enum Verdict {
     /// OTP refuses it: its index and where the refusal came from.
@@ -213,6 +311,13 @@ enum Verdict {
     Again(usize, Vec<u8>),
     /// OTP reads it and fails to write it back: its index and where.
     Unwritten(usize, String),
+    /// OTP writes in text (the index of a style of [`STYLES`]) what it
+    /// read of our BER, and the text differs from ours: the BER's index
+    /// and OTP's text.
+    Text(usize, usize, Vec<u8>),
+    /// OTP fails to write in text what it read of our BER: the BER's
+    /// index, the style's and where.
+    Untexted(usize, usize, String),
 }
 
 impl Verdict {
@@ -223,19 +328,33 @@ impl Verdict {
             words.next().and_then(|i| i.parse().ok()).expect("an index"),
             words.next().unwrap_or_default(),
         );
+        let styled = || {
+            let (style, rest) = rest.split_once(' ').expect("a style");
+            let style = STYLES.iter().position(|s| *s == style).expect("a style");
+            (style, rest)
+        };
         match kind {
             "refused" => Verdict::Refused(index, rest.to_string()),
             "unwritten" => Verdict::Unwritten(index, rest.to_string()),
-            "again" => Verdict::Again(
-                index,
-                (0..rest.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&rest[i..i + 2], 16).expect("hex"))
-                    .collect(),
-            ),
+            "again" => Verdict::Again(index, unhex(rest)),
+            "text" => {
+                let (style, hex) = styled();
+                Verdict::Text(index, style, unhex(hex))
+            }
+            "untexted" => {
+                let (style, class) = styled();
+                Verdict::Untexted(index, style, class.to_string())
+            }
             _ => panic!("unexpected escript line {line:?}"),
         }
     }
+}
+
+fn unhex(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+        .collect()
 }
 
 /// What OTP's re-encoding `again` of our `ours` lost, by the model's field
@@ -294,7 +413,8 @@ const OTP_BINARY_LOSES: &[(&str, &str)] = &[
     ),
     (
         "digit_map_value.duration_timer",
-        "a duration timer of 0 (H.248.1 gives it 1 to 99, the ASN.1 0 to 99)",
+        "a digit map's duration timer: tr_DigitMapValue keeps the start, short \
+         and long timers and the body alone",
     ),
     (
         "service_change_parms.non_standard_data",
