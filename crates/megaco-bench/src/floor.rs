@@ -87,18 +87,16 @@ fn measure(codec: &Encoding, samples: &[Sample], budget: Duration) -> Option<Flo
         Ok(v) => v.outline().filter(Result::is_ok).count(),
         Err(_) => 0,
     };
-    // The fastest copy of the floor, picked in a short pass of its own
-    // (a tenth of one round per copy), is then timed like the decoders.
-    let floor_fn = floor_fns
-        .iter()
-        .map(|&f| (per_message(&f, budget / 10), f))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, f)| f)?;
+    // Every copy of the floor takes its turn in every round, sharing the
+    // floor's time; the floor is the fastest copy in its fastest round.
+    let copies = u32::try_from(floor_fns.len()).expect("a few copies");
     let (mut floor_us, mut decode_us) = (f64::INFINITY, f64::INFINITY);
     let (mut view_us, mut outline_us) = (None::<f64>, None::<f64>);
     let keep = |best: &mut Option<f64>, t: f64| *best = Some(best.map_or(t, |b| b.min(t)));
     for _ in 0..ROUNDS {
-        floor_us = floor_us.min(per_message(&floor_fn, budget));
+        for f in floor_fns {
+            floor_us = floor_us.min(per_message(f, budget / copies));
+        }
         decode_us = decode_us.min(per_message(&decode, budget));
         if has_view {
             keep(&mut view_us, per_message(&view, budget));

@@ -9,9 +9,10 @@
 //! one and from 100 to 149 ns a compact one, the same in every run, and
 //! builds that did not touch the floors moved them as much.
 //! [`ber_tlv_walk_copies`] and [`text_tokens_copies`] give the function
-//! compiled [`COPIES`] times, at as many addresses; the benches pick the
-//! fastest copy in a short pass and time it like any decoder, so that a
-//! decoder is measured against the floor's best placement, not its luck.
+//! compiled [`COPIES`] times, at as many addresses; the benches time
+//! every copy in every pass beside the decoders and take the fastest, so
+//! that a decoder is measured against the floor's best placement, not its
+//! luck.
 //!
 //! ```
 //! let bytes = [0x30, 0x05, 0xA1, 0x03, 0x80, 0x01, 0x03];
