@@ -19,9 +19,10 @@ pub(super) const OTP_TEXT_WRITES: &[(&str, &str)] = &[
          value reads back lower-cased); OTP writes it bare",
     ),
     (
-        "a topology triple's stream",
-        "OTP writes the stream as a bare number; the v3 grammar's eventStream \
-         is `ST=` and the number",
+        "a bare stream number",
+        "OTP writes a topology triple's stream (and an audited signal's) as a \
+         bare number, which its own parser refuses; the v3 grammar's \
+         eventStream is `ST=` and the number",
     ),
     (
         "a digit map's duration timer",
@@ -134,9 +135,7 @@ impl Hunk<'_> {
                 .iter()
                 .any(u8::is_ascii_uppercase)
                 .then_some("an upper-case value")?,
-            ([st, eq], []) if is(st, &["ST", "Stream"]) && *eq == b"=" => {
-                "a topology triple's stream"
-            }
+            ([st, eq], []) if is(st, &["ST", "Stream"]) && *eq == b"=" => "a bare stream number",
             ([], [comma]) if *comma == b"," && after_brace => "a comma after an empty list",
             ([], [open, close]) if *open == b"{" && *close == b"}" => {
                 is(self.before.first()?, &["SA", "Statistics"])
@@ -246,7 +245,7 @@ fn each_kind_is_recognised_and_others_are_not() {
         (
             "TP{a,b,BW,ST=1}",
             "TP{a,b,BW,1}",
-            Some("a topology triple's stream"),
+            Some("a bare stream number"),
         ),
         (
             "DM=x{T:1,Z:0,(1)}",
