@@ -63,7 +63,8 @@ text(Style, V, Msg, Ours, I) ->
                 Other -> io:format("text ~p ~s ~s~n", [I, Style, hex(Other)])
             end;
         {error, {R, Stack}} when is_list(Stack) ->
-            io:format("untexted ~p ~s ~s ~s~n", [I, Style, where(Stack, 5), tag(R)])
+            io:format("untexted ~p ~s ~s ~s~n", [I, Style, where(Stack, 5), tag(R)]);
+        Err -> io:format("untexted ~p ~s ~s~n", [I, Style, class(Err)])
     end.
 decode(compact, M) ->
     megaco_compact_text_encoder:decode_message([], dynamic, M);
