@@ -568,6 +568,26 @@ fn otp_mgc_segmented_reply() {
     }
 }
 
+/// Sends OTP's segmenting MGC one request of three Notify actions
+/// (contexts 11, 12 and 13) and waits up to 20 s for the whole reply.
+async fn three_notifies(conn: &megaco_stack::Connection) -> TransactionResult {
+    let notify = |ctx| {
+        build::notify(
+            ContextId(ctx),
+            TerminationId::new("11111111/00000000/00000001"),
+            3,
+            "al/of",
+        )
+    };
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        conn.request(vec![notify(11), notify(12), notify(13)]),
+    )
+    .await
+    .expect("no reply from OTP")
+    .unwrap()
+}
+
 /// One exchange of [`otp_mgc_segmented_reply`]: checks the reply we
 /// deliver, and gives the SegmentReplies OTP reported.
 fn segmented_reply_once(otp_encoding: &str, ours: &Encoding) -> Vec<String> {
@@ -578,21 +598,7 @@ fn segmented_reply_once(otp_encoding: &str, ours: &Encoding) -> Vec<String> {
         let (conn, _incoming) = udp::connect("127.0.0.1:0".parse().unwrap(), remote, config)
             .await
             .unwrap();
-        let notify = |ctx| {
-            build::notify(
-                ContextId(ctx),
-                TerminationId::new("11111111/00000000/00000001"),
-                3,
-                "al/of",
-            )
-        };
-        let reply = tokio::time::timeout(
-            Duration::from_secs(20),
-            conn.request(vec![notify(11), notify(12), notify(13)]),
-        )
-        .await
-        .expect("no reply from OTP")
-        .unwrap();
+        let reply = three_notifies(&conn).await;
         let TransactionResult::ActionReplies(a) = reply else {
             panic!("{reply:?}")
         };
@@ -630,21 +636,7 @@ fn segmented_reply_then_close(mode: &str, mut config: Config) -> Vec<String> {
     rt().block_on(async {
         let remote: SocketAddr = ([127, 0, 0, 1], mgc.port).into();
         let (conn, _incoming) = tcp::connect(remote, config).await.unwrap();
-        let notify = |ctx| {
-            build::notify(
-                ContextId(ctx),
-                TerminationId::new("11111111/00000000/00000001"),
-                3,
-                "al/of",
-            )
-        };
-        let reply = tokio::time::timeout(
-            Duration::from_secs(20),
-            conn.request(vec![notify(11), notify(12), notify(13)]),
-        )
-        .await
-        .expect("no reply from OTP")
-        .unwrap();
+        let reply = three_notifies(&conn).await;
         assert!(matches!(reply, TransactionResult::ActionReplies(ref a) if a.len() == 3));
         conn.close().await;
     });
