@@ -61,6 +61,14 @@ pub enum EncodeError {
     },
 }
 
+/// [`EncodeError::Invalid`]: `what` cannot be written, and why.
+pub(crate) fn invalid(what: &'static str, detail: impl ToString) -> EncodeError {
+    EncodeError::Invalid {
+        what,
+        detail: detail.to_string(),
+    }
+}
+
 /// Why bytes could not be decoded, where, and by which codec.
 ///
 /// Build one with [`DecodeError::new`] (byte offset),

@@ -78,12 +78,7 @@ pub(crate) mod rules {
     use crate::model::{ActionReply, ServiceChangeProfile, Values};
     use crate::EncodeError;
 
-    fn invalid(what: &'static str, detail: &str) -> EncodeError {
-        EncodeError::Invalid {
-            what,
-            detail: detail.to_string(),
-        }
-    }
+    use crate::error::invalid;
 
     /// A transaction reply's action replies: the ASN.1 allows none;
     /// H.248.1 and the text grammar want one at least.

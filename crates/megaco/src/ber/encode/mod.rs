@@ -36,12 +36,7 @@ const OCTETS: u8 = 0x04;
 const INTEGER: u8 = 0x02;
 const ENUMERATED: u8 = 0x0A;
 
-fn invalid(what: &'static str, detail: impl ToString) -> EncodeError {
-    EncodeError::Invalid {
-        what,
-        detail: detail.to_string(),
-    }
-}
+use crate::error::invalid;
 
 /// `v` within its ASN.1 range `0..=max` (the decoder refuses the rest).
 fn bounded(v: u8, max: u8, what: &'static str) -> Result<u8, EncodeError> {

@@ -63,12 +63,7 @@ impl Cx<'_> {
     }
 }
 
-fn invalid(what: &'static str, detail: impl Into<String>) -> EncodeError {
-    EncodeError::Invalid {
-        what,
-        detail: detail.into(),
-    }
-}
+use crate::error::invalid;
 
 // ---------------------------------------------------------------- helpers
 

@@ -123,12 +123,7 @@ pub fn encode_compact(msg: &MegacoMessage) -> Result<Vec<u8>, EncodeError> {
 
 type R = Result<(), EncodeError>;
 
-fn invalid(what: &'static str, detail: impl Into<String>) -> EncodeError {
-    EncodeError::Invalid {
-        what,
-        detail: detail.into(),
-    }
-}
+use crate::error::invalid;
 
 /// The encoder state: output, form and protocol version. Indentation
 /// depth is passed down explicitly (OTP's `State`).
