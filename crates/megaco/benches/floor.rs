@@ -6,8 +6,10 @@
 //! BER and text floors are the fastest of their copies
 //! ([`megaco::floor::COPIES`], one per code address): every copy is timed
 //! in every pass beside the decoders, and the row is the copy whose sum
-//! is least. A counting global allocator gives the exact allocations and
-//! heap bytes per decoded message.
+//! is least. Text also gets the tokenizer with every letter-initial word
+//! looked up as a keyword ([`megaco::floor::text_keywords`]), what
+//! recognising keywords adds to the floor. A counting global allocator
+//! gives the exact allocations and heap bytes per decoded message.
 //!
 //! Run with `cargo bench -p megaco --bench floor` (`-- --passes N` to
 //! change the number of passes, 30 by default; `-- --half even|odd` for
@@ -244,6 +246,7 @@ fn main() {
             ("floor: tokenizer", scans(floor::text_tokens_copies())),
             &[
                 ("byte scan", Box::new(floor::byte_scan)),
+                ("tokenizer + keywords", Box::new(floor::text_keywords)),
                 (
                     "owned decode",
                     Box::new(|b| text::decode(b).map_or(0, |m| m.mess.version as usize)),

@@ -9,6 +9,7 @@ mod encode;
 mod header;
 mod keyword;
 mod lexer;
+pub(crate) use keyword::keyword;
 pub(crate) use lexer::safe_char;
 mod scalar;
 pub(crate) mod view;
