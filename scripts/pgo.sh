@@ -12,7 +12,7 @@
 #
 # The profile changes how the code is arranged, never what it does: the
 # same tests pass on either build. In `cargo bench -p megaco --bench
-# floor` the decoders took 17-24 % less time a message with the profile,
+# floor` the decoders took 19-29 % less time a message with the profile,
 # also on corpus messages left out of the training run (README,
 # "Profile-guided build").
 #
